@@ -1,0 +1,80 @@
+// Newtonian gravity with Plummer softening, written once for every backend (Hénon units, G = 1).
+//
+// For a source j of mass m_j at offset d = x_j - x_i and relative velocity u = v_j - v_i:
+//   acceleration  a_i += m_j d / (|d|² + ε²)^{3/2}
+//   potential     φ_i -= m_j / (|d|² + ε²)^{1/2}
+//   jerk          j_i += m_j [ u / s³ - 3 (d·u) d / s⁵ ],  s² = |d|² + ε²
+// A pair at zero distance contributes nothing to a and j (d = 0); with ε > 0 it adds -m_j/ε to φ, so a
+// loop that includes i itself subtracts that self term afterwards (see self_potential). With ε = 0 the
+// caller must skip d = 0 (kGuardZero below), and coincident distinct particles are rejected as input.
+#pragma once
+
+#include "pairwise/hd.hpp"
+#include "pairwise/math.hpp"
+
+namespace pairwise::physics {
+
+template <class T>
+struct Accel {
+  T ax = 0, ay = 0, az = 0, pot = 0;
+};
+
+template <class T>
+struct AccelJerk {
+  T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+};
+
+// GA: 3 FMA for s², one rsqrt, 3 multiplies for m/s³, 3 FMA for a, 1 add for φ (Elsen et al. count
+// 19 flops). kPotential = false drops the φ add; kGuardZero makes a zero distance contribute nothing
+// (needed only when ε = 0).
+template <bool kPotential, bool kGuardZero, class T>
+PW_HD void accumulate_accel(T dx, T dy, T dz, T m, T eps2, Accel<T>& acc) {
+  const T s2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
+  T inv_s = rsqrt(s2);
+  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
+  const T m_inv_s = m * inv_s;
+  const T m_inv_s3 = m_inv_s * (inv_s * inv_s);
+  acc.ax = fmadd(m_inv_s3, dx, acc.ax);
+  acc.ay = fmadd(m_inv_s3, dy, acc.ay);
+  acc.az = fmadd(m_inv_s3, dz, acc.az);
+  if constexpr (kPotential) acc.pot -= m_inv_s;
+}
+
+// GAJ: acceleration, jerk and potential (Elsen et al. count 42 flops).
+template <bool kGuardZero, class T>
+PW_HD void accumulate_accel_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T eps2,
+                                 AccelJerk<T>& acc) {
+  const T s2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
+  T inv_s = rsqrt(s2);
+  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
+  const T inv_s2 = inv_s * inv_s;
+  const T m_inv_s = m * inv_s;
+  const T m_inv_s3 = m_inv_s * inv_s2;
+  // alpha = 3 (d·u) / s²
+  const T alpha = T(3) * fmadd(dx, dvx, fmadd(dy, dvy, dz * dvz)) * inv_s2;
+  acc.ax = fmadd(m_inv_s3, dx, acc.ax);
+  acc.ay = fmadd(m_inv_s3, dy, acc.ay);
+  acc.az = fmadd(m_inv_s3, dz, acc.az);
+  acc.jx = fmadd(m_inv_s3, fmadd(-alpha, dx, dvx), acc.jx);
+  acc.jy = fmadd(m_inv_s3, fmadd(-alpha, dy, dvy), acc.jy);
+  acc.jz = fmadd(m_inv_s3, fmadd(-alpha, dz, dvz), acc.jz);
+  acc.pot -= m_inv_s;
+}
+
+// The term a particle adds to its own potential when a softened loop includes it: -m_i/ε.
+template <class T>
+PW_HD T self_potential(T m, T eps2) {
+  return eps2 > T(0) ? -m * rsqrt(eps2) : T(0);
+}
+
+// 4th-order Hermite predictor: Taylor series of x and v to time offset dt from the stored a and jerk.
+//   x_p = x + v dt + a dt²/2 + j dt³/6,   v_p = v + a dt + j dt²/2
+template <class T>
+PW_HD void predict(T dt, T x, T v, T a, T j, T& xp, T& vp) {
+  const T dt2 = dt * T(0.5);
+  const T dt3 = dt * T(1.0 / 3.0);
+  xp = x + dt * (v + dt2 * (a + dt3 * j));
+  vp = v + dt * (a + dt2 * j);
+}
+
+}  // namespace pairwise::physics

@@ -1,0 +1,60 @@
+// The abstract gravity kernel every backend implements (OpenMM's Platform/Kernel split): integrators
+// and benchmarks talk to this interface only. Arrays cross it in double precision on the host; each
+// backend computes in its own precision (see pairwise/precision.hpp).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "nbody/particles.hpp"
+#include "pairwise/backend.hpp"
+#include "pairwise/precision.hpp"
+
+namespace pairwise::nbody {
+
+enum class ForceKind { accel, accel_jerk };  // GA and GAJ of Elsen et al.
+
+struct KernelOptions {
+  Precision precision = Precision::mixed;
+  double eps2 = 0.0;  // Plummer softening ε², Hénon length units squared
+  int device = 0;     // CUDA device index
+};
+
+class GravityKernel {
+ public:
+  virtual ~GravityKernel() = default;
+
+  // One line for logs and benchmark JSON, e.g. "cuda: NVIDIA H100 80GB HBM3".
+  virtual std::string device_name() const = 0;
+  virtual BackendKind backend() const = 0;
+  // The precision actually used (the reference backend always reports double).
+  virtual Precision precision() const = 0;
+
+  // Loads masses, positions and velocities of all N particles: they are both sources and targets.
+  virtual void set_particles(const Particles& p) = 0;
+  // a (and jerk for accel_jerk) and φ on every particle from all the others.
+  virtual void compute(ForceKind kind, Forces& out) = 0;
+
+  // Block time steps. Loads a, jerk and t_last of every particle (x, v come from set_particles).
+  virtual void set_hermite_terms(const HermiteTerms& terms) = 0;
+  // Predicts every particle to time t from its own (x, v, a, jerk, t_last) on the backend, then
+  // computes a, jerk and φ on the `active` particles from the predicted set. Returns the active
+  // particles' forces and predicted positions and velocities (entry k belongs to active[k]).
+  virtual void predict_and_compute(double t, std::span<const int> active, Forces& out,
+                                   Particles& predicted) = 0;
+  // Stores the corrected x, v (from `corrected`) and a, jerk, t (from `terms`) of the active
+  // particles; entry k belongs to active[k]. Masses in `corrected` are ignored.
+  virtual void commit(std::span<const int> active, const Particles& corrected,
+                      const HermiteTerms& terms) = 0;
+
+  // Seconds per force evaluation on the loaded particles, kernel work only (no host transfers):
+  // median of `repeats` timed evaluations after a warm-up. CUDA times with events. For benchmarks.
+  virtual double time_compute(ForceKind kind, int repeats) = 0;
+};
+
+// Builds the kernel of a resolved backend (not `automatic`). Throws pairwise::Error when the backend is
+// not compiled in or has no usable device, and when the problem does not fit in device memory.
+std::unique_ptr<GravityKernel> make_gravity_kernel(BackendKind backend, const KernelOptions& options);
+
+}  // namespace pairwise::nbody
