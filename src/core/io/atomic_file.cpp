@@ -1,0 +1,57 @@
+#include "core/io/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "pairwise/error.hpp"
+
+namespace pairwise::io {
+
+AtomicFile::AtomicFile(std::filesystem::path path)
+    : path_(std::move(path)),
+      temp_(path_.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()))) {
+  out_.open(temp_, std::ios::out | std::ios::trunc | std::ios::binary);
+  if (!out_) {
+    throw Error("cannot create output file: " + std::string(std::strerror(errno)), temp_.string());
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_) discard();
+}
+
+void AtomicFile::commit() {
+  if (committed_) return;
+  out_.flush();
+  const bool ok = static_cast<bool>(out_);
+  out_.close();
+  if (!ok || out_.fail()) {
+    discard();
+    throw Error("writing the output file failed (disk full?)", path_.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp_, path_, ec);
+  if (ec) {
+    discard();
+    throw Error("cannot rename the output file into place: " + ec.message(), path_.string());
+  }
+  committed_ = true;
+}
+
+void AtomicFile::discard() noexcept {
+  if (out_.is_open()) out_.close();
+  std::error_code ignored;
+  std::filesystem::remove(temp_, ignored);
+}
+
+void write_file_atomically(const std::filesystem::path& path,
+                           const std::function<void(std::ostream&)>& writer) {
+  AtomicFile file(path);
+  writer(file.stream());  // an exception here unwinds through ~AtomicFile, which removes the temp
+  file.commit();
+}
+
+}  // namespace pairwise::io
