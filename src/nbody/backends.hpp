@@ -1,4 +1,5 @@
-// Factories of the individual backends; make_gravity_kernel (kernel_factory.cpp) dispatches to them.
+// Factories of the individual backends; make_gravity_kernel (kernel_factory.cpp) dispatches to
+// them.
 #pragma once
 
 #include <memory>

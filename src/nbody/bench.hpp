@@ -1,5 +1,5 @@
-// `pairwise bench nbody`: times GA, GAJ and block steps over a range of N and writes the JSON records
-// of DESIGN.md (suite "nbody").
+// `pairwise bench nbody`: times GA, GAJ and block steps over a range of N and writes the JSON
+// records of DESIGN.md (suite "nbody").
 #pragma once
 
 #include <cstddef>
@@ -15,9 +15,9 @@ struct BenchOptions {
   std::vector<std::size_t> sizes = {1024, 4096, 16384, 65536, 262144, 1048576};
   BackendKind backend = BackendKind::automatic;
   std::vector<Precision> precisions = {Precision::single, Precision::mixed, Precision::double_};
-  bool compare_cpu = true;   // also time the cpu backend (up to a size that keeps the run short)
-  int repeats = 10;          // timed repetitions per case; the median is reported
-  std::string json_path;     // empty: no JSON file
+  bool compare_cpu = true;  // also time the cpu backend (up to a size that keeps the run short)
+  int repeats = 10;         // timed repetitions per case; the median is reported
+  std::string json_path;    // empty: no JSON file
 };
 
 // Prints a table on stdout and writes the JSON file (atomically) when asked. Returns the exit code.

@@ -1,6 +1,6 @@
-// The abstract gravity kernel every backend implements (OpenMM's Platform/Kernel split): integrators
-// and benchmarks talk to this interface only. Arrays cross it in double precision on the host; each
-// backend computes in its own precision (see pairwise/precision.hpp).
+// The abstract gravity kernel every backend implements (OpenMM's Platform/Kernel split):
+// integrators and benchmarks talk to this interface only. Arrays cross it in double precision on
+// the host; each backend computes in its own precision (see pairwise/precision.hpp).
 #pragma once
 
 #include <memory>
@@ -53,8 +53,10 @@ class GravityKernel {
   virtual double time_compute(ForceKind kind, int repeats) = 0;
 };
 
-// Builds the kernel of a resolved backend (not `automatic`). Throws pairwise::Error when the backend is
-// not compiled in or has no usable device, and when the problem does not fit in device memory.
-std::unique_ptr<GravityKernel> make_gravity_kernel(BackendKind backend, const KernelOptions& options);
+// Builds the kernel of a resolved backend (not `automatic`). Throws pairwise::Error when the
+// backend is not compiled in or has no usable device, and when the problem does not fit in device
+// memory.
+std::unique_ptr<GravityKernel> make_gravity_kernel(BackendKind backend,
+                                                   const KernelOptions& options);
 
 }  // namespace pairwise::nbody

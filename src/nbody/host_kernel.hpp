@@ -23,8 +23,9 @@ class HostGravityKernel : public GravityKernel {
   double time_compute(ForceKind kind, int repeats) override;
 
  protected:
-  // Forces on `targets` (their x, v) from every particle of `sources`. self[k] is the index of target
-  // k among the sources, whose pair with itself contributes nothing; -1 when it is not a source.
+  // Forces on `targets` (their x, v) from every particle of `sources`. self[k] is the index of
+  // target k among the sources, whose pair with itself contributes nothing; -1 when it is not a
+  // source.
   virtual void evaluate(const Particles& sources, const Particles& targets,
                         std::span<const int> self, ForceKind kind, Forces& out) = 0;
 

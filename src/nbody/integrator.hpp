@@ -1,8 +1,9 @@
-// Time integrators for direct N-body gravity. All of them advance a synchronized state to a requested
-// time and can then report φ for diagnostics.
+// Time integrators for direct N-body gravity. All of them advance a synchronized state to a
+// requested time and can then report φ for diagnostics.
 //
 //  leapfrog       kick-drift-kick, fixed dt (2nd order, symplectic)
-//  hermite        4th-order Hermite predictor-corrector (Makino & Aarseth 1992), one shared adaptive
+//  hermite        4th-order Hermite predictor-corrector (Makino & Aarseth 1992), one shared
+//  adaptive
 //                 step from the Aarseth criterion, the smallest over all particles
 //  hermite_block  Hermite with individual power-of-two (block) steps; at each block time only the
 //                 active particles' forces are computed, from j-particles predicted on the backend
@@ -22,23 +23,24 @@ std::string_view to_string(IntegratorKind k);
 
 struct IntegratorOptions {
   IntegratorKind kind = IntegratorKind::hermite_block;
-  double dt = 1.0 / 128;       // leapfrog: fixed step
-  double eta = 0.01;           // Hermite: Aarseth accuracy parameter
-  double dt_max = 1.0 / 16;    // Hermite: largest step (block steps: a power of two)
+  double dt = 1.0 / 128;               // leapfrog: fixed step
+  double eta = 0.01;                   // Hermite: Aarseth accuracy parameter
+  double dt_max = 1.0 / 16;            // Hermite: largest step (block steps: a power of two)
   double dt_min = 1.0 / (1ull << 40);  // Hermite: smallest step before the run stops with an error
 };
 
 struct IntegratorStats {
-  std::uint64_t steps = 0;             // leapfrog/hermite: steps; block: block steps (distinct times)
-  std::uint64_t particle_steps = 0;    // Σ active particles over all force evaluations
-  double interactions = 0;             // Σ n_active × N
+  std::uint64_t steps = 0;           // leapfrog/hermite: steps; block: block steps (distinct times)
+  std::uint64_t particle_steps = 0;  // Σ active particles over all force evaluations
+  double interactions = 0;           // Σ n_active × N
 };
 
 class Integrator {
  public:
   virtual ~Integrator() = default;
   // Advances to time t (> time()); returns with every particle synchronized at t. Throws
-  // pairwise::Error when the state becomes NaN/inf (naming the particle) or a step underflows dt_min.
+  // pairwise::Error when the state becomes NaN/inf (naming the particle) or a step underflows
+  // dt_min.
   virtual void advance_to(double t) = 0;
   virtual double time() const = 0;
   // The synchronized state and φ_i (computed at the last synchronized time).

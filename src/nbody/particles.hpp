@@ -15,7 +15,8 @@ struct Particles {
   }
 };
 
-// What a force evaluation returns per target particle: acceleration, jerk (GAJ only) and potential φ.
+// What a force evaluation returns per target particle: acceleration, jerk (GAJ only) and potential
+// φ.
 struct Forces {
   std::vector<double> ax, ay, az, jx, jy, jz, pot;
 
