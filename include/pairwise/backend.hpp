@@ -30,7 +30,8 @@ bool cuda_compiled();
 std::vector<DeviceInfo> cuda_devices(std::string* why = nullptr);
 
 // Resolves `automatic`; checks that an explicitly requested cuda backend is usable (throws
-// pairwise::Error otherwise). `note` receives a sentence for the log ("backend auto: using cuda on ...").
+// pairwise::Error otherwise). `note` receives a sentence for the log ("backend auto: using cuda on
+// ...").
 BackendKind resolve_backend(BackendKind requested, std::string* note = nullptr);
 
 // Number of OpenMP threads the cpu backend uses.

@@ -6,7 +6,8 @@
 
 namespace pairwise {
 
-// Thrown for bad input or an unusable environment. The CLI prints "error: <what>, <where>" and exits 1.
+// Thrown for bad input or an unusable environment. The CLI prints "error: <what>, <where>" and
+// exits 1.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& what, std::string where = {})

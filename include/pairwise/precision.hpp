@@ -9,7 +9,8 @@ namespace pairwise {
 
 enum class Precision { single, mixed, double_ };
 
-Precision parse_precision(std::string_view text);  // throws pairwise::Error naming the accepted values
+Precision parse_precision(
+    std::string_view text);  // throws pairwise::Error naming the accepted values
 std::string_view to_string(Precision p);
 
 }  // namespace pairwise

@@ -18,7 +18,9 @@ void HostGravityKernel::compute(ForceKind kind, Forces& out) {
   evaluate(particles_, particles_, identity_, kind, out);
 }
 
-void HostGravityKernel::set_hermite_terms(const HermiteTerms& terms) { terms_ = terms; }
+void HostGravityKernel::set_hermite_terms(const HermiteTerms& terms) {
+  terms_ = terms;
+}
 
 void HostGravityKernel::predict_and_compute(double t, std::span<const int> active, Forces& out,
                                             Particles& predicted) {

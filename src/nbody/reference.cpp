@@ -1,7 +1,8 @@
-// The reference backend: double precision, plain loops over all pairs, the oracle every other backend
-// is tested against. Parallel over targets only, so results do not depend on the thread count.
-#include "nbody/host_kernel.hpp"
+// The reference backend: double precision, plain loops over all pairs, the oracle every other
+// backend is tested against. Parallel over targets only, so results do not depend on the thread
+// count.
 #include "nbody/backends.hpp"
+#include "nbody/host_kernel.hpp"
 #include "pairwise/physics/gravity.hpp"
 
 namespace pairwise::nbody {

@@ -4,9 +4,10 @@
 //   acceleration  a_i += m_j d / (|d|² + ε²)^{3/2}
 //   potential     φ_i -= m_j / (|d|² + ε²)^{1/2}
 //   jerk          j_i += m_j [ u / s³ - 3 (d·u) d / s⁵ ],  s² = |d|² + ε²
-// A pair at zero distance contributes nothing to a and j (d = 0); with ε > 0 it adds -m_j/ε to φ, so a
-// loop that includes i itself subtracts that self term afterwards (see self_potential). With ε = 0 the
-// caller must skip d = 0 (kGuardZero below), and coincident distinct particles are rejected as input.
+// A pair at zero distance contributes nothing to a and j (d = 0); with ε > 0 it adds -m_j/ε to φ,
+// so a loop that includes i itself subtracts that self term afterwards (see self_potential). With ε
+// = 0 the caller must skip d = 0 (kGuardZero below), and coincident distinct particles are rejected
+// as input.
 #pragma once
 
 #include "pairwise/hd.hpp"
@@ -25,8 +26,8 @@ struct AccelJerk {
 };
 
 // GA: 3 FMA for s², one rsqrt, 3 multiplies for m/s³, 3 FMA for a, 1 add for φ (Elsen et al. count
-// 19 flops). kPotential = false drops the φ add; kGuardZero makes a zero distance contribute nothing
-// (needed only when ε = 0).
+// 19 flops). kPotential = false drops the φ add; kGuardZero makes a zero distance contribute
+// nothing (needed only when ε = 0).
 template <bool kPotential, bool kGuardZero, class T>
 PW_HD void accumulate_accel(T dx, T dy, T dz, T m, T eps2, Accel<T>& acc) {
   const T s2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
@@ -67,7 +68,8 @@ PW_HD T self_potential(T m, T eps2) {
   return eps2 > T(0) ? -m * rsqrt(eps2) : T(0);
 }
 
-// 4th-order Hermite predictor: Taylor series of x and v to time offset dt from the stored a and jerk.
+// 4th-order Hermite predictor: Taylor series of x and v to time offset dt from the stored a and
+// jerk.
 //   x_p = x + v dt + a dt²/2 + j dt³/6,   v_p = v + a dt + j dt²/2
 template <class T>
 PW_HD void predict(T dt, T x, T v, T a, T j, T& xp, T& vp) {
