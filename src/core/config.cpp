@@ -116,6 +116,23 @@ struct ConfigImpl {
   bool overridden(std::string_view name, std::string_view key) const {
     return origins.count(join(name, key)) > 0;
   }
+  // Stores `value` at a dotted key ("integrator.eta"), creating the tables on the way.
+  void insert(std::string_view dotted_key, toml::node&& value, std::string origin) {
+    toml::table* t = &root;
+    std::string_view rest = dotted_key;
+    std::string path;
+    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      const std::string part(rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+      path = join(path, part);
+      auto [it, inserted] = t->insert(part, toml::table{});
+      t = it->second.as_table();
+      if (!t) throw Error("'" + path + "' is a value, not a table", origin);
+    }
+    if (rest.empty()) throw Error("empty key in '" + std::string(dotted_key) + "'", origin);
+    value.visit([&](auto&& v) { t->insert_or_assign(std::string(rest), std::move(v)); });
+    origins[std::string(dotted_key)] = std::move(origin);
+  }
   std::string where(std::string_view name, std::string_view key, const toml::node* node) const {
     if (auto it = origins.find(join(name, key)); it != origins.end()) return it->second;
     if (node && node->source().begin.line > 0) {
@@ -263,21 +280,11 @@ void Config::set_value(std::string_view dotted_key, std::string_view value_text,
   } catch (const toml::parse_error&) {
     parsed.insert("v", std::string(value_text));
   }
-  // Walk (and create) the tables of the dotted key.
-  toml::table* t = &impl_->root;
-  std::string_view rest = dotted_key;
-  std::string path;
-  for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
-    const std::string part(rest.substr(0, dot));
-    rest.remove_prefix(dot + 1);
-    path = join(path, part);
-    auto [it, inserted] = t->insert(part, toml::table{});
-    t = it->second.as_table();
-    if (!t) throw Error("'" + path + "' is a value, not a table", origin);
-  }
-  if (rest.empty()) throw Error("empty key in '" + std::string(dotted_key) + "'", origin);
-  t->insert_or_assign(std::string(rest), std::move(*parsed.get("v")));
-  impl_->origins[std::string(dotted_key)] = std::move(origin);
+  impl_->insert(dotted_key, std::move(*parsed.get("v")), std::move(origin));
+}
+
+void Config::set_string(std::string_view dotted_key, std::string value, std::string origin) {
+  impl_->insert(dotted_key, toml::value<std::string>(std::move(value)), std::move(origin));
 }
 
 Section Config::section(std::string_view name) {

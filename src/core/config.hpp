@@ -102,6 +102,8 @@ class Config {
   void set(std::string_view assignment, std::string origin = {});
   // Same with the key and the value text apart, e.g. set_value("run.t_end", "2", "--t-end 2").
   void set_value(std::string_view dotted_key, std::string_view value_text, std::string origin);
+  // Sets a string value verbatim (no TOML parsing), e.g. a path from --output.
+  void set_string(std::string_view dotted_key, std::string value, std::string origin);
 
   Section section(std::string_view name);  // marks the table known
   Section root() { return section(""); }
