@@ -1,5 +1,6 @@
 #include "nbody/run_config.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "pairwise/error.hpp"
@@ -118,6 +119,16 @@ void read_output(config::Config& config, RunConfig& rc) {
       final_snapshot.empty() ? std::filesystem::path() : o.directory / final_snapshot;
   o.progress = s.boolean("progress", true);
   if (rc.t_end / o.interval > 1e7) s.fail("interval", "gives more than 10^7 rows up to t_end");
+  if (rc.integrator.kind == IntegratorKind::hermite_block) {
+    // Block steps synchronize all particles only at multiples of dt_max (the largest block).
+    const double dt_max = rc.integrator.dt_max;
+    auto multiple = [&](double t) { return std::abs(t / dt_max - std::round(t / dt_max)) < 1e-9; };
+    const std::string why =
+        "must be a multiple of [integrator] dt_max = " + std::to_string(dt_max) +
+        " for block time steps (particles are synchronized only there)";
+    if (!multiple(o.interval)) s.fail("interval", why);
+    if (!multiple(rc.t_end)) config.section("run").fail("t_end", why);
+  }
 }
 
 }  // namespace
