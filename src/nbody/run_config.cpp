@@ -123,9 +123,11 @@ void read_output(config::Config& config, RunConfig& rc) {
     // Block steps synchronize all particles only at multiples of dt_max (the largest block).
     const double dt_max = rc.integrator.dt_max;
     auto multiple = [&](double t) { return std::abs(t / dt_max - std::round(t / dt_max)) < 1e-9; };
-    const std::string why =
-        "must be a multiple of [integrator] dt_max = " + std::to_string(dt_max) +
-        " for block time steps (particles are synchronized only there)";
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "must be a multiple of [integrator] dt_max = %g for block time steps (particles "
+                  "are synchronized only there)",
+                  dt_max);
     if (!multiple(o.interval)) s.fail("interval", why);
     if (!multiple(rc.t_end)) config.section("run").fail("t_end", why);
   }
