@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -23,10 +24,19 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
+// The executable: $PAIRWISE_BINARY, else the path this test was built with, else the build tree's
+// apps/pairwise/pairwise beside this test (scripts/device-check runs copied executables elsewhere).
+std::string binary() {
+  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
+  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
+  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
+          "pairwise")
+      .string();
+}
+
 // Runs `pairwise <args>` in `dir` (a shell command line; arguments are quoted by the caller).
 Result pairwise(const fs::path& dir, const std::string& args) {
-  const std::string command =
-      "cd '" + dir.string() + "' && '" + PAIRWISE_BINARY + "' " + args + " 2>&1";
+  const std::string command = "cd '" + dir.string() + "' && '" + binary() + "' " + args + " 2>&1";
   Result r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
