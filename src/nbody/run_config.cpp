@@ -128,8 +128,8 @@ void read_output(config::Config& config, RunConfig& rc) {
                   "must be a multiple of [integrator] dt_max = %g for block time steps (particles "
                   "are synchronized only there)",
                   dt_max);
-    if (!multiple(o.interval)) s.fail("interval", why);
     if (!multiple(rc.t_end)) config.section("run").fail("t_end", why);
+    if (!multiple(o.interval)) s.fail("interval", why);
   }
 }
 

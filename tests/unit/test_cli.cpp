@@ -67,7 +67,7 @@ class Cli : public ::testing::Test {
   void file_config(const std::string& particles, double eps) {
     std::ostringstream toml;
     toml << "workload = \"nbody\"\n[system]\ninitial = \"file\"\nfile = \"" << particles
-         << "\"\neps = " << eps << "\n[run]\nt_end = 0.01\nbackend = \"reference\"\n";
+         << "\"\neps = " << eps << "\n[run]\nt_end = 0.0625\nbackend = \"reference\"\n";
     write("run.toml", toml.str());
   }
   // Every file in the directory is one the test wrote: the failed run created nothing.
