@@ -1,0 +1,79 @@
+#include "core/bench_json.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "pairwise/error.hpp"
+
+namespace pairwise {
+
+// `git rev-parse --short HEAD` of the working directory, else $PAIRWISE_GIT, else "unknown" (the
+// GPU machine runs a copied build tree, often without git).
+std::string BenchRecord::git_revision() {
+  static const std::string cached = [] {
+    std::string rev;
+    if (FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
+      std::array<char, 64> buf{};
+      while (std::fgets(buf.data(), int(buf.size()), pipe)) rev += buf.data();
+      pclose(pipe);
+    }
+    while (!rev.empty() && (rev.back() == '\n' || rev.back() == '\r' || rev.back() == ' '))
+      rev.pop_back();
+    if (rev.empty()) {
+      const char* env = std::getenv("PAIRWISE_GIT");
+      rev = env && *env ? env : "unknown";
+    }
+    return rev;
+  }();
+  return cached;
+}
+
+std::string BenchRecord::utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json to_json(const BenchRecord& r) {
+  return nlohmann::json{{"suite", r.suite},   {"case", r.case_name}, {"backend", r.backend},
+                        {"precision", r.precision}, {"device", r.device}, {"n", r.n},
+                        {"params", r.params}, {"metric", r.metric},  {"value", r.value},
+                        {"unit", r.unit},     {"time_s", r.time_s},  {"git", r.git},
+                        {"date", r.date}};
+}
+
+void write_bench_json(const std::string& path, const std::vector<BenchRecord>& records) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& r : records) array.push_back(to_json(r));
+  const std::filesystem::path target(path);
+  const std::filesystem::path tmp(path + ".tmp");
+  if (target.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+  }
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error("cannot write benchmark results", tmp.string());
+    out << array.dump(2) << '\n';
+    out.close();
+    if (!out) {
+      std::filesystem::remove(tmp);
+      throw Error("cannot write benchmark results (disk full?)", tmp.string());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw Error("cannot rename benchmark results into place: " + ec.message(), path);
+  }
+}
+
+}  // namespace pairwise

@@ -1,0 +1,107 @@
+// CUDA gravity kernels (GA, GAJ, Hermite prediction) behind host launchers taking plain structs.
+// This header compiles with g++ too (no device code): cuda_kernel.cu and bench.cpp include it.
+//
+// Device layout of the j-particles (sources), per precision:
+//   single: pos = float4 (x, y, z, m),           vel = float4 (vx, vy, vz, 0)
+//   mixed:  pos = float4 (x_hi, y_hi, z_hi, m),  lo = float4 (x_lo, y_lo, z_lo, 0), vel = float4;
+//           x = x_hi + x_lo (double-single), dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) in FP32
+//   double: pos = double4 (x, y, z, m),          vel = double4 (vx, vy, vz, 0)
+// The master state (x, v, a, jerk, t_last, m) is double SoA, predicted in double.
+#pragma once
+
+#include <cstddef>
+
+#include "pairwise/precision.hpp"
+
+namespace pairwise::nbody {
+class GravityKernel;
+// GA without the potential term (12 FP32 instructions + 1 rsqrt per interaction), timed like
+// GravityKernel::time_compute; for benchmarks. Returns -1 when `kernel` is not the cuda backend.
+double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats);
+}  // namespace pairwise::nbody
+
+namespace pairwise::nbody::cuda {
+
+// Output components, in this order, of the partial-sum buffers and of the packed results.
+enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
+
+// How one force evaluation is spread over the GPU: blocks of kThreads threads; `q` groups of
+// threads in a block share the same i-particles and take 1/q of each j-tile (in-block j-split);
+// `splits` blocks share the same i-particles and take 1/splits of the j-tiles (grid j-split, Elsen's
+// i-particle replication). Partial sums are reduced in fixed order, so results are deterministic.
+struct ForcePlan {
+  int q = 1, splits = 1, i_blocks = 1;
+  int i_per_thread = 1;  // register tile, fixed per kernel instantiation
+};
+
+inline constexpr int kThreads = 256;  // threads per block == j-particles per shared-memory tile
+
+struct ForceArgs {
+  Precision precision = Precision::single;
+  bool jerk = false, potential = true, guard_zero = false;
+  const void* jpos = nullptr;  // float4 or double4 [n_j]
+  const void* jlo = nullptr;   // float4 [n_j], mixed only
+  const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
+  int n_j = 0;
+  const int* i_index = nullptr;  // targets are j-particles i_index[k]; nullptr: k itself
+  int n_i = 0;
+  double eps2 = 0;
+  void* partial = nullptr;  // [kComponents][splits][n_i] float (single) or double (mixed, double)
+  ForcePlan plan;
+  void* stream = nullptr;  // cudaStream_t
+};
+
+// Chooses q and splits for n_i targets and n_j sources on a device with `sms` multiprocessors
+// (minimizing a model of waves × per-block time plus the reduction's traffic).
+ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
+                      std::size_t max_partial_bytes);
+std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
+void launch_forces(const ForceArgs& args);
+
+// The master state, double SoA on the device (row order of MasterState::p).
+enum StateArray { kM, kX, kY, kZ, kVx, kVy, kVz, kAx_, kAy_, kAz_, kJx_, kJy_, kJz_, kT, kStateArrays };
+struct MasterState {
+  double* p[kStateArrays] = {};
+};
+
+// Sums the partials in split order (in double), removes the self term -m_i/ε of the softened loop
+// (in the kernel's precision, so it cancels what the kernel added), and writes out[c * n_i + k] for
+// the components 0..(jerk ? 7 : 4)-1. With `predict_t`, also writes the targets' predicted
+// x, y, z, vx, vy, vz (recomputed in double from the master state) at out[(7 + c) * n_i + k].
+struct FinalizeArgs {
+  Precision precision = Precision::single;
+  bool jerk = false;
+  const void* partial = nullptr;
+  int splits = 1, n_i = 0;
+  const int* i_index = nullptr;
+  MasterState state;
+  double eps2 = 0;
+  double* out = nullptr;
+  bool predict = false;
+  double t = 0;
+  void* stream = nullptr;
+};
+void launch_finalize(const FinalizeArgs& args);
+
+// Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
+// (x_p, v_p of physics::predict with dt = t - t_last), else copied.
+struct BuildArgs {
+  Precision precision = Precision::single;
+  MasterState state;
+  int n = 0;
+  bool predict = false;
+  double t = 0;
+  void* jpos = nullptr;
+  void* jlo = nullptr;
+  void* jvel = nullptr;
+  void* stream = nullptr;
+};
+void launch_build_j(const BuildArgs& args);
+
+// Scatters packed corrected values of n active particles into the master state:
+// packed[r * n + k], rows x, y, z, vx, vy, vz, ax, ay, az, jx, jy, jz, t (13 rows); active[k].
+inline constexpr int kCommitRows = 13;
+void launch_commit(const MasterState& state, const double* packed, const int* active, int n,
+                   void* stream);
+
+}  // namespace pairwise::nbody::cuda

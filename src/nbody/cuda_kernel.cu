@@ -1,0 +1,360 @@
+// The cuda backend of GravityKernel: device memory, transfers and the launch sequence.
+//
+// Memory on the device (N particles):
+//   master state  14 double arrays (m, x, v, a, jerk, t_last)             112 N bytes
+//   j arrays      pos (+ lo) + vel: 32 N (single), 48 N (mixed), 64 N (double) bytes
+//   results       up to 13 doubles per target (forces + predicted x, v)   104 N bytes
+//   partial sums  kComponents × splits × targets accumulators (capped, see kMaxPartialBytes)
+// Host↔device traffic per block step is O(n_active): the active list and results go one way, the
+// corrected values the other; every particle is predicted on the device.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "nbody/backends.hpp"
+#include "nbody/cuda_gravity.cuh"
+#include "pairwise/error.hpp"
+
+namespace pairwise::nbody {
+namespace {
+
+using cuda::ForceArgs;
+using cuda::ForcePlan;
+using cuda::MasterState;
+
+constexpr std::size_t kMaxPartialBytes = std::size_t(256) << 20;
+
+// One device allocation, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { release(); }
+  void release() {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  // Grows to at least `bytes` (contents are not kept).
+  void reserve(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    release();
+    PW_CUDA(cudaMalloc(&ptr_, bytes));
+    bytes_ = bytes;
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Page-locked host staging memory (fast, truly asynchronous copies).
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  void reserve(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    PW_CUDA(cudaMallocHost(&ptr_, bytes));
+    bytes_ = bytes;
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class CudaGravityKernel final : public GravityKernel {
+ public:
+  explicit CudaGravityKernel(const KernelOptions& options) : options_(options) {
+    std::string why;
+    const auto devices = cuda_devices(&why);
+    const auto it = std::find_if(devices.begin(), devices.end(),
+                                 [&](const DeviceInfo& d) { return d.index == options.device; });
+    if (it == devices.end())
+      throw Error("CUDA device " + std::to_string(options.device) + " is not usable" +
+                      (why.empty() ? std::string() : ": " + why),
+                  "backend");
+    info_ = *it;
+    PW_CUDA(cudaSetDevice(options.device));
+    PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    PW_CUDA(cudaEventCreate(&start_));
+    PW_CUDA(cudaEventCreate(&stop_));
+  }
+  ~CudaGravityKernel() override {
+    cudaStreamSynchronize(stream_);
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(stream_);
+  }
+
+  std::string device_name() const override { return "cuda: " + info_.name; }
+  BackendKind backend() const override { return BackendKind::cuda; }
+  Precision precision() const override { return options_.precision; }
+
+  void set_particles(const Particles& p) override {
+    PW_CUDA(cudaSetDevice(options_.device));
+    n_ = int(p.size());
+    check_memory();
+    host_m_ = p.m;
+    state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
+    for (int a = 0; a < cuda::kStateArrays; ++a)
+      state_.p[a] = state_buf_.as<double>() + std::size_t(a) * std::max(n_, 1);
+    const std::vector<double>* src[] = {&p.m, &p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz};
+    for (int a = 0; a < 7; ++a)
+      PW_CUDA(cudaMemcpyAsync(state_.p[a], src[a]->data(), sizeof(double) * n_,
+                              cudaMemcpyHostToDevice, stream_));
+    // Zero Hermite terms until set_hermite_terms: prediction is then the identity.
+    PW_CUDA(cudaMemsetAsync(state_.p[cuda::kAx_], 0, sizeof(double) * 7 * std::max(n_, 1),
+                            stream_));
+    const std::size_t j_bytes = (options_.precision == Precision::double_ ? 32 : 16);
+    jpos_.reserve(j_bytes * std::max(n_, 1));
+    jvel_.reserve(j_bytes * std::max(n_, 1));
+    if (options_.precision == Precision::mixed) jlo_.reserve(16 * std::max(n_, 1));
+    build_j(false, 0.0);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  void compute(ForceKind kind, Forces& out) override {
+    const bool jerk = kind == ForceKind::accel_jerk;
+    out.resize(n_, jerk);
+    if (n_ == 0) return;
+    ensure_master_j();
+    run_forces(jerk, true, nullptr, n_, false, 0.0);
+    const int n_comp = jerk ? 7 : 4;
+    host_.reserve(sizeof(double) * n_comp * n_);
+    PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(),
+                            sizeof(double) * n_comp * n_, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    const double* h = host_.as<double>();
+    std::vector<double>* dst[] = {&out.ax, &out.ay, &out.az, &out.pot, &out.jx, &out.jy, &out.jz};
+    for (int c = 0; c < n_comp; ++c)
+      std::memcpy(dst[c]->data(), h + std::size_t(c) * n_, sizeof(double) * n_);
+  }
+
+  void set_hermite_terms(const HermiteTerms& terms) override {
+    if (int(terms.size()) != n_)
+      throw Error("set_hermite_terms: " + std::to_string(terms.size()) + " entries for " +
+                  std::to_string(n_) + " particles");
+    const std::vector<double>* src[] = {&terms.ax, &terms.ay, &terms.az, &terms.jx,
+                                        &terms.jy, &terms.jz, &terms.t};
+    for (int a = 0; a < 7; ++a)
+      PW_CUDA(cudaMemcpyAsync(state_.p[cuda::kAx_ + a], src[a]->data(), sizeof(double) * n_,
+                              cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  void predict_and_compute(double t, std::span<const int> active, Forces& out,
+                           Particles& predicted) override {
+    const int n_a = int(active.size());
+    out.resize(n_a, true);
+    predicted.resize(n_a);
+    if (n_a == 0) return;
+    // Active list up (n_a ints), results down (13 n_a doubles): O(n_active) traffic.
+    host_.reserve(std::max(sizeof(double) * 13 * n_a, sizeof(int) * n_a));
+    active_.reserve(sizeof(int) * n_a);
+    std::memcpy(host_.as<int>(), active.data(), sizeof(int) * n_a);
+    PW_CUDA(cudaMemcpyAsync(active_.as<int>(), host_.as<int>(), sizeof(int) * n_a,
+                            cudaMemcpyHostToDevice, stream_));
+    build_j(true, t);  // predict all N on the device
+    j_is_master_ = false;
+    run_forces(true, true, active_.as<int>(), n_a, true, t);
+    PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * 13 * n_a,
+                            cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    const double* h = host_.as<double>();
+    std::vector<double>* dst[] = {&out.ax, &out.ay, &out.az, &out.pot, &out.jx,
+                                  &out.jy, &out.jz, &predicted.x, &predicted.y, &predicted.z,
+                                  &predicted.vx, &predicted.vy, &predicted.vz};
+    for (int c = 0; c < 13; ++c)
+      std::memcpy(dst[c]->data(), h + std::size_t(c) * n_a, sizeof(double) * n_a);
+    masses_for(active, predicted.m);
+  }
+
+  void commit(std::span<const int> active, const Particles& corrected,
+              const HermiteTerms& terms) override {
+    const int n_a = int(active.size());
+    if (n_a == 0) return;
+    // One upload: 13 rows of doubles then the indices.
+    const std::size_t rows_bytes = sizeof(double) * cuda::kCommitRows * n_a;
+    const std::size_t bytes = rows_bytes + sizeof(int) * n_a;
+    commit_host_.reserve(bytes);
+    commit_dev_.reserve(bytes);
+    double* h = commit_host_.as<double>();
+    const std::vector<double>* src[] = {&corrected.x,  &corrected.y,  &corrected.z, &corrected.vx,
+                                        &corrected.vy, &corrected.vz, &terms.ax,    &terms.ay,
+                                        &terms.az,     &terms.jx,     &terms.jy,    &terms.jz,
+                                        &terms.t};
+    for (int r = 0; r < cuda::kCommitRows; ++r)
+      std::memcpy(h + std::size_t(r) * n_a, src[r]->data(), sizeof(double) * n_a);
+    std::memcpy(reinterpret_cast<char*>(h) + rows_bytes, active.data(), sizeof(int) * n_a);
+    PW_CUDA(cudaMemcpyAsync(commit_dev_.as<char>(), h, bytes, cudaMemcpyHostToDevice, stream_));
+    cuda::launch_commit(state_, commit_dev_.as<double>(),
+                        reinterpret_cast<const int*>(commit_dev_.as<char>() + rows_bytes), n_a,
+                        stream_);
+    j_is_master_ = false;  // the j arrays no longer match the master state
+    // The pinned buffer is reused by the next commit: wait for the copy before returning.
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  double time_compute(ForceKind kind, int repeats) override {
+    return time_forces(kind == ForceKind::accel_jerk, true, repeats);
+  }
+
+  // Events around each of `repeats` back-to-back launches (forces + finalize), no transfers.
+  double time_forces(bool jerk, bool potential, int repeats) {
+    if (n_ == 0) return 0.0;
+    ensure_master_j();
+    repeats = std::max(repeats, 1);
+    for (int w = 0; w < 2; ++w) run_forces(jerk, potential, nullptr, n_, false, 0.0);  // warm-up
+    std::vector<cudaEvent_t> events(repeats + 1);
+    for (auto& e : events) PW_CUDA(cudaEventCreate(&e));
+    PW_CUDA(cudaEventRecord(events[0], stream_));
+    for (int r = 0; r < repeats; ++r) {
+      run_forces(jerk, potential, nullptr, n_, false, 0.0);
+      PW_CUDA(cudaEventRecord(events[r + 1], stream_));
+    }
+    PW_CUDA(cudaEventSynchronize(events[repeats]));
+    std::vector<double> seconds(repeats);
+    for (int r = 0; r < repeats; ++r) {
+      float ms = 0;
+      PW_CUDA(cudaEventElapsedTime(&ms, events[r], events[r + 1]));
+      seconds[r] = ms * 1e-3;
+    }
+    for (auto& e : events) cudaEventDestroy(e);
+    std::nth_element(seconds.begin(), seconds.begin() + repeats / 2, seconds.end());
+    return seconds[repeats / 2];
+  }
+
+  const ForcePlan& last_plan() const { return plan_; }
+
+ private:
+  // Bytes the device needs for N particles (everything but the capped partial sums counted
+  // exactly); throws the DESIGN.md out-of-memory message when they exceed the free memory.
+  void check_memory() {
+    const std::size_t n = std::max(n_, 1);
+    const std::size_t j_bytes = options_.precision == Precision::double_  ? 64
+                                : options_.precision == Precision::mixed ? 48
+                                                                          : 32;
+    const std::size_t partial_estimate =
+        std::min(kMaxPartialBytes, std::size_t(cuda::kComponents) * 8 * n * 4);
+    const std::size_t need = (8 * cuda::kStateArrays + j_bytes + 8 * 13) * n + partial_estimate;
+    std::size_t free_b = 0, total_b = 0;
+    PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    const std::size_t held = state_buf_.bytes() + jpos_.bytes() + jvel_.bytes() + jlo_.bytes() +
+                             results_.bytes() + partial_.bytes();
+    if (need > free_b + held)
+      throw Error("problem too large for GPU memory: " + std::to_string(n_) + " particles need " +
+                      std::to_string(need) + " bytes, " + std::to_string(free_b + held) +
+                      " bytes free on " + info_.name,
+                  "cuda backend");
+  }
+
+  void build_j(bool predict, double t) {
+    cuda::BuildArgs b;
+    b.precision = options_.precision;
+    b.state = state_;
+    b.n = n_;
+    b.predict = predict;
+    b.t = t;
+    b.jpos = jpos_.as<void>();
+    b.jlo = jlo_.as<void>();
+    b.jvel = jvel_.as<void>();
+    b.stream = stream_;
+    if (n_ > 0) cuda::launch_build_j(b);
+    j_is_master_ = !predict;
+  }
+
+  void ensure_master_j() {
+    if (!j_is_master_) build_j(false, 0.0);
+  }
+
+  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
+  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+    const bool guard = !(options_.eps2 > 0.0);
+    plan_ = cuda::plan_forces(options_.precision, jerk, potential, n_i, n_, info_.multiprocessors,
+                              kMaxPartialBytes);
+    partial_.reserve(cuda::partial_bytes(options_.precision, plan_, n_i));
+    results_.reserve(sizeof(double) * 13 * n_i);
+    ForceArgs a;
+    a.precision = options_.precision;
+    a.jerk = jerk;
+    a.potential = potential;
+    a.guard_zero = guard;
+    a.jpos = jpos_.as<void>();
+    a.jlo = jlo_.as<void>();
+    a.jvel = jvel_.as<void>();
+    a.n_j = n_;
+    a.i_index = i_index;
+    a.n_i = n_i;
+    a.eps2 = options_.eps2;
+    a.partial = partial_.as<void>();
+    a.plan = plan_;
+    a.stream = stream_;
+    cuda::launch_forces(a);
+    cuda::FinalizeArgs f;
+    f.precision = options_.precision;
+    f.jerk = jerk;
+    f.partial = partial_.as<void>();
+    f.splits = plan_.splits;
+    f.n_i = n_i;
+    f.i_index = i_index;
+    f.state = state_;
+    f.eps2 = options_.eps2;
+    f.out = results_.as<double>();
+    f.predict = predict;
+    f.t = t;
+    f.stream = stream_;
+    cuda::launch_finalize(f);
+  }
+
+  // Masses never change: a host copy fills `predicted.m`.
+  void masses_for(std::span<const int> active, std::vector<double>& m) {
+    for (std::size_t k = 0; k < active.size(); ++k) m[k] = host_m_[active[k]];
+  }
+
+  KernelOptions options_;
+  DeviceInfo info_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  int n_ = 0;
+  bool j_is_master_ = false;
+  ForcePlan plan_;
+  MasterState state_;
+  DeviceBuffer state_buf_, jpos_, jlo_, jvel_, partial_, results_, active_, commit_dev_;
+  PinnedBuffer host_, commit_host_;
+  std::vector<double> host_m_;
+};
+
+}  // namespace
+
+std::unique_ptr<GravityKernel> make_cuda_gravity_kernel(const KernelOptions& options) {
+  return std::make_unique<CudaGravityKernel>(options);
+}
+
+double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats) {
+  auto* cuda_kernel = dynamic_cast<CudaGravityKernel*>(&kernel);
+  return cuda_kernel ? cuda_kernel->time_forces(false, false, repeats) : -1.0;
+}
+
+}  // namespace pairwise::nbody
