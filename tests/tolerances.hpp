@@ -33,8 +33,8 @@ constexpr double prediction_tolerance(Precision p) {
   return force_tolerance(p);
 }
 
-// The jerk against the central finite difference of the acceleration along the motion (double).
-constexpr double kJerkFiniteDifference = 1e-6;
+// Central finite differences in double: the jerk against d a/dt along the motion, a against -∇φ.
+constexpr double kFiniteDifference = 1e-6;
 
 // Closed-form checks of the evaluators: a few roundings of the formula.
 constexpr double kAnalyticDouble = 1e-14;
