@@ -35,6 +35,7 @@ namespace {
 // Sources per partial sum in float (mixed, single): 256 terms spread over 8-16 vector lanes keep
 // each lane's float rounding error at ~16-32 ulp before the partial is added into the total.
 constexpr long kBlock = 256;
+constexpr long kParallelPairs = 1 << 16;
 
 template <Precision P>
 struct Types {
@@ -227,7 +228,9 @@ class CpuGravityKernel final : public HostGravityKernel {
                       ? (eps2 > 0 ? target_forces<P, true, false> : target_forces<P, true, true>)
                       : (eps2 > 0 ? target_forces<P, false, false> : target_forces<P, false, true>);
     out.resize(t.size(), jerk);
-#pragma omp parallel for schedule(static)
+    // Block steps with few active targets: a parallel region costs more than it saves below ~64k
+    // pairs (tens of µs), and far more when OpenMP threads outnumber free cores.
+#pragma omp parallel for schedule(static) if (n_targets * n >= kParallelPairs)
     for (long k = 0; k < n_targets; ++k) {
       physics::AccelJerk<S> a;
       fn(v, n, target<P>(t, static_cast<std::size_t>(k)), self[k], eps2, a);
