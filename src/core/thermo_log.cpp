@@ -21,6 +21,11 @@ std::string csv_name(const std::string& name) {
   return q + "\"";
 }
 
+// 'd' columns print as integers when the value is one that fits; anything else (NaN) prints as %g.
+bool prints_as_integer(const ThermoColumn& column, double value) {
+  return column.style == 'd' && std::isfinite(value) && std::abs(value) < 9e18;
+}
+
 }  // namespace
 
 ThermoLog::ThermoLog(std::vector<ThermoColumn> columns, std::ostream& out,
@@ -42,7 +47,7 @@ ThermoLog::~ThermoLog() {
 
 std::string ThermoLog::format(const ThermoColumn& column, double value) {
   char buf[64];
-  if (column.style == 'd' && std::isfinite(value) && std::abs(value) < 9e18) {
+  if (prints_as_integer(column, value)) {
     std::snprintf(buf, sizeof buf, "%*lld", column.width, std::llround(value));
   } else {
     const char fmt[] = {'%', '*', '.', '*', column.style == 'd' ? 'g' : column.style, '\0'};
@@ -73,7 +78,7 @@ void ThermoLog::row(std::span<const double> values) {
     char buf[40];
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       const double v = c < values.size() ? values[c] : std::nan("");
-      if (columns_[c].style == 'd' && std::isfinite(v) && std::abs(v) < 9e18) {
+      if (prints_as_integer(columns_[c], v)) {
         std::snprintf(buf, sizeof buf, "%lld", std::llround(v));
       } else {
         std::snprintf(buf, sizeof buf, "%.17g", v);
