@@ -155,25 +155,31 @@ __global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
       }
     }
     __syncthreads();
-#pragma unroll 8
-    for (int jj = j_begin; jj < j_end; ++jj) {
-      const JP p = s_pos[jj];
-      float4 l;
-      JV v;
-      if constexpr (T::kLo) l = s_lo[jj];
-      if constexpr (kJerk) v = s_vel[jj];
+    // Chunks of kUnroll sources, fully unrolled: kUnroll LDS.128 broadcasts and one loop test per
+    // kUnroll·kI interactions (group_size is a multiple of 32).
+    constexpr int kUnroll = 8;
+    for (int jc = j_begin; jc < j_end; jc += kUnroll) {
 #pragma unroll
-      for (int k = 0; k < kI; ++k) {
-        F dx = p.x - xi[k], dy = p.y - yi[k], dz = p.z - zi[k];
-        if constexpr (T::kLo) {
-          // double-single difference: the hi difference is exact for nearby particles
-          dx += l.x - xl[k], dy += l.y - yl[k], dz += l.z - zl[k];
-        }
-        if constexpr (kJerk) {
-          physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vxi[k], v.y - vyi[k],
-                                                 v.z - vzi[k], p.w, eps2, sum[k]);
-        } else {
-          physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, sum[k]);
+      for (int u = 0; u < kUnroll; ++u) {
+        const int jj = jc + u;
+        const JP p = s_pos[jj];
+        float4 l;
+        JV v;
+        if constexpr (T::kLo) l = s_lo[jj];
+        if constexpr (kJerk) v = s_vel[jj];
+#pragma unroll
+        for (int k = 0; k < kI; ++k) {
+          F dx = p.x - xi[k], dy = p.y - yi[k], dz = p.z - zi[k];
+          if constexpr (T::kLo) {
+            // double-single difference: the hi difference is exact for nearby particles
+            dx += l.x - xl[k], dy += l.y - yl[k], dz += l.z - zl[k];
+          }
+          if constexpr (kJerk) {
+            physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vxi[k], v.y - vyi[k],
+                                                   v.z - vzi[k], p.w, eps2, sum[k]);
+          } else {
+            physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, sum[k]);
+          }
         }
       }
     }

@@ -100,11 +100,14 @@ class CudaGravityKernel final : public GravityKernel {
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     PW_CUDA(cudaEventCreate(&start_));
     PW_CUDA(cudaEventCreate(&stop_));
+    PW_CUDA(cudaEventCreateWithFlags(&commit_done_, cudaEventDisableTiming));
+    PW_CUDA(cudaEventRecord(commit_done_, stream_));
   }
   ~CudaGravityKernel() override {
     cudaStreamSynchronize(stream_);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
+    cudaEventDestroy(commit_done_);
     cudaStreamDestroy(stream_);
   }
 
@@ -198,6 +201,8 @@ class CudaGravityKernel final : public GravityKernel {
     // One upload: 13 rows of doubles then the indices.
     const std::size_t rows_bytes = sizeof(double) * cuda::kCommitRows * n_a;
     const std::size_t bytes = rows_bytes + sizeof(int) * n_a;
+    // The staging buffers are reused: wait until the previous commit's copy has left them.
+    PW_CUDA(cudaEventSynchronize(commit_done_));
     commit_host_.reserve(bytes);
     commit_dev_.reserve(bytes);
     double* h = commit_host_.as<double>();
@@ -212,9 +217,9 @@ class CudaGravityKernel final : public GravityKernel {
     cuda::launch_commit(state_, commit_dev_.as<double>(),
                         reinterpret_cast<const int*>(commit_dev_.as<char>() + rows_bytes), n_a,
                         stream_);
+    PW_CUDA(cudaEventRecord(commit_done_, stream_));
     j_is_master_ = false;  // the j arrays no longer match the master state
-    // The pinned buffer is reused by the next commit: wait for the copy before returning.
-    PW_CUDA(cudaStreamSynchronize(stream_));
+    // No wait here: the next call on the stream is ordered after the scatter.
   }
 
   double time_compute(ForceKind kind, int repeats) override {
@@ -336,7 +341,7 @@ class CudaGravityKernel final : public GravityKernel {
   KernelOptions options_;
   DeviceInfo info_;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr, commit_done_ = nullptr;
   int n_ = 0;
   bool j_is_master_ = false;
   ForcePlan plan_;
