@@ -19,6 +19,9 @@ struct KernelOptions {
   Precision precision = Precision::mixed;
   double eps2 = 0.0;  // Plummer softening ε², Hénon length units squared
   int device = 0;     // CUDA device index
+  // Particle count the kernel will be given, when known up front: lets the CUDA backend refuse a
+  // problem too large for device memory before the host builds it (0: checked at set_particles).
+  std::size_t expected_n = 0;
 };
 
 class GravityKernel {

@@ -106,6 +106,9 @@ int run_nbody(const RunConfig& rc, std::ostream& out) {
   KernelOptions kernel_options;
   kernel_options.precision = rc.precision;
   kernel_options.eps2 = rc.eps * rc.eps;
+  // Generated models have a known size: the GPU memory check runs before the host builds them.
+  if (rc.initial == InitialKind::plummer || rc.initial == InitialKind::uniform_sphere)
+    kernel_options.expected_n = rc.n;
   auto kernel = make_gravity_kernel(backend, kernel_options);
 
   std::string source;
