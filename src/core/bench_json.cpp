@@ -42,10 +42,12 @@ std::string BenchRecord::utc_now_iso8601() {
 }
 
 nlohmann::json to_json(const BenchRecord& r) {
-  return nlohmann::json{{"suite", r.suite},   {"case", r.case_name}, {"backend", r.backend},
-                        {"precision", r.precision}, {"device", r.device}, {"n", r.n},
-                        {"params", r.params}, {"metric", r.metric},  {"value", r.value},
-                        {"unit", r.unit},     {"time_s", r.time_s},  {"git", r.git},
+  return nlohmann::json{{"suite", r.suite},     {"case", r.case_name},
+                        {"backend", r.backend}, {"precision", r.precision},
+                        {"device", r.device},   {"n", r.n},
+                        {"params", r.params},   {"metric", r.metric},
+                        {"value", r.value},     {"unit", r.unit},
+                        {"time_s", r.time_s},   {"git", r.git},
                         {"date", r.date}};
 }
 

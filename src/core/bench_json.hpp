@@ -1,5 +1,6 @@
 // Benchmark records (DESIGN.md, "Inputs and outputs"): one JSON object per case,
-//   {suite, case, backend, precision, device, n, params{...}, metric, value, unit, time_s, git, date}
+//   {suite, case, backend, precision, device, n, params{...}, metric, value, unit, time_s, git,
+//   date}
 // written as a JSON array, atomically (to "<path>.tmp", then renamed).
 #pragma once
 
@@ -20,7 +21,7 @@ struct BenchRecord {
   nlohmann::json params = nlohmann::json::object();
   std::string metric;  // e.g. "interactions_per_second"
   double value = 0;
-  std::string unit;  // e.g. "1/s"
+  std::string unit;   // e.g. "1/s"
   double time_s = 0;  // the timed quantity (seconds per evaluation / per block step)
   std::string git = git_revision();
   std::string date = utc_now_iso8601();

@@ -1,6 +1,6 @@
 // pairwise::cuda_devices (pairwise/backend.hpp) for CUDA builds: the devices this build can run on.
-// The build holds sm_90 machine code plus compute_90 PTX, so a device needs compute capability >= 9.0
-// (newer ones JIT the PTX); older devices are listed in `why` as unusable. Never throws.
+// The build holds sm_90 machine code plus compute_90 PTX, so a device needs compute capability
+// >= 9.0 (newer ones JIT the PTX); older devices are listed in `why` as unusable. Never throws.
 #include <cuda_runtime_api.h>
 
 #include <string>

@@ -58,20 +58,31 @@ template <class A>
 __device__ __forceinline__ auto component(const A& acc, int c) {
   if constexpr (sizeof(A) / sizeof(acc.ax) == 7) {
     switch (c) {
-      case kAx: return acc.ax;
-      case kAy: return acc.ay;
-      case kAz: return acc.az;
-      case kPot: return acc.pot;
-      case kJx: return acc.jx;
-      case kJy: return acc.jy;
-      default: return acc.jz;
+      case kAx:
+        return acc.ax;
+      case kAy:
+        return acc.ay;
+      case kAz:
+        return acc.az;
+      case kPot:
+        return acc.pot;
+      case kJx:
+        return acc.jx;
+      case kJy:
+        return acc.jy;
+      default:
+        return acc.jz;
     }
   } else {
     switch (c) {
-      case kAx: return acc.ax;
-      case kAy: return acc.ay;
-      case kAz: return acc.az;
-      default: return acc.pot;
+      case kAx:
+        return acc.ax;
+      case kAy:
+        return acc.ay;
+      case kAz:
+        return acc.az;
+      default:
+        return acc.pot;
     }
   }
 }
@@ -243,7 +254,8 @@ __global__ void finalize_kernel(const FinalizeArgs a) {
   const int n_comp = a.jerk ? 7 : 4;
   for (int c = 0; c < n_comp; ++c) {
     double s = 0;  // fixed order over the splits: deterministic
-    for (int sp = 0; sp < a.splits; ++sp) s += double(partial[(std::size_t(c) * a.splits + sp) * a.n_i + k]);
+    for (int sp = 0; sp < a.splits; ++sp)
+      s += double(partial[(std::size_t(c) * a.splits + sp) * a.n_i + k]);
     if (c == kPot) s -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
     a.out[std::size_t(c) * a.n_i + k] = s;
   }
@@ -282,9 +294,8 @@ __global__ void build_j_kernel(const BuildArgs a) {
   static_cast<JP*>(a.jpos)[i] = p;
   static_cast<JP*>(a.jvel)[i] = vel;
   if constexpr (T::kLo) {  // low parts: x - (double)x_hi, exact to about 2^-48 relative
-    static_cast<float4*>(a.jlo)[i] =
-        make_float4(float(x[0] - double(p.x)), float(x[1] - double(p.y)),
-                    float(x[2] - double(p.z)), 0.f);
+    static_cast<float4*>(a.jlo)[i] = make_float4(
+        float(x[0] - double(p.x)), float(x[1] - double(p.y)), float(x[2] - double(p.z)), 0.f);
   }
 }
 
@@ -309,8 +320,10 @@ ForceFn pick_tile(bool jerk, bool potential, bool guard) {
     return guard ? forces_kernel<P, true, true, true, kJ> : forces_kernel<P, true, true, false, kJ>;
   }
   if (potential)
-    return guard ? forces_kernel<P, false, true, true, kI> : forces_kernel<P, false, true, false, kI>;
-  return guard ? forces_kernel<P, false, false, true, kI> : forces_kernel<P, false, false, false, kI>;
+    return guard ? forces_kernel<P, false, true, true, kI>
+                 : forces_kernel<P, false, true, false, kI>;
+  return guard ? forces_kernel<P, false, false, true, kI>
+               : forces_kernel<P, false, false, false, kI>;
 }
 
 template <Precision P>
@@ -321,23 +334,31 @@ ForceFn pick(bool jerk, bool potential, bool guard, bool wide) {
 
 ForceFn pick(Precision p, bool jerk, bool potential, bool guard, bool wide) {
   switch (p) {
-    case Precision::single: return pick<Precision::single>(jerk, potential, guard, wide);
-    case Precision::mixed: return pick<Precision::mixed>(jerk, potential, guard, wide);
-    case Precision::double_: break;
+    case Precision::single:
+      return pick<Precision::single>(jerk, potential, guard, wide);
+    case Precision::mixed:
+      return pick<Precision::mixed>(jerk, potential, guard, wide);
+    case Precision::double_:
+      break;
   }
   return pick<Precision::double_>(jerk, potential, guard, wide);
 }
 
 int base_tile(Precision p) {
   switch (p) {
-    case Precision::single: return Traits<Precision::single>::kI;
-    case Precision::mixed: return Traits<Precision::mixed>::kI;
-    case Precision::double_: break;
+    case Precision::single:
+      return Traits<Precision::single>::kI;
+    case Precision::mixed:
+      return Traits<Precision::mixed>::kI;
+    case Precision::double_:
+      break;
   }
   return Traits<Precision::double_>::kI;
 }
 
-std::size_t acc_bytes(Precision p) { return p == Precision::single ? 4 : 8; }
+std::size_t acc_bytes(Precision p) {
+  return p == Precision::single ? 4 : 8;
+}
 
 constexpr int kFinalizeThreads = 128;
 
@@ -398,9 +419,13 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   }
   if (std::getenv("PAIRWISE_CUDA_PLAN_DEBUG"))
     std::fprintf(stderr, "plan %s %s n_i=%d n_j=%d: tile %d q %d splits %d i_blocks %d\n",
-                 precision == Precision::single ? "single" : precision == Precision::mixed ? "mixed" : "double",
-                 jerk ? "GAJ" : potential ? "GA" : "GA-nopot", n_i, n_j, best.i_per_thread, best.q,
-                 best.splits, best.i_blocks);
+                 precision == Precision::single  ? "single"
+                 : precision == Precision::mixed ? "mixed"
+                                                 : "double",
+                 jerk        ? "GAJ"
+                 : potential ? "GA"
+                             : "GA-nopot",
+                 n_i, n_j, best.i_per_thread, best.q, best.splits, best.i_blocks);
   return best;
 }
 
@@ -433,9 +458,15 @@ void launch_build_j(const BuildArgs& args) {
   const dim3 grid(unsigned((args.n + 255) / 256));
   const auto stream = static_cast<cudaStream_t>(args.stream);
   switch (args.precision) {
-    case Precision::single: build_j_kernel<Precision::single><<<grid, 256, 0, stream>>>(args); break;
-    case Precision::mixed: build_j_kernel<Precision::mixed><<<grid, 256, 0, stream>>>(args); break;
-    case Precision::double_: build_j_kernel<Precision::double_><<<grid, 256, 0, stream>>>(args); break;
+    case Precision::single:
+      build_j_kernel<Precision::single><<<grid, 256, 0, stream>>>(args);
+      break;
+    case Precision::mixed:
+      build_j_kernel<Precision::mixed><<<grid, 256, 0, stream>>>(args);
+      break;
+    case Precision::double_:
+      build_j_kernel<Precision::double_><<<grid, 256, 0, stream>>>(args);
+      break;
   }
   PW_CUDA_LAUNCH(args.predict ? "gravity build_j_kernel (predict)" : "gravity build_j_kernel");
 }
@@ -444,7 +475,7 @@ void launch_commit(const MasterState& state, const double* packed, const int* ac
                    void* stream) {
   if (n <= 0) return;
   commit_kernel<<<(n + 127) / 128, 128, 0, static_cast<cudaStream_t>(stream)>>>(state, packed,
-                                                                              active, n);
+                                                                                active, n);
   PW_CUDA_LAUNCH("gravity commit_kernel");
 }
 

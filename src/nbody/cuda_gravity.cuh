@@ -27,8 +27,9 @@ enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
 
 // How one force evaluation is spread over the GPU: blocks of kThreads threads; `q` groups of
 // threads in a block share the same i-particles and take 1/q of each j-tile (in-block j-split);
-// `splits` blocks share the same i-particles and take 1/splits of the j-tiles (grid j-split, Elsen's
-// i-particle replication). Partial sums are reduced in fixed order, so results are deterministic.
+// `splits` blocks share the same i-particles and take 1/splits of the j-tiles (grid j-split,
+// Elsen's i-particle replication). Partial sums are reduced in fixed order, so results are
+// deterministic.
 struct ForcePlan {
   int q = 1, splits = 1, i_blocks = 1;
   int i_per_thread = 1;  // register tile, fixed per kernel instantiation
@@ -59,7 +60,23 @@ std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
 void launch_forces(const ForceArgs& args);
 
 // The master state, double SoA on the device (row order of MasterState::p).
-enum StateArray { kM, kX, kY, kZ, kVx, kVy, kVz, kAx_, kAy_, kAz_, kJx_, kJy_, kJz_, kT, kStateArrays };
+enum StateArray {
+  kM,
+  kX,
+  kY,
+  kZ,
+  kVx,
+  kVy,
+  kVz,
+  kAx_,
+  kAy_,
+  kAz_,
+  kJx_,
+  kJy_,
+  kJz_,
+  kT,
+  kStateArrays
+};
 struct MasterState {
   double* p[kStateArrays] = {};
 };

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,7 @@ class CudaGravityKernel final : public GravityKernel {
   void set_particles(const Particles& p) override {
     PW_CUDA(cudaSetDevice(options_.device));
     n_ = int(p.size());
+    plans_.clear();
     check_memory();
     host_m_ = p.m;
     state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
@@ -128,8 +130,8 @@ class CudaGravityKernel final : public GravityKernel {
       PW_CUDA(cudaMemcpyAsync(state_.p[a], src[a]->data(), sizeof(double) * n_,
                               cudaMemcpyHostToDevice, stream_));
     // Zero Hermite terms until set_hermite_terms: prediction is then the identity.
-    PW_CUDA(cudaMemsetAsync(state_.p[cuda::kAx_], 0, sizeof(double) * 7 * std::max(n_, 1),
-                            stream_));
+    PW_CUDA(
+        cudaMemsetAsync(state_.p[cuda::kAx_], 0, sizeof(double) * 7 * std::max(n_, 1), stream_));
     const std::size_t j_bytes = (options_.precision == Precision::double_ ? 32 : 16);
     jpos_.reserve(j_bytes * std::max(n_, 1));
     jvel_.reserve(j_bytes * std::max(n_, 1));
@@ -146,8 +148,8 @@ class CudaGravityKernel final : public GravityKernel {
     run_forces(jerk, true, nullptr, n_, false, 0.0);
     const int n_comp = jerk ? 7 : 4;
     host_.reserve(sizeof(double) * n_comp * n_);
-    PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(),
-                            sizeof(double) * n_comp * n_, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * n_comp * n_,
+                            cudaMemcpyDeviceToHost, stream_));
     PW_CUDA(cudaStreamSynchronize(stream_));
     const double* h = host_.as<double>();
     std::vector<double>* dst[] = {&out.ax, &out.ay, &out.az, &out.pot, &out.jx, &out.jy, &out.jz};
@@ -186,9 +188,10 @@ class CudaGravityKernel final : public GravityKernel {
                             cudaMemcpyDeviceToHost, stream_));
     PW_CUDA(cudaStreamSynchronize(stream_));
     const double* h = host_.as<double>();
-    std::vector<double>* dst[] = {&out.ax, &out.ay, &out.az, &out.pot, &out.jx,
-                                  &out.jy, &out.jz, &predicted.x, &predicted.y, &predicted.z,
-                                  &predicted.vx, &predicted.vy, &predicted.vz};
+    std::vector<double>* dst[] = {&out.ax,      &out.ay,      &out.az,       &out.pot,
+                                  &out.jx,      &out.jy,      &out.jz,       &predicted.x,
+                                  &predicted.y, &predicted.z, &predicted.vx, &predicted.vy,
+                                  &predicted.vz};
     for (int c = 0; c < 13; ++c)
       std::memcpy(dst[c]->data(), h + std::size_t(c) * n_a, sizeof(double) * n_a);
     masses_for(active, predicted.m);
@@ -258,9 +261,9 @@ class CudaGravityKernel final : public GravityKernel {
   // exactly); throws the DESIGN.md out-of-memory message when they exceed the free memory.
   void check_memory() {
     const std::size_t n = std::max(n_, 1);
-    const std::size_t j_bytes = options_.precision == Precision::double_  ? 64
+    const std::size_t j_bytes = options_.precision == Precision::double_ ? 64
                                 : options_.precision == Precision::mixed ? 48
-                                                                          : 32;
+                                                                         : 32;
     const std::size_t partial_estimate =
         std::min(kMaxPartialBytes, std::size_t(cuda::kComponents) * 8 * n * 4);
     const std::size_t need = (8 * cuda::kStateArrays + j_bytes + 8 * 13) * n + partial_estimate;
@@ -297,8 +300,16 @@ class CudaGravityKernel final : public GravityKernel {
   // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
   void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
     const bool guard = !(options_.eps2 > 0.0);
-    plan_ = cuda::plan_forces(options_.precision, jerk, potential, n_i, n_, info_.multiprocessors,
-                              kMaxPartialBytes);
+    // Plans are cached per (kind, n_i): planning queries occupancy, which would otherwise add
+    // host time between back-to-back launches.
+    const long long key = (static_cast<long long>(n_i) << 2) | (jerk ? 2 : 0) | (potential ? 1 : 0);
+    auto it = plans_.find(key);
+    if (it == plans_.end())
+      it = plans_
+               .emplace(key, cuda::plan_forces(options_.precision, jerk, potential, n_i, n_,
+                                               info_.multiprocessors, kMaxPartialBytes))
+               .first;
+    plan_ = it->second;
     partial_.reserve(cuda::partial_bytes(options_.precision, plan_, n_i));
     results_.reserve(sizeof(double) * 13 * n_i);
     ForceArgs a;
@@ -345,6 +356,7 @@ class CudaGravityKernel final : public GravityKernel {
   int n_ = 0;
   bool j_is_master_ = false;
   ForcePlan plan_;
+  std::map<long long, ForcePlan> plans_;  // valid for the current N; cleared by set_particles
   MasterState state_;
   DeviceBuffer state_buf_, jpos_, jlo_, jvel_, partial_, results_, active_, commit_dev_;
   PinnedBuffer host_, commit_host_;
