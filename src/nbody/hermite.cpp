@@ -67,11 +67,7 @@ void HermiteIntegrator::advance_to(double t) {
     }
     std::swap(forces_, new_forces_);
     if (options_.eta > 0.0) next_dt_ = dt_wanted;
-    time_ = (t - time_ - dt <= kTimeSlack * dt) ? t : time_ + dt;
-    ++stats_.steps;
-    stats_.particle_steps += n;
-    stats_.interactions += static_cast<double>(n) * static_cast<double>(n);
-    state_changed();
+    record_step((t - time_ - dt <= kTimeSlack * dt) ? t : time_ + dt, n);
     for (std::size_t i = 0; i < n; ++i) check_finite(i);
   }
 }

@@ -122,11 +122,7 @@ void BlockHermiteIntegrator::block_step() {
   }
   kernel_.commit(active_, corrected_, corrected_terms_);
 
-  time_ = t_next;
-  ++stats_.steps;
-  stats_.particle_steps += n_active;
-  stats_.interactions += static_cast<double>(n_active) * static_cast<double>(n);
-  state_changed();
+  record_step(t_next, n_active);
 }
 
 }  // namespace pairwise::nbody

@@ -16,6 +16,14 @@ std::span<const double> IntegratorBase::potential() {
   return potential_forces_.pot;
 }
 
+void IntegratorBase::record_step(double new_time, std::size_t active) {
+  time_ = new_time;
+  ++stats_.steps;
+  stats_.particle_steps += active;
+  stats_.interactions += static_cast<double>(active) * static_cast<double>(state_.size());
+  potential_valid_ = false;
+}
+
 void IntegratorBase::check_finite(std::size_t i) const {
   const Particles& p = state_;
   const double values[6] = {p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i]};

@@ -25,7 +25,9 @@ class IntegratorBase : public Integrator {
   virtual void after_potential_evaluation() {}
   // Throws pairwise::Error when particle i's position or velocity is NaN or infinite.
   void check_finite(std::size_t i) const;
-  void state_changed() { potential_valid_ = false; }
+  // Bookkeeping after a step that moved `active` particles (force evaluations on active × N pairs)
+  // and brought the integrator to `new_time`.
+  void record_step(double new_time, std::size_t active);
 
   GravityKernel& kernel_;
   Particles state_;

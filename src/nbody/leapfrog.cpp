@@ -28,11 +28,7 @@ void LeapfrogIntegrator::advance_to(double t) {
       p.vx[i] += 0.5 * h * forces_.ax[i], p.vy[i] += 0.5 * h * forces_.ay[i];
       p.vz[i] += 0.5 * h * forces_.az[i];
     }
-    time_ = (t - time_ - h <= kTimeSlack * dt_) ? t : time_ + h;
-    ++stats_.steps;
-    stats_.particle_steps += n;
-    stats_.interactions += static_cast<double>(n) * static_cast<double>(n);
-    state_changed();
+    record_step((t - time_ - h <= kTimeSlack * dt_) ? t : time_ + h, n);
   }
   for (std::size_t i = 0; i < n; ++i) check_finite(i);
 }
