@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -103,6 +104,8 @@ class CudaGravityKernel final : public GravityKernel {
     PW_CUDA(cudaEventCreate(&stop_));
     PW_CUDA(cudaEventCreateWithFlags(&commit_done_, cudaEventDisableTiming));
     PW_CUDA(cudaEventRecord(commit_done_, stream_));
+    // Refuse a known-too-large problem before the caller builds its particles on the host.
+    if (options.expected_n > 0) check_memory(options.expected_n);
   }
   ~CudaGravityKernel() override {
     cudaStreamSynchronize(stream_);
@@ -118,9 +121,9 @@ class CudaGravityKernel final : public GravityKernel {
 
   void set_particles(const Particles& p) override {
     PW_CUDA(cudaSetDevice(options_.device));
+    check_memory(p.size());
     n_ = int(p.size());
     plans_.clear();
-    check_memory();
     host_m_ = p.m;
     state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
     for (int a = 0; a < cuda::kStateArrays; ++a)
@@ -259,8 +262,8 @@ class CudaGravityKernel final : public GravityKernel {
  private:
   // Bytes the device needs for N particles (everything but the capped partial sums counted
   // exactly); throws the DESIGN.md out-of-memory message when they exceed the free memory.
-  void check_memory() {
-    const std::size_t n = std::max(n_, 1);
+  void check_memory(std::size_t n_particles) {
+    const std::size_t n = std::max<std::size_t>(n_particles, 1);
     const std::size_t j_bytes = options_.precision == Precision::double_ ? 64
                                 : options_.precision == Precision::mixed ? 48
                                                                          : 32;
@@ -271,10 +274,10 @@ class CudaGravityKernel final : public GravityKernel {
     PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const std::size_t held = state_buf_.bytes() + jpos_.bytes() + jvel_.bytes() + jlo_.bytes() +
                              results_.bytes() + partial_.bytes();
-    if (need > free_b + held)
-      throw Error("problem too large for GPU memory: " + std::to_string(n_) + " particles need " +
-                      std::to_string(need) + " bytes, " + std::to_string(free_b + held) +
-                      " bytes free on " + info_.name,
+    if (need > free_b + held || n_particles > std::size_t(std::numeric_limits<int>::max()))
+      throw Error("problem too large for GPU memory: " + std::to_string(n_particles) +
+                      " particles need " + std::to_string(need) + " bytes, " +
+                      std::to_string(free_b + held) + " bytes free on " + info_.name,
                   "cuda backend");
   }
 
