@@ -11,15 +11,20 @@ BackendKind parse_backend(std::string_view text) {
   if (text == "reference") return BackendKind::reference;
   if (text == "cpu") return BackendKind::cpu;
   if (text == "cuda") return BackendKind::cuda;
-  throw Error("unknown backend '" + std::string(text) + "' (expected auto, reference, cpu or cuda)");
+  throw Error("unknown backend '" + std::string(text) +
+              "' (expected auto, reference, cpu or cuda)");
 }
 
 std::string_view to_string(BackendKind b) {
   switch (b) {
-    case BackendKind::automatic: return "auto";
-    case BackendKind::reference: return "reference";
-    case BackendKind::cpu: return "cpu";
-    case BackendKind::cuda: return "cuda";
+    case BackendKind::automatic:
+      return "auto";
+    case BackendKind::reference:
+      return "reference";
+    case BackendKind::cpu:
+      return "cpu";
+    case BackendKind::cuda:
+      return "cuda";
   }
   return "?";
 }
@@ -60,6 +65,8 @@ BackendKind resolve_backend(BackendKind requested, std::string* note) {
   return requested;
 }
 
-int cpu_threads() { return omp_get_max_threads(); }
+int cpu_threads() {
+  return omp_get_max_threads();
+}
 
 }  // namespace pairwise

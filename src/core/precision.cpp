@@ -13,9 +13,12 @@ Precision parse_precision(std::string_view text) {
 
 std::string_view to_string(Precision p) {
   switch (p) {
-    case Precision::single: return "single";
-    case Precision::mixed: return "mixed";
-    case Precision::double_: return "double";
+    case Precision::single:
+      return "single";
+    case Precision::mixed:
+      return "mixed";
+    case Precision::double_:
+      return "double";
   }
   return "?";
 }
