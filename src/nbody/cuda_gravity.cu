@@ -87,8 +87,55 @@ __device__ __forceinline__ auto component(const A& acc, int c) {
   }
 }
 
-template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI>
-__global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
+// Finalizes targets [k_begin, k_end) (see ForceArgs::out), one (component, target) pair per
+// thread: the splits' partial sums added in split order (in double), minus the self term of φ.
+// `partial` is read through L2 (__ldcg): other blocks of this launch wrote it.
+template <Precision P, int kComp>
+__device__ void finalize_targets(const ForceArgs& a, int k_begin, int k_end) {
+  using T = Traits<P>;
+  using F = typename T::F;
+  using Acc = typename T::Acc;
+  const Acc* partial = static_cast<const Acc*>(a.partial);
+  const int splits = a.plan.splits, n = k_end - k_begin;
+  for (int w = int(threadIdx.x); w < n * kComp; w += kThreads) {
+    const int c = w / n, k = k_begin + (w - c * n);
+    const Acc* src = partial + std::size_t(c) * splits * a.n_i + k;
+    double s = 0;  // fixed order over the splits: deterministic
+    int sp = 0;
+    for (; sp + 8 <= splits; sp += 8) {  // 8 loads in flight, then the adds in order
+      Acc v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] = __ldcg(src + std::size_t(sp + u) * a.n_i);
+#pragma unroll
+      for (int u = 0; u < 8; ++u) s += double(v[u]);
+    }
+    for (; sp < splits; ++sp) s += double(__ldcg(src + std::size_t(sp) * a.n_i));
+    if (c == Component::kPot) {
+      const int i = a.i_index ? a.i_index[k] : k;
+      s -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
+    }
+    a.out[std::size_t(c) * a.n_i + k] = s;
+  }
+}
+
+// The predicted x, v of target k (block steps), from the master state in double.
+__device__ void write_predicted(const ForceArgs& a, int k) {
+  const int i = a.i_index ? a.i_index[k] : k;
+  const double dt = a.t - a.state.p[kT][i];
+  for (int d = 0; d < 3; ++d) {
+    double xp, vp;
+    physics::predict(dt, a.state.p[kX + d][i], a.state.p[kVx + d][i], a.state.p[kAx_ + d][i],
+                     a.state.p[kJx_ + d][i], xp, vp);
+    a.out[std::size_t(7 + d) * a.n_i + k] = xp;
+    a.out[std::size_t(10 + d) * a.n_i + k] = vp;
+  }
+}
+
+// kPhased: the kI pairs of one source go through the evaluator in three stages (all distances,
+// all rsqrt, all accumulations), so the scheduler sees kI independent chains instead of kI
+// serial ones. kMinBlocks: the __launch_bounds__ residency hint (caps registers).
+template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI, bool kPhased, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) forces_kernel(const ForceArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
   using Acc = typename T::Acc;
@@ -101,6 +148,7 @@ __global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
   __shared__ float4 s_lo[T::kLo ? kThreads : 1];
   __shared__ JV s_vel[kJerk ? kThreads : 1];
   __shared__ Acc s_red[kThreads * kI];
+  __shared__ bool s_last;
 
   const int q = a.plan.q;
   const int group_size = kThreads / q;  // >= 32: a warp lies inside one group
@@ -108,7 +156,8 @@ __global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
   const int lane = threadIdx.x - g * group_size;
   const int i_block = blockIdx.x % a.plan.i_blocks;  // neighbouring blocks share the j-range (L2)
   const int split = blockIdx.x / a.plan.i_blocks;
-  const int i_base = i_block * group_size * kI + lane;
+  const int i_per_block = group_size * kI;
+  const int i_base = i_block * i_per_block + lane;
 
   const JP* __restrict__ jpos = static_cast<const JP*>(a.jpos);
   const float4* __restrict__ jlo = static_cast<const float4*>(a.jlo);
@@ -178,18 +227,41 @@ __global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
         JV v;
         if constexpr (T::kLo) l = s_lo[jj];
         if constexpr (kJerk) v = s_vel[jj];
+        if constexpr (kPhased) {
+          F dx[kI], dy[kI], dz[kI], s2[kI], inv_s[kI];
 #pragma unroll
-        for (int k = 0; k < kI; ++k) {
-          F dx = p.x - xi[k], dy = p.y - yi[k], dz = p.z - zi[k];
-          if constexpr (T::kLo) {
-            // double-single difference: the hi difference is exact for nearby particles
-            dx += l.x - xl[k], dy += l.y - yl[k], dz += l.z - zl[k];
+          for (int k = 0; k < kI; ++k) {
+            dx[k] = p.x - xi[k], dy[k] = p.y - yi[k], dz[k] = p.z - zi[k];
+            if constexpr (T::kLo) {
+              // double-single difference: the hi difference is exact for nearby particles
+              dx[k] += l.x - xl[k], dy[k] += l.y - yl[k], dz[k] += l.z - zl[k];
+            }
+            s2[k] = physics::softened_distance2(dx[k], dy[k], dz[k], eps2);
           }
-          if constexpr (kJerk) {
-            physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vxi[k], v.y - vyi[k],
-                                                   v.z - vzi[k], p.w, eps2, sum[k]);
-          } else {
-            physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, sum[k]);
+#pragma unroll
+          for (int k = 0; k < kI; ++k) inv_s[k] = pairwise::rsqrt(s2[k]);
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            if constexpr (kJerk) {
+              physics::accumulate_accel_jerk_from_rsqrt<kGuard>(dx[k], dy[k], dz[k], v.x - vxi[k],
+                                                                v.y - vyi[k], v.z - vzi[k], p.w,
+                                                                s2[k], inv_s[k], sum[k]);
+            } else {
+              physics::accumulate_accel_from_rsqrt<kPot, kGuard>(dx[k], dy[k], dz[k], p.w, s2[k],
+                                                                 inv_s[k], sum[k]);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            F dx = p.x - xi[k], dy = p.y - yi[k], dz = p.z - zi[k];
+            if constexpr (T::kLo) dx += l.x - xl[k], dy += l.y - yl[k], dz += l.z - zl[k];
+            if constexpr (kJerk) {
+              physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vxi[k], v.y - vyi[k],
+                                                     v.z - vzi[k], p.w, eps2, sum[k]);
+            } else {
+              physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, sum[k]);
+            }
           }
         }
       }
@@ -205,7 +277,9 @@ __global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
     __syncthreads();
   }
 
-  // Partial sums of this (i-block, split): in-block groups reduced in order g = 0..q-1.
+  // Partial sums of this (i-block, split): in-block groups reduced in order g = 0..q-1. With one
+  // split they are final and written out directly.
+  const int splits = a.plan.splits;
   Acc* __restrict__ partial = static_cast<Acc*>(a.partial);
 #pragma unroll
   for (int c = 0; c < kComp; ++c) {
@@ -236,39 +310,41 @@ __global__ void __launch_bounds__(kThreads) forces_kernel(const ForceArgs a) {
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = i_base + k * group_size;
-        if (i < a.n_i) partial[(std::size_t(c) * a.plan.splits + split) * a.n_i + i] = value[k];
+        if (i >= a.n_i) continue;
+        if (splits == 1) {
+          double s = 0;
+          s += double(value[k]);
+          if (c == Component::kPot) {  // (kPot alone is the template parameter here)
+            const int idx = a.i_index ? a.i_index[i] : i;
+            s -= double(physics::self_potential(F(a.state.p[kM][idx]), F(a.eps2)));
+          }
+          a.out[std::size_t(c) * a.n_i + i] = s;
+        } else {
+          partial[(std::size_t(c) * splits + split) * a.n_i + i] = value[k];
+        }
       }
     }
   }
-}
 
-template <Precision P>
-__global__ void finalize_kernel(const FinalizeArgs a) {
-  using T = Traits<P>;
-  using F = typename T::F;
-  using Acc = typename T::Acc;
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= a.n_i) return;
-  const int i = a.i_index ? a.i_index[k] : k;
-  const Acc* partial = static_cast<const Acc*>(a.partial);
-  const int n_comp = a.jerk ? 7 : 4;
-  for (int c = 0; c < n_comp; ++c) {
-    double s = 0;  // fixed order over the splits: deterministic
-    for (int sp = 0; sp < a.splits; ++sp)
-      s += double(partial[(std::size_t(c) * a.splits + sp) * a.n_i + k]);
-    if (c == kPot) s -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
-    a.out[std::size_t(c) * a.n_i + k] = s;
-  }
-  if (a.predict) {
-    const double dt = a.t - a.state.p[kT][i];
-    for (int d = 0; d < 3; ++d) {
-      double xp, vp;
-      physics::predict(dt, a.state.p[kX + d][i], a.state.p[kVx + d][i], a.state.p[kAx_ + d][i],
-                       a.state.p[kJx_ + d][i], xp, vp);
-      a.out[std::size_t(7 + d) * a.n_i + k] = xp;
-      a.out[std::size_t(10 + d) * a.n_i + k] = vp;
+  const int k_begin = i_block * i_per_block;
+  const int k_end = min(k_begin + i_per_block, a.n_i);
+  if (splits > 1) {
+    // The last block of this i-block to finish sums every split's partials (the CUDA samples'
+    // threadFenceReduction pattern); the order of the sum does not depend on which block it is.
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const unsigned ticket = atomicAdd(&a.tickets[i_block], 1u);
+      s_last = ticket == unsigned(splits - 1);
     }
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    finalize_targets<P, kComp>(a, k_begin, k_end);
+    if (threadIdx.x == 0) a.tickets[i_block] = 0;  // ready for the next launch
   }
+  if (a.predict)
+    for (int k = k_begin + int(threadIdx.x); k < k_end; k += kThreads) write_predicted(a, k);
 }
 
 template <Precision P>
@@ -311,37 +387,72 @@ __global__ void commit_kernel(const MasterState s, const double* packed, const i
 
 using ForceFn = void (*)(ForceArgs);
 
+// Code variants of the single-precision kernels (experiments: PAIRWISE_CUDA_VARIANT), as
+// (staged evaluator, __launch_bounds__ minimum blocks per SM, which caps the registers):
+//   0 (GA: no, GAJ: yes; 2)  1 (yes, 3)  2 (yes, 4)  3 (no, 3)  4 (yes, 1)  5 (yes, 2)
+// Variant 0 is the fastest measured on an H200 (docs/performance.md): 2 blocks of 256 threads per
+// SM (<= 128 registers) beat 3 (<= 80) even though fewer warps hide latency; the staged evaluator
+// helps GAJ (+3 %), not GA (-1 %). Mixed and double precision use the one-stage evaluator
+// without a register cap.
+constexpr int kVariants = 6;
+
+template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI>
+ForceFn pick_variant(int variant) {
+  if constexpr (P != Precision::single) {
+    return forces_kernel<P, kJerk, kPot, kGuard, kI, false, 1>;
+  } else {
+    if constexpr (!kGuard) {
+      switch (variant) {
+        case 1:
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 3>;
+        case 2:
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 4>;
+        case 3:
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, false, 3>;
+        case 4:
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 1>;
+        case 5:
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 2>;
+        default:
+          break;
+      }
+    }
+    return forces_kernel<P, kJerk, kPot, kGuard, kI, kJerk, 2>;
+  }
+}
+
 // GA may use twice the base register tile (kI): fewer shared-memory loads and loop instructions
 // per interaction for large N; GAJ keeps the base tile (register pressure).
 template <Precision P, int kI>
-ForceFn pick_tile(bool jerk, bool potential, bool guard) {
+ForceFn pick_tile(bool jerk, bool potential, bool guard, int variant) {
   if (jerk) {
     constexpr int kJ = Traits<P>::kI;
-    return guard ? forces_kernel<P, true, true, true, kJ> : forces_kernel<P, true, true, false, kJ>;
+    return guard ? pick_variant<P, true, true, true, kJ>(variant)
+                 : pick_variant<P, true, true, false, kJ>(variant);
   }
   if (potential)
-    return guard ? forces_kernel<P, false, true, true, kI>
-                 : forces_kernel<P, false, true, false, kI>;
-  return guard ? forces_kernel<P, false, false, true, kI>
-               : forces_kernel<P, false, false, false, kI>;
+    return guard ? pick_variant<P, false, true, true, kI>(variant)
+                 : pick_variant<P, false, true, false, kI>(variant);
+  return guard ? pick_variant<P, false, false, true, kI>(variant)
+               : pick_variant<P, false, false, false, kI>(variant);
 }
 
 template <Precision P>
-ForceFn pick(bool jerk, bool potential, bool guard, bool wide) {
-  return wide ? pick_tile<P, 2 * Traits<P>::kI>(jerk, potential, guard)
-              : pick_tile<P, Traits<P>::kI>(jerk, potential, guard);
+ForceFn pick(bool jerk, bool potential, bool guard, bool wide, int variant) {
+  return wide ? pick_tile<P, 2 * Traits<P>::kI>(jerk, potential, guard, variant)
+              : pick_tile<P, Traits<P>::kI>(jerk, potential, guard, variant);
 }
 
-ForceFn pick(Precision p, bool jerk, bool potential, bool guard, bool wide) {
+ForceFn pick(Precision p, bool jerk, bool potential, bool guard, bool wide, int variant) {
   switch (p) {
     case Precision::single:
-      return pick<Precision::single>(jerk, potential, guard, wide);
+      return pick<Precision::single>(jerk, potential, guard, wide, variant);
     case Precision::mixed:
-      return pick<Precision::mixed>(jerk, potential, guard, wide);
+      return pick<Precision::mixed>(jerk, potential, guard, wide, variant);
     case Precision::double_:
       break;
   }
-  return pick<Precision::double_>(jerk, potential, guard, wide);
+  return pick<Precision::double_>(jerk, potential, guard, wide, variant);
 }
 
 int base_tile(Precision p) {
@@ -360,8 +471,6 @@ std::size_t acc_bytes(Precision p) {
   return p == Precision::single ? 4 : 8;
 }
 
-constexpr int kFinalizeThreads = 128;
-
 }  // namespace
 
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i) {
@@ -370,39 +479,48 @@ std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i) {
 
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
                       std::size_t max_partial_bytes) {
+  int variant = 0;
+  if (const char* env = std::getenv("PAIRWISE_CUDA_VARIANT")) variant = std::atoi(env);
+  if (precision != Precision::single || variant < 0 || variant >= kVariants) variant = 0;
+  // Cost model, in cycles of one SM: blocks are spread evenly over the SMs (ceil(blocks/sms) per
+  // SM, run `per_sm` at a time); a block is kThreads/32 warps issuing `per_pair` instructions per
+  // interaction (plus ~40 per tile and ~300 fixed); the SM's 4 schedulers issue one instruction
+  // per cycle each when it holds >= 16 warps, proportionally less below. With splits > 1 the last
+  // block of each i-block adds the partials: ~300 cycles of L2 latency per 8 splits per
+  // (component, target) pair of a thread, after ~500 for the ticket (fitted to N = 4,096).
   ForcePlan best;
-  // Cost model in units of one interaction on one thread: a block runs ceil(tiles/S) tiles of
-  // (kThreads/q)·kI interactions per thread plus ~64 per tile (load, barriers) and a fixed
-  // ~200 + 40·q·components (start, in-block reduction, partial writes); blocks run in waves of
-  // `capacity` resident blocks. The finalize pass reads S·n_i·components partials.
   double best_cost = std::numeric_limits<double>::infinity();
   const long long n_tiles = (std::max(n_j, 1) + kThreads - 1) / kThreads;
   const int n_comp = jerk ? 7 : 4;
+  const double per_pair = jerk ? 28.0 : 14.2;
+  constexpr int kWarpsPerBlock = kThreads / 32;
   for (const bool wide : {false, true}) {
     if (wide && jerk) continue;
     const int tile = base_tile(precision) * (wide ? 2 : 1);
     int per_sm = 1;
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, pick(precision, jerk, potential, false, wide), kThreads, 0));
+        &per_sm, pick(precision, jerk, potential, false, wide, variant), kThreads, 0));
     per_sm = std::max(per_sm, 1);
-    const double capacity = double(per_sm) * std::max(sms, 1);
-    // Throughput per resident block falls with fewer warps per SM (latency of the pair chain).
-    const double slowdown = per_sm * kThreads >= 512 ? 1.0 : 1.15;
     for (int q : {1, 2, 4, 8}) {
       const int i_per_block = kThreads / q * tile;
       const long long i_blocks = (n_i + i_per_block - 1) / i_per_block;
       for (long long s = 1; s <= n_tiles; ++s) {
-        const ForcePlan trial{q, int(s), int(i_blocks), tile};
+        const ForcePlan trial{q, int(s), int(i_blocks), tile, variant};
         if (s > 1 && partial_bytes(precision, trial, n_i) > max_partial_bytes) break;
-        const double blocks = double(i_blocks * s);
-        const double waves = std::ceil(blocks / capacity);
+        const long long blocks = i_blocks * s;
         const double tiles = std::ceil(double(n_tiles) / double(s));
-        const double per_block =
-            tiles * (double(kThreads / q) * tile * (jerk ? 2.0 : 1.0) * slowdown + 64.0 +
-                     (tile < 8 ? 16.0 * kThreads / q : 0.0)) +
-            200.0 + 40.0 * q * n_comp;
-        const double reduce = double(s) * n_i * n_comp * 0.25 / (capacity * kThreads) * per_sm;
-        const double cost = waves * per_block + reduce;
+        const double block_instr = tiles * (double(kThreads / q) * tile * per_pair + 40.0) + 300.0 +
+                                   (q > 1 ? 40.0 * q * n_comp * tile / 4.0 : 0.0);
+        const double sm_blocks = std::ceil(double(blocks) / std::max(sms, 1));
+        const double warps = std::min<double>(sm_blocks, per_sm) * kWarpsPerBlock;
+        const double efficiency = std::min(1.0, warps / 16.0);
+        // The wide tile measured 5-8 % slower than the base one at N = 262,144 (single, H200).
+        double cost =
+            sm_blocks * block_instr * kWarpsPerBlock / 4.0 / efficiency * (wide ? 1.08 : 1.0);
+        if (s > 1)
+          cost +=
+              500.0 + std::ceil(double(std::min<long long>(i_per_block, n_i)) * n_comp / kThreads) *
+                          std::ceil(double(s) / 8.0) * 300.0;
         if (cost < best_cost * 0.999) best_cost = cost, best = trial;
       }
     }
@@ -414,44 +532,28 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
         (tile == base_tile(precision) || (!jerk && tile == 2 * base_tile(precision))) &&
         (q == 1 || q == 2 || q == 4 || q == 8)) {
       const int i_per_block = kThreads / q * tile;
-      best = ForcePlan{q, s, (n_i + i_per_block - 1) / i_per_block, tile};
+      best = ForcePlan{q, s, (n_i + i_per_block - 1) / i_per_block, tile, variant};
     }
   }
   if (std::getenv("PAIRWISE_CUDA_PLAN_DEBUG"))
-    std::fprintf(stderr, "plan %s %s n_i=%d n_j=%d: tile %d q %d splits %d i_blocks %d\n",
+    std::fprintf(stderr,
+                 "plan %s %s n_i=%d n_j=%d: tile %d q %d splits %d i_blocks %d variant %d\n",
                  precision == Precision::single  ? "single"
                  : precision == Precision::mixed ? "mixed"
                                                  : "double",
                  jerk        ? "GAJ"
                  : potential ? "GA"
                              : "GA-nopot",
-                 n_i, n_j, best.i_per_thread, best.q, best.splits, best.i_blocks);
+                 n_i, n_j, best.i_per_thread, best.q, best.splits, best.i_blocks, best.variant);
   return best;
 }
 
 void launch_forces(const ForceArgs& args) {
   const ForceFn fn = pick(args.precision, args.jerk, args.potential, args.guard_zero,
-                          args.plan.i_per_thread != base_tile(args.precision));
+                          args.plan.i_per_thread != base_tile(args.precision), args.plan.variant);
   const dim3 grid(unsigned(args.plan.i_blocks) * unsigned(args.plan.splits));
   fn<<<grid, kThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(args);
   PW_CUDA_LAUNCH(args.jerk ? "gravity forces_kernel (GAJ)" : "gravity forces_kernel (GA)");
-}
-
-void launch_finalize(const FinalizeArgs& args) {
-  const dim3 grid(unsigned((args.n_i + kFinalizeThreads - 1) / kFinalizeThreads));
-  const auto stream = static_cast<cudaStream_t>(args.stream);
-  switch (args.precision) {
-    case Precision::single:
-      finalize_kernel<Precision::single><<<grid, kFinalizeThreads, 0, stream>>>(args);
-      break;
-    case Precision::mixed:
-      finalize_kernel<Precision::mixed><<<grid, kFinalizeThreads, 0, stream>>>(args);
-      break;
-    case Precision::double_:
-      finalize_kernel<Precision::double_><<<grid, kFinalizeThreads, 0, stream>>>(args);
-      break;
-  }
-  PW_CUDA_LAUNCH("gravity finalize_kernel");
 }
 
 void launch_build_j(const BuildArgs& args) {

@@ -33,31 +33,10 @@ enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
 struct ForcePlan {
   int q = 1, splits = 1, i_blocks = 1;
   int i_per_thread = 1;  // register tile, fixed per kernel instantiation
+  int variant = 0;       // code variant (experiments, single precision): see cuda_kernel.cu
 };
 
 inline constexpr int kThreads = 256;  // threads per block == j-particles per shared-memory tile
-
-struct ForceArgs {
-  Precision precision = Precision::single;
-  bool jerk = false, potential = true, guard_zero = false;
-  const void* jpos = nullptr;  // float4 or double4 [n_j]
-  const void* jlo = nullptr;   // float4 [n_j], mixed only
-  const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
-  int n_j = 0;
-  const int* i_index = nullptr;  // targets are j-particles i_index[k]; nullptr: k itself
-  int n_i = 0;
-  double eps2 = 0;
-  void* partial = nullptr;  // [kComponents][splits][n_i] float (single) or double (mixed, double)
-  ForcePlan plan;
-  void* stream = nullptr;  // cudaStream_t
-};
-
-// Chooses q and splits for n_i targets and n_j sources on a device with `sms` multiprocessors
-// (minimizing a model of waves × per-block time plus the reduction's traffic).
-ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
-                      std::size_t max_partial_bytes);
-std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
-void launch_forces(const ForceArgs& args);
 
 // The master state, double SoA on the device (row order of MasterState::p).
 enum StateArray {
@@ -81,24 +60,38 @@ struct MasterState {
   double* p[kStateArrays] = {};
 };
 
-// Sums the partials in split order (in double), removes the self term -m_i/ε of the softened loop
-// (in the kernel's precision, so it cancels what the kernel added), and writes out[c * n_i + k] for
-// the components 0..(jerk ? 7 : 4)-1. With `predict_t`, also writes the targets' predicted
-// x, y, z, vx, vy, vz (recomputed in double from the master state) at out[(7 + c) * n_i + k].
-struct FinalizeArgs {
+struct ForceArgs {
   Precision precision = Precision::single;
-  bool jerk = false;
-  const void* partial = nullptr;
-  int splits = 1, n_i = 0;
-  const int* i_index = nullptr;
-  MasterState state;
+  bool jerk = false, potential = true, guard_zero = false;
+  const void* jpos = nullptr;  // float4 or double4 [n_j]
+  const void* jlo = nullptr;   // float4 [n_j], mixed only
+  const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
+  int n_j = 0;
+  const int* i_index = nullptr;  // targets are j-particles i_index[k]; nullptr: k itself
+  int n_i = 0;
   double eps2 = 0;
+  void* partial = nullptr;  // [kComponents][splits][n_i] float (single) or double (mixed, double)
+  unsigned* tickets = nullptr;  // [i_blocks] zeroed counters (splits > 1); left zeroed
+  ForcePlan plan;
+  // Finalized results, written by the same launch: out[c * n_i + k] for the components
+  // 0..(jerk ? 7 : 4)-1, summed over the splits in split order (in double) by the last block of
+  // each i-block to finish (a ticket counter), with the self term -m_i/ε removed from φ (in the
+  // kernel's precision, so it cancels what the loop added). With `predict`, also the targets'
+  // predicted x, y, z, vx, vy, vz (in double from the master state) at out[(7 + c) * n_i + k].
   double* out = nullptr;
+  MasterState state;
   bool predict = false;
   double t = 0;
-  void* stream = nullptr;
+  void* stream = nullptr;  // cudaStream_t
 };
-void launch_finalize(const FinalizeArgs& args);
+
+// Chooses q and splits for n_i targets and n_j sources on a device with `sms` multiprocessors
+// (minimizing a model of waves × per-block time plus the reduction's traffic).
+ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
+                      std::size_t max_partial_bytes);
+std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
+// One launch per force evaluation (forces, reduction over the splits and finalization).
+void launch_forces(const ForceArgs& args);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.

@@ -232,7 +232,7 @@ class CudaGravityKernel final : public GravityKernel {
     return time_forces(kind == ForceKind::accel_jerk, true, repeats);
   }
 
-  // Events around each of `repeats` back-to-back launches (forces + finalize), no transfers.
+  // Events around each of `repeats` back-to-back evaluations (one launch each), no transfers.
   double time_forces(bool jerk, bool potential, int repeats) {
     if (n_ == 0) return 0.0;
     ensure_master_j();
@@ -313,8 +313,13 @@ class CudaGravityKernel final : public GravityKernel {
                                                info_.multiprocessors, kMaxPartialBytes))
                .first;
     plan_ = it->second;
-    partial_.reserve(cuda::partial_bytes(options_.precision, plan_, n_i));
+    if (plan_.splits > 1) partial_.reserve(cuda::partial_bytes(options_.precision, plan_, n_i));
     results_.reserve(sizeof(double) * 13 * n_i);
+    const std::size_t ticket_bytes = sizeof(unsigned) * std::size_t(plan_.i_blocks);
+    if (ticket_bytes > tickets_.bytes()) {  // counters start at zero; each launch leaves them so
+      tickets_.reserve(ticket_bytes);
+      PW_CUDA(cudaMemsetAsync(tickets_.as<void>(), 0, tickets_.bytes(), stream_));
+    }
     ForceArgs a;
     a.precision = options_.precision;
     a.jerk = jerk;
@@ -328,23 +333,14 @@ class CudaGravityKernel final : public GravityKernel {
     a.n_i = n_i;
     a.eps2 = options_.eps2;
     a.partial = partial_.as<void>();
+    a.tickets = tickets_.as<unsigned>();
     a.plan = plan_;
+    a.out = results_.as<double>();
+    a.state = state_;
+    a.predict = predict;
+    a.t = t;
     a.stream = stream_;
     cuda::launch_forces(a);
-    cuda::FinalizeArgs f;
-    f.precision = options_.precision;
-    f.jerk = jerk;
-    f.partial = partial_.as<void>();
-    f.splits = plan_.splits;
-    f.n_i = n_i;
-    f.i_index = i_index;
-    f.state = state_;
-    f.eps2 = options_.eps2;
-    f.out = results_.as<double>();
-    f.predict = predict;
-    f.t = t;
-    f.stream = stream_;
-    cuda::launch_finalize(f);
   }
 
   // Masses never change: a host copy fills `predicted.m`.
@@ -361,7 +357,7 @@ class CudaGravityKernel final : public GravityKernel {
   ForcePlan plan_;
   std::map<long long, ForcePlan> plans_;  // valid for the current N; cleared by set_particles
   MasterState state_;
-  DeviceBuffer state_buf_, jpos_, jlo_, jvel_, partial_, results_, active_, commit_dev_;
+  DeviceBuffer state_buf_, jpos_, jlo_, jvel_, partial_, results_, active_, commit_dev_, tickets_;
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
 };

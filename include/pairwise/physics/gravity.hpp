@@ -62,6 +62,43 @@ PW_HD void accumulate_accel_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T e
   acc.pot -= m_inv_s;
 }
 
+// Two-stage forms of the evaluators above, for GPU kernels that interleave many independent pairs
+// (all distances first, then all rsqrt, then all accumulations: ILP instead of one serial chain per
+// pair). The same operations in the same order: results are bitwise those of the one-stage forms.
+//   s2 = softened_distance2(d, ε²);  inv_s = rsqrt(s2);  accumulate_*_from_rsqrt(..., s2, inv_s)
+template <class T>
+PW_HD T softened_distance2(T dx, T dy, T dz, T eps2) {
+  return fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
+}
+
+template <bool kPotential, bool kGuardZero, class T>
+PW_HD void accumulate_accel_from_rsqrt(T dx, T dy, T dz, T m, T s2, T inv_s, Accel<T>& acc) {
+  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
+  const T m_inv_s = m * inv_s;
+  const T m_inv_s3 = m_inv_s * (inv_s * inv_s);
+  acc.ax = fmadd(m_inv_s3, dx, acc.ax);
+  acc.ay = fmadd(m_inv_s3, dy, acc.ay);
+  acc.az = fmadd(m_inv_s3, dz, acc.az);
+  if constexpr (kPotential) acc.pot -= m_inv_s;
+}
+
+template <bool kGuardZero, class T>
+PW_HD void accumulate_accel_jerk_from_rsqrt(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T s2,
+                                            T inv_s, AccelJerk<T>& acc) {
+  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
+  const T inv_s2 = inv_s * inv_s;
+  const T m_inv_s = m * inv_s;
+  const T m_inv_s3 = m_inv_s * inv_s2;
+  const T alpha = T(3) * fmadd(dx, dvx, fmadd(dy, dvy, dz * dvz)) * inv_s2;
+  acc.ax = fmadd(m_inv_s3, dx, acc.ax);
+  acc.ay = fmadd(m_inv_s3, dy, acc.ay);
+  acc.az = fmadd(m_inv_s3, dz, acc.az);
+  acc.jx = fmadd(m_inv_s3, fmadd(-alpha, dx, dvx), acc.jx);
+  acc.jy = fmadd(m_inv_s3, fmadd(-alpha, dy, dvy), acc.jy);
+  acc.jz = fmadd(m_inv_s3, fmadd(-alpha, dz, dvz), acc.jz);
+  acc.pot -= m_inv_s;
+}
+
 // The term a particle adds to its own potential when a softened loop includes it: -m_i/ε.
 template <class T>
 PW_HD T self_potential(T m, T eps2) {
