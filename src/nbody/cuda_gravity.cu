@@ -87,34 +87,60 @@ __device__ __forceinline__ auto component(const A& acc, int c) {
   }
 }
 
-// Finalizes targets [k_begin, k_end) (see ForceArgs::out), one (component, target) pair per
-// thread: the splits' partial sums added in split order (in double), minus the self term of φ.
-// `partial` is read through L2 (__ldcg): other blocks of this launch wrote it.
+// Finalizes targets [k_begin, k_end) (see ForceArgs::out), kPairs (component, target) pairs per
+// thread at a time: the splits' partial sums added in split order (in double), minus the self term
+// of φ. The loads of 8 splits of all kPairs pairs are in flight together (this tail runs on one
+// block after the others finished, so it is L2-latency bound). `partial` is read through L2
+// (__ldcg): other blocks of this launch wrote it.
 template <Precision P, int kComp>
 __device__ void finalize_targets(const ForceArgs& a, int k_begin, int k_end) {
   using T = Traits<P>;
   using F = typename T::F;
   using Acc = typename T::Acc;
+  constexpr int kPairs = 4, kBatch = 8;
   const Acc* partial = static_cast<const Acc*>(a.partial);
-  const int splits = a.plan.splits, n = k_end - k_begin;
-  for (int w = int(threadIdx.x); w < n * kComp; w += kThreads) {
-    const int c = w / n, k = k_begin + (w - c * n);
-    const Acc* src = partial + std::size_t(c) * splits * a.n_i + k;
-    double s = 0;  // fixed order over the splits: deterministic
+  const int splits = a.plan.splits, n = k_end - k_begin, pairs = n * kComp;
+  for (int w0 = int(threadIdx.x); w0 < pairs; w0 += kPairs * kThreads) {
+    const Acc* src[kPairs];
+    double s[kPairs];
+#pragma unroll
+    for (int r = 0; r < kPairs; ++r) {
+      const int w = min(w0 + r * kThreads, pairs - 1);  // duplicates past the end: not written
+      const int c = w / n, k = k_begin + (w - c * n);
+      src[r] = partial + std::size_t(c) * splits * a.n_i + k;
+      s[r] = 0;  // fixed order over the splits: deterministic
+    }
     int sp = 0;
-    for (; sp + 8 <= splits; sp += 8) {  // 8 loads in flight, then the adds in order
-      Acc v[8];
+    for (; sp + kBatch <= splits; sp += kBatch) {
+      Acc v[kPairs][kBatch];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) v[u] = __ldcg(src + std::size_t(sp + u) * a.n_i);
+      for (int r = 0; r < kPairs; ++r)
 #pragma unroll
-      for (int u = 0; u < 8; ++u) s += double(v[u]);
+        for (int u = 0; u < kBatch; ++u) v[r][u] = __ldcg(src[r] + std::size_t(sp + u) * a.n_i);
+#pragma unroll
+      for (int r = 0; r < kPairs; ++r)
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) s[r] += double(v[r][u]);
     }
-    for (; sp < splits; ++sp) s += double(__ldcg(src + std::size_t(sp) * a.n_i));
-    if (c == Component::kPot) {
-      const int i = a.i_index ? a.i_index[k] : k;
-      s -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
+    for (; sp < splits; ++sp) {
+      Acc v[kPairs];
+#pragma unroll
+      for (int r = 0; r < kPairs; ++r) v[r] = __ldcg(src[r] + std::size_t(sp) * a.n_i);
+#pragma unroll
+      for (int r = 0; r < kPairs; ++r) s[r] += double(v[r]);
     }
-    a.out[std::size_t(c) * a.n_i + k] = s;
+#pragma unroll
+    for (int r = 0; r < kPairs; ++r) {
+      const int w = w0 + r * kThreads;
+      if (w >= pairs) break;
+      const int c = w / n, k = k_begin + (w - c * n);
+      double value = s[r];
+      if (c == Component::kPot) {
+        const int i = a.i_index ? a.i_index[k] : k;
+        value -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
+      }
+      a.out[std::size_t(c) * a.n_i + k] = value;
+    }
   }
 }
 
@@ -486,8 +512,8 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   // SM, run `per_sm` at a time); a block is kThreads/32 warps issuing `per_pair` instructions per
   // interaction (plus ~40 per tile and ~300 fixed); the SM's 4 schedulers issue one instruction
   // per cycle each when it holds >= 16 warps, proportionally less below. With splits > 1 the last
-  // block of each i-block adds the partials: ~300 cycles of L2 latency per 8 splits per
-  // (component, target) pair of a thread, after ~500 for the ticket (fitted to N = 4,096).
+  // block of each i-block adds the partials: ~700 cycles of L2 latency per 8 splits per 4
+  // (component, target) pairs of a thread, after ~500 for the ticket.
   ForcePlan best;
   double best_cost = std::numeric_limits<double>::infinity();
   const long long n_tiles = (std::max(n_j, 1) + kThreads - 1) / kThreads;
@@ -518,9 +544,9 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
         double cost =
             sm_blocks * block_instr * kWarpsPerBlock / 4.0 / efficiency * (wide ? 1.08 : 1.0);
         if (s > 1)
-          cost +=
-              500.0 + std::ceil(double(std::min<long long>(i_per_block, n_i)) * n_comp / kThreads) *
-                          std::ceil(double(s) / 8.0) * 300.0;
+          cost += 500.0 + std::ceil(double(std::min<long long>(i_per_block, n_i)) * n_comp /
+                                    (4.0 * kThreads)) *
+                              std::ceil(double(s) / 8.0) * 700.0;
         if (cost < best_cost * 0.999) best_cost = cost, best = trial;
       }
     }
