@@ -443,16 +443,20 @@ ForceFn pick_variant(int variant) {
           break;
       }
     }
-    return forces_kernel<P, kJerk, kPot, kGuard, kI, kJerk, 2>;
+    // The narrow tile (kI = 2) is for small problems: <= 64 registers, 4 blocks per SM.
+    return forces_kernel<P, kJerk, kPot, kGuard, kI, kJerk, (kI < Traits<P>::kI ? 4 : 2)>;
   }
 }
 
-// GA may use twice the base register tile (kI): fewer shared-memory loads and loop instructions
-// per interaction for large N; GAJ keeps the base tile (register pressure).
+// Register tiles (targets per thread, kI): the base tile of the precision; GA may use twice it
+// (fewer shared-memory loads per interaction), and single precision half of it (kI = 2: more,
+// smaller blocks for small problems). GAJ has no wide tile (register pressure).
+enum class Shape { narrow, base, wide };
+
 template <Precision P, int kI>
 ForceFn pick_tile(bool jerk, bool potential, bool guard, int variant) {
   if (jerk) {
-    constexpr int kJ = Traits<P>::kI;
+    constexpr int kJ = kI > Traits<P>::kI ? Traits<P>::kI : kI;
     return guard ? pick_variant<P, true, true, true, kJ>(variant)
                  : pick_variant<P, true, true, false, kJ>(variant);
   }
@@ -464,21 +468,25 @@ ForceFn pick_tile(bool jerk, bool potential, bool guard, int variant) {
 }
 
 template <Precision P>
-ForceFn pick(bool jerk, bool potential, bool guard, bool wide, int variant) {
-  return wide ? pick_tile<P, 2 * Traits<P>::kI>(jerk, potential, guard, variant)
-              : pick_tile<P, Traits<P>::kI>(jerk, potential, guard, variant);
+ForceFn pick(bool jerk, bool potential, bool guard, Shape shape, int variant) {
+  if constexpr (P == Precision::single) {
+    if (shape == Shape::narrow)
+      return pick_tile<P, Traits<P>::kI / 2>(jerk, potential, guard, variant);
+  }
+  return shape == Shape::wide ? pick_tile<P, 2 * Traits<P>::kI>(jerk, potential, guard, variant)
+                              : pick_tile<P, Traits<P>::kI>(jerk, potential, guard, variant);
 }
 
-ForceFn pick(Precision p, bool jerk, bool potential, bool guard, bool wide, int variant) {
+ForceFn pick(Precision p, bool jerk, bool potential, bool guard, Shape shape, int variant) {
   switch (p) {
     case Precision::single:
-      return pick<Precision::single>(jerk, potential, guard, wide, variant);
+      return pick<Precision::single>(jerk, potential, guard, shape, variant);
     case Precision::mixed:
-      return pick<Precision::mixed>(jerk, potential, guard, wide, variant);
+      return pick<Precision::mixed>(jerk, potential, guard, shape, variant);
     case Precision::double_:
       break;
   }
-  return pick<Precision::double_>(jerk, potential, guard, wide, variant);
+  return pick<Precision::double_>(jerk, potential, guard, shape, variant);
 }
 
 int base_tile(Precision p) {
@@ -491,6 +499,15 @@ int base_tile(Precision p) {
       break;
   }
   return Traits<Precision::double_>::kI;
+}
+
+// The shape of a tile size, or false when `tile` is not compiled for (precision, jerk).
+bool shape_of(Precision p, bool jerk, int tile, Shape* shape) {
+  const int base = base_tile(p);
+  if (tile == base) return *shape = Shape::base, true;
+  if (tile == 2 * base && !jerk) return *shape = Shape::wide, true;
+  if (tile * 2 == base && p == Precision::single) return *shape = Shape::narrow, true;
+  return false;
 }
 
 std::size_t acc_bytes(Precision p) {
@@ -520,12 +537,17 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   const int n_comp = jerk ? 7 : 4;
   const double per_pair = jerk ? 28.0 : 14.2;
   constexpr int kWarpsPerBlock = kThreads / 32;
-  for (const bool wide : {false, true}) {
-    if (wide && jerk) continue;
-    const int tile = base_tile(precision) * (wide ? 2 : 1);
+  for (const Shape shape : {Shape::narrow, Shape::base, Shape::wide}) {
+    if ((shape == Shape::wide && jerk) ||
+        (shape == Shape::narrow && precision != Precision::single))
+      continue;
+    const bool wide = shape == Shape::wide;
+    const int tile = shape == Shape::narrow ? base_tile(precision) / 2
+                     : wide                 ? 2 * base_tile(precision)
+                                            : base_tile(precision);
     int per_sm = 1;
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, pick(precision, jerk, potential, false, wide, variant), kThreads, 0));
+        &per_sm, pick(precision, jerk, potential, false, shape, variant), kThreads, 0));
     per_sm = std::max(per_sm, 1);
     for (int q : {1, 2, 4, 8}) {
       const int i_per_block = kThreads / q * tile;
@@ -535,7 +557,9 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
         if (s > 1 && partial_bytes(precision, trial, n_i) > max_partial_bytes) break;
         const long long blocks = i_blocks * s;
         const double tiles = std::ceil(double(n_tiles) / double(s));
-        const double block_instr = tiles * (double(kThreads / q) * tile * per_pair + 40.0) + 300.0 +
+        // One LDS.128 (two for GAJ) per source per tile of targets; per_pair counts it at kI = 4.
+        const double pair = per_pair + (jerk ? 2.0 : 1.0) * (1.0 / tile - 0.25);
+        const double block_instr = tiles * (double(kThreads / q) * tile * pair + 40.0) + 300.0 +
                                    (q > 1 ? 40.0 * q * n_comp * tile / 4.0 : 0.0);
         const double sm_blocks = std::ceil(double(blocks) / std::max(sms, 1));
         const double warps = std::min<double>(sm_blocks, per_sm) * kWarpsPerBlock;
@@ -554,9 +578,9 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   // Experiments: PAIRWISE_CUDA_PLAN="tile,q,splits" forces a plan (tile 4/8 etc. as compiled).
   if (const char* env = std::getenv("PAIRWISE_CUDA_PLAN")) {
     int tile = 0, q = 0, s = 0;
+    Shape forced = Shape::base;
     if (std::sscanf(env, "%d,%d,%d", &tile, &q, &s) == 3 && s >= 1 && s <= n_tiles &&
-        (tile == base_tile(precision) || (!jerk && tile == 2 * base_tile(precision))) &&
-        (q == 1 || q == 2 || q == 4 || q == 8)) {
+        shape_of(precision, jerk, tile, &forced) && (q == 1 || q == 2 || q == 4 || q == 8)) {
       const int i_per_block = kThreads / q * tile;
       best = ForcePlan{q, s, (n_i + i_per_block - 1) / i_per_block, tile, variant};
     }
@@ -575,8 +599,10 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
 }
 
 void launch_forces(const ForceArgs& args) {
-  const ForceFn fn = pick(args.precision, args.jerk, args.potential, args.guard_zero,
-                          args.plan.i_per_thread != base_tile(args.precision), args.plan.variant);
+  Shape shape = Shape::base;
+  shape_of(args.precision, args.jerk, args.plan.i_per_thread, &shape);
+  const ForceFn fn =
+      pick(args.precision, args.jerk, args.potential, args.guard_zero, shape, args.plan.variant);
   const dim3 grid(unsigned(args.plan.i_blocks) * unsigned(args.plan.splits));
   fn<<<grid, kThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(args);
   PW_CUDA_LAUNCH(args.jerk ? "gravity forces_kernel (GAJ)" : "gravity forces_kernel (GA)");
