@@ -564,9 +564,10 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
         const double sm_blocks = std::ceil(double(blocks) / std::max(sms, 1));
         const double warps = std::min<double>(sm_blocks, per_sm) * kWarpsPerBlock;
         const double efficiency = std::min(1.0, warps / 16.0);
-        // The wide tile measured 5-8 % slower than the base one at N = 262,144 (single, H200).
-        double cost =
-            sm_blocks * block_instr * kWarpsPerBlock / 4.0 / efficiency * (wide ? 1.08 : 1.0);
+        // Single precision's wide tile measured 5-8 % slower than its base one at N = 262,144
+        // (H200); in mixed precision the wide tile is the faster one.
+        const double shape_factor = wide && precision == Precision::single ? 1.08 : 1.0;
+        double cost = sm_blocks * block_instr * kWarpsPerBlock / 4.0 / efficiency * shape_factor;
         if (s > 1)
           cost += 500.0 + std::ceil(double(std::min<long long>(i_per_block, n_i)) * n_comp /
                                     (4.0 * kThreads)) *
