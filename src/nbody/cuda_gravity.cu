@@ -3,7 +3,10 @@
 // forces_kernel: each block owns i_per_block = (kThreads / q) * kI targets held in registers
 // (kI per thread, fully unrolled) and walks j-tiles of kThreads sources staged in shared memory;
 // every source read is a warp-wide broadcast LDS (float4), amortized over kI targets. The pair
-// arithmetic is physics::accumulate_accel / accumulate_accel_jerk, unchanged.
+// arithmetic is physics::accumulate_accel / accumulate_accel_jerk (or their two-stage forms, the
+// same operations), unchanged. The blocks of one i-block's j-splits reduce their partial sums in
+// the same launch: the last to finish (ticket counter) adds them in split order and writes the
+// finalized results. Measurements and the reasons for the choices: docs/performance.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -32,7 +32,7 @@ enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
 // deterministic.
 struct ForcePlan {
   int q = 1, splits = 1, i_blocks = 1;
-  int i_per_thread = 1;  // register tile, fixed per kernel instantiation
+  int i_per_thread = 1;  // register tile kI (2, 4 or 8 as compiled per precision)
   int variant = 0;       // code variant (experiments, single precision): see cuda_kernel.cu
 };
 
@@ -85,8 +85,8 @@ struct ForceArgs {
   void* stream = nullptr;  // cudaStream_t
 };
 
-// Chooses q and splits for n_i targets and n_j sources on a device with `sms` multiprocessors
-// (minimizing a model of waves × per-block time plus the reduction's traffic).
+// Chooses the register tile, q and splits for n_i targets and n_j sources on a device with `sms`
+// multiprocessors (minimizing a model of per-SM issue time plus the split reduction's tail).
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
                       std::size_t max_partial_bytes);
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
