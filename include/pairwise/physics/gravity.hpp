@@ -25,13 +25,22 @@ struct AccelJerk {
   T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
 };
 
-// GA: 3 FMA for s², one rsqrt, 3 multiplies for m/s³, 3 FMA for a, 1 add for φ (Elsen et al. count
-// 19 flops). kPotential = false drops the φ add; kGuardZero makes a zero distance contribute
-// nothing (needed only when ε = 0).
+// The evaluators come in two stages so GPU kernels can interleave many independent pairs (all
+// distances first, then all rsqrt, then all accumulations: ILP instead of one serial chain per
+// pair):
+//   s2 = softened_distance2(d, ε²);  inv_s = rsqrt(s2);  accumulate_*_from_rsqrt(..., s2, inv_s)
+// accumulate_accel and accumulate_accel_jerk chain the stages for one pair; the results are bitwise
+// the same either way.
+template <class T>
+PW_HD T softened_distance2(T dx, T dy, T dz, T eps2) {
+  return fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
+}
+
+// GA from s² and 1/s: 3 multiplies for m/s³, 3 FMA for a, 1 add for φ; with the 3 FMA of s² and the
+// rsqrt, Elsen et al. count 19 flops. kPotential = false drops the φ add; kGuardZero makes a zero
+// distance contribute nothing (needed only when ε = 0).
 template <bool kPotential, bool kGuardZero, class T>
-PW_HD void accumulate_accel(T dx, T dy, T dz, T m, T eps2, Accel<T>& acc) {
-  const T s2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
-  T inv_s = rsqrt(s2);
+PW_HD void accumulate_accel_from_rsqrt(T dx, T dy, T dz, T m, T s2, T inv_s, Accel<T>& acc) {
   if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
   const T m_inv_s = m * inv_s;
   const T m_inv_s3 = m_inv_s * (inv_s * inv_s);
@@ -41,12 +50,10 @@ PW_HD void accumulate_accel(T dx, T dy, T dz, T m, T eps2, Accel<T>& acc) {
   if constexpr (kPotential) acc.pot -= m_inv_s;
 }
 
-// GAJ: acceleration, jerk and potential (Elsen et al. count 42 flops).
+// GAJ from s² and 1/s: acceleration, jerk and potential (Elsen et al. count 42 flops in all).
 template <bool kGuardZero, class T>
-PW_HD void accumulate_accel_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T eps2,
-                                 AccelJerk<T>& acc) {
-  const T s2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
-  T inv_s = rsqrt(s2);
+PW_HD void accumulate_accel_jerk_from_rsqrt(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T s2,
+                                            T inv_s, AccelJerk<T>& acc) {
   if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
   const T inv_s2 = inv_s * inv_s;
   const T m_inv_s = m * inv_s;
@@ -62,41 +69,19 @@ PW_HD void accumulate_accel_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T e
   acc.pot -= m_inv_s;
 }
 
-// Two-stage forms of the evaluators above, for GPU kernels that interleave many independent pairs
-// (all distances first, then all rsqrt, then all accumulations: ILP instead of one serial chain per
-// pair). The same operations in the same order: results are bitwise those of the one-stage forms.
-//   s2 = softened_distance2(d, ε²);  inv_s = rsqrt(s2);  accumulate_*_from_rsqrt(..., s2, inv_s)
-template <class T>
-PW_HD T softened_distance2(T dx, T dy, T dz, T eps2) {
-  return fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
-}
-
+// GA of one pair.
 template <bool kPotential, bool kGuardZero, class T>
-PW_HD void accumulate_accel_from_rsqrt(T dx, T dy, T dz, T m, T s2, T inv_s, Accel<T>& acc) {
-  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
-  const T m_inv_s = m * inv_s;
-  const T m_inv_s3 = m_inv_s * (inv_s * inv_s);
-  acc.ax = fmadd(m_inv_s3, dx, acc.ax);
-  acc.ay = fmadd(m_inv_s3, dy, acc.ay);
-  acc.az = fmadd(m_inv_s3, dz, acc.az);
-  if constexpr (kPotential) acc.pot -= m_inv_s;
+PW_HD void accumulate_accel(T dx, T dy, T dz, T m, T eps2, Accel<T>& acc) {
+  const T s2 = softened_distance2(dx, dy, dz, eps2);
+  accumulate_accel_from_rsqrt<kPotential, kGuardZero>(dx, dy, dz, m, s2, rsqrt(s2), acc);
 }
 
+// GAJ of one pair.
 template <bool kGuardZero, class T>
-PW_HD void accumulate_accel_jerk_from_rsqrt(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T s2,
-                                            T inv_s, AccelJerk<T>& acc) {
-  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
-  const T inv_s2 = inv_s * inv_s;
-  const T m_inv_s = m * inv_s;
-  const T m_inv_s3 = m_inv_s * inv_s2;
-  const T alpha = T(3) * fmadd(dx, dvx, fmadd(dy, dvy, dz * dvz)) * inv_s2;
-  acc.ax = fmadd(m_inv_s3, dx, acc.ax);
-  acc.ay = fmadd(m_inv_s3, dy, acc.ay);
-  acc.az = fmadd(m_inv_s3, dz, acc.az);
-  acc.jx = fmadd(m_inv_s3, fmadd(-alpha, dx, dvx), acc.jx);
-  acc.jy = fmadd(m_inv_s3, fmadd(-alpha, dy, dvy), acc.jy);
-  acc.jz = fmadd(m_inv_s3, fmadd(-alpha, dz, dvz), acc.jz);
-  acc.pot -= m_inv_s;
+PW_HD void accumulate_accel_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T eps2,
+                                 AccelJerk<T>& acc) {
+  const T s2 = softened_distance2(dx, dy, dz, eps2);
+  accumulate_accel_jerk_from_rsqrt<kGuardZero>(dx, dy, dz, dvx, dvy, dvz, m, s2, rsqrt(s2), acc);
 }
 
 // The term a particle adds to its own potential when a softened loop includes it: -m_i/ε.
