@@ -376,6 +376,126 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) forces_kernel(const Forc
     for (int k = k_begin + int(threadIdx.x); k < k_end; k += kThreads) write_predicted(a, k);
 }
 
+// Small problems (ForcePlan::small, single precision): one block of kSmallThreads threads per
+// 32·kI targets, kI per lane (the same in every warp). Warp w takes a disjoint slice of the
+// 32-source chunks; each chunk is loaded into registers one chunk ahead and staged in the warp's
+// own shared-memory row (__syncwarp only: no block barrier in the loop), where every read is a
+// broadcast LDS.128 serving kI interactions. The 32 warps' sums are then added in a fixed tree in
+// shared memory (in double) and written once per target: no grid split, no atomics,
+// deterministic.
+template <bool kJerk, bool kPot, bool kGuard, int kI>
+__global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const ForceArgs a) {
+  using F = float;
+  constexpr int kWarps = kSmallThreads / 32;
+  constexpr int kComp = kJerk ? 7 : 4;
+  using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
+
+  // Sources during the loop ([warp][lane] positions, then velocities), warp sums afterwards.
+  __shared__ float4 s_buf[(kJerk ? 2 : 1) * kSmallThreads];
+  constexpr int kPairs = 32 * kComp;              // (component, lane) pairs of one target slot
+  constexpr int kParts = kSmallThreads / kPairs;  // GA 8, GAJ 4
+  constexpr int kWarpsPerPart = kWarps / kParts;  // GA 4, GAJ 8
+  __shared__ double s_part[kParts * kPairs];
+  static_assert(kComp * kSmallThreads * sizeof(float) <= sizeof(s_buf), "warp sums fit");
+
+  const int w = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
+  const int i_base = int(blockIdx.x) * 32 * kI + lane;
+  const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
+  const float4* __restrict__ jvel = static_cast<const float4*>(a.jvel);
+  float4* s_pos = s_buf + w * 32;
+  float4* s_vel = s_buf + (kJerk ? kSmallThreads : 0) + w * 32;
+
+  float4 pi[kI], vi[kI];
+#pragma unroll
+  for (int k = 0; k < kI; ++k) {
+    const int i = min(i_base + 32 * k, a.n_i - 1);
+    const int idx = a.i_index ? a.i_index[i] : i;
+    pi[k] = jpos[idx];
+    vi[k] = make_float4(0.f, 0.f, 0.f, 0.f);
+    if constexpr (kJerk) vi[k] = jvel[idx];
+  }
+  const F eps2 = F(a.eps2);
+
+  const int n_chunks = (a.n_j + 31) / 32;
+  const int c0 = int((long long)w * n_chunks / kWarps);
+  const int c1 = int((long long)(w + 1) * n_chunks / kWarps);
+  const float4 far = make_float4(kFar, kFar, kFar, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  float4 np = far, nv = zero;  // next chunk, in registers
+  if (c0 < c1) {
+    const int j = c0 * 32 + lane;
+    if (j < a.n_j) {
+      np = jpos[j];
+      if constexpr (kJerk) nv = jvel[j];
+    }
+  }
+  Sum sum[kI];
+  for (int c = c0; c < c1; ++c) {
+    __syncwarp();  // the previous chunk has been read by every lane
+    s_pos[lane] = np;
+    if constexpr (kJerk) s_vel[lane] = nv;
+    __syncwarp();
+    np = far, nv = zero;
+    const int j = (c + 1) * 32 + lane;
+    if (c + 1 < c1 && j < a.n_j) {
+      np = jpos[j];
+      if constexpr (kJerk) nv = jvel[j];
+    }
+#pragma unroll 8
+    for (int u = 0; u < 32; ++u) {
+      const float4 p = s_pos[u];
+      float4 v;
+      if constexpr (kJerk) v = s_vel[u];
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+        if constexpr (kJerk) {
+          physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vi[k].x, v.y - vi[k].y,
+                                                 v.z - vi[k].z, p.w, eps2, sum[k]);
+        } else {
+          physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, sum[k]);
+        }
+      }
+    }
+  }
+
+  // Per target slot k: warp sums to shared memory, parts of kWarpsPerPart warps, then the parts.
+  float* red = reinterpret_cast<float*>(s_buf);  // [component][warp][lane]
+  const int t = int(threadIdx.x);
+#pragma unroll
+  for (int k = 0; k < kI; ++k) {
+    __syncthreads();  // s_buf is free (sources read, or the previous slot's sums added)
+#pragma unroll
+    for (int c = 0; c < kComp; ++c) red[(c * kWarps + w) * 32 + lane] = component(sum[k], c);
+    __syncthreads();
+    if (t < kParts * kPairs) {  // part r adds warps [r * kWarpsPerPart, (r + 1) * kWarpsPerPart)
+      const int r = t / kPairs, pair = t - r * kPairs, c = pair >> 5, l = pair & 31;
+      double s = 0;
+#pragma unroll
+      for (int ww = 0; ww < kWarpsPerPart; ++ww)
+        s += double(red[(c * kWarps + r * kWarpsPerPart + ww) * 32 + l]);
+      s_part[r * kPairs + pair] = s;
+    }
+    __syncthreads();
+    if (t < kPairs) {
+      const int c = t >> 5, kk = int(blockIdx.x) * 32 * kI + 32 * k + (t & 31);
+      if (kk < a.n_i) {
+        double s = 0;
+#pragma unroll
+        for (int r = 0; r < kParts; ++r) s += s_part[r * kPairs + t];
+        if (c == Component::kPot) {
+          const int i = a.i_index ? a.i_index[kk] : kk;
+          s -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
+        }
+        a.out[std::size_t(c) * a.n_i + kk] = s;
+      }
+    }
+  }
+  if (a.predict && t >= kPairs && t < kPairs + 32 * kI) {
+    const int kk = int(blockIdx.x) * 32 * kI + (t - kPairs);
+    if (kk < a.n_i) write_predicted(a, kk);
+  }
+}
+
 template <Precision P>
 __global__ void build_j_kernel(const BuildArgs a) {
   using T = Traits<P>;
@@ -513,6 +633,22 @@ bool shape_of(Precision p, bool jerk, int tile, Shape* shape) {
   return false;
 }
 
+template <int kI>
+ForceFn pick_small(bool jerk, bool potential, bool guard) {
+  if (jerk)
+    return guard ? small_forces_kernel<true, true, true, kI>
+                 : small_forces_kernel<true, true, false, kI>;
+  if (potential)
+    return guard ? small_forces_kernel<false, true, true, kI>
+                 : small_forces_kernel<false, true, false, kI>;
+  return guard ? small_forces_kernel<false, false, true, kI>
+               : small_forces_kernel<false, false, false, kI>;
+}
+
+// The small path is considered up to this many targets and sources: at N = 8,192 it measured
+// 4-5 % faster than the split path, at 16,384 and above 2-11 % slower (H200, docs/performance.md).
+constexpr int kSmallMaxN = 8192;
+
 std::size_t acc_bytes(Precision p) {
   return p == Precision::single ? 4 : 8;
 }
@@ -579,6 +715,36 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
       }
     }
   }
+  // The small-problem path (single precision): blocks of kSmallThreads threads (32 warps per SM),
+  // kSmallTargets · kI targets per block (kI = 1 or 2), one LDS.128 (two for GAJ) per kI
+  // interactions, no split reduction. The model above assumes full issue from 16 warps; with few
+  // blocks per SM the split path measures up to ~2x its model (N = 4,096: 18 µs against 9.4),
+  // while 32 warps per SM run close to theirs, hence kSplitLatency.
+  // PAIRWISE_CUDA_SMALL=0 turns the path off, =1 / =2 forces it with kI = 1 / 2 (experiments).
+  if (precision == Precision::single) {
+    int force = -1;
+    if (const char* env = std::getenv("PAIRWISE_CUDA_SMALL")) force = std::atoi(env);
+    const long long chunks = (std::max(n_j, 1) + 31) / 32;
+    const double per_warp_chunks = std::ceil(double(chunks) / (kSmallThreads / 32));
+    double small_cost = std::numeric_limits<double>::infinity();
+    ForcePlan small;
+    for (int k_i : {1, 2}) {
+      const int targets = kSmallTargets * k_i;
+      const long long blocks = (n_i + targets - 1) / targets;
+      const double sm_blocks = std::ceil(double(blocks) / std::max(sms, 1));
+      const double pair = per_pair + (jerk ? 2.0 : 1.0) * (1.0 / k_i - 0.25);
+      const double cost =
+          sm_blocks * (kSmallThreads / 32) * per_warp_chunks * (32.0 * k_i * pair + 40.0) / 4.0 +
+          2500.0 * k_i;
+      if (force == k_i || (force < 0 && cost < small_cost * 0.999))
+        small_cost = cost, small = ForcePlan{1, 1, int(blocks), k_i, variant, true};
+    }
+    constexpr double kSplitLatency = 1.5;
+    if (force == 1 || force == 2 ||
+        (force < 0 && n_i <= kSmallMaxN && n_j <= kSmallMaxN &&
+         small_cost < best_cost * kSplitLatency))
+      best = small;
+  }
   // Experiments: PAIRWISE_CUDA_PLAN="tile,q,splits" forces a plan (tile 4/8 etc. as compiled).
   if (const char* env = std::getenv("PAIRWISE_CUDA_PLAN")) {
     int tile = 0, q = 0, s = 0;
@@ -591,18 +757,29 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   }
   if (std::getenv("PAIRWISE_CUDA_PLAN_DEBUG"))
     std::fprintf(stderr,
-                 "plan %s %s n_i=%d n_j=%d: tile %d q %d splits %d i_blocks %d variant %d\n",
+                 "plan %s %s n_i=%d n_j=%d: tile %d q %d splits %d i_blocks %d variant %d%s\n",
                  precision == Precision::single  ? "single"
                  : precision == Precision::mixed ? "mixed"
                                                  : "double",
                  jerk        ? "GAJ"
                  : potential ? "GA"
                              : "GA-nopot",
-                 n_i, n_j, best.i_per_thread, best.q, best.splits, best.i_blocks, best.variant);
+                 n_i, n_j, best.i_per_thread, best.q, best.splits, best.i_blocks, best.variant,
+                 best.small ? " small" : "");
   return best;
 }
 
 void launch_forces(const ForceArgs& args) {
+  if (args.plan.small && args.precision == Precision::single) {
+    const ForceFn fn = args.plan.i_per_thread == 2
+                           ? pick_small<2>(args.jerk, args.potential, args.guard_zero)
+                           : pick_small<1>(args.jerk, args.potential, args.guard_zero);
+    fn<<<unsigned(args.plan.i_blocks), kSmallThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(
+        args);
+    PW_CUDA_LAUNCH(args.jerk ? "gravity small_forces_kernel (GAJ)"
+                             : "gravity small_forces_kernel (GA)");
+    return;
+  }
   Shape shape = Shape::base;
   shape_of(args.precision, args.jerk, args.plan.i_per_thread, &shape);
   const ForceFn fn =

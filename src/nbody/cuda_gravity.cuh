@@ -34,7 +34,15 @@ struct ForcePlan {
   int q = 1, splits = 1, i_blocks = 1;
   int i_per_thread = 1;  // register tile kI (2, 4 or 8 as compiled per precision)
   int variant = 0;       // code variant (experiments, single precision): see cuda_kernel.cu
+  // Small-problem path (single precision): blocks of kSmallThreads threads own
+  // kSmallTargets · i_per_thread targets (i_per_thread per lane, the same in every warp); each warp
+  // takes a disjoint slice of the sources, staged per warp in shared memory; the warps' sums are
+  // reduced in shared memory in fixed order. No grid split (splits == 1), one write per target.
+  bool small = false;
 };
+
+inline constexpr int kSmallThreads = 1024;
+inline constexpr int kSmallTargets = 32;
 
 inline constexpr int kThreads = 256;  // threads per block == j-particles per shared-memory tile
 
