@@ -27,7 +27,7 @@ bool is_power_of_two(double x) {
 
 BlockHermiteIntegrator::BlockHermiteIntegrator(const IntegratorOptions& options,
                                                GravityKernel& kernel, Particles initial)
-    : IntegratorBase(kernel, std::move(initial)), options_(options) {
+    : IntegratorBase(kernel, std::move(initial)), options_(options), schedule_(options.dt_max) {
   if (!is_power_of_two(options_.dt_max))
     throw Error("hermite_block needs dt_max to be a power of two (e.g. 0.0625), got " +
                     std::to_string(options_.dt_max),
@@ -52,6 +52,7 @@ BlockHermiteIntegrator::BlockHermiteIntegrator(const IntegratorOptions& options,
       throw Error("the initial step of particle " + std::to_string(i) + " (" +
                       std::to_string(dt_[i]) + ") is below dt_min",
                   "integrator.dt_min");
+    schedule_.assign(static_cast<int>(i), 0.0, dt_[i]);
   }
   kernel_.set_hermite_terms(terms_);
 }
@@ -83,12 +84,8 @@ double BlockHermiteIntegrator::next_block_step(double t, double dt, double dt_wa
 }
 
 void BlockHermiteIntegrator::block_step() {
-  const std::size_t n = state_.size();
-  double t_next = HUGE_VAL;
-  for (std::size_t i = 0; i < n; ++i) t_next = std::min(t_next, terms_.t[i] + dt_[i]);
-  active_.clear();
-  for (std::size_t i = 0; i < n; ++i)
-    if (terms_.t[i] + dt_[i] == t_next) active_.push_back(static_cast<int>(i));
+  const double t_next = schedule_.next_time();
+  schedule_.take_due(active_);
 
   kernel_.predict_and_compute(t_next, active_, active_forces_, predicted_);
 
@@ -111,6 +108,7 @@ void BlockHermiteIntegrator::block_step() {
     terms_.t[i] = t_next;
     check_finite(i);
     dt_[i] = next_block_step(t_next, dt_[i], std::min(c.dt_aarseth, options_.dt_max), i);
+    schedule_.assign(static_cast<int>(i), t_next, dt_[i]);
 
     corrected_.x[k] = p.x[i], corrected_.y[k] = p.y[i], corrected_.z[k] = p.z[i];
     corrected_.vx[k] = p.vx[i], corrected_.vy[k] = p.vy[i], corrected_.vz[k] = p.vz[i];

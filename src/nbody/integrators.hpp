@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "nbody/block_schedule.hpp"
 #include "nbody/hermite_corrector.hpp"
 #include "nbody/integrator_base.hpp"
 
@@ -52,6 +53,7 @@ class BlockHermiteIntegrator final : public IntegratorBase {
   IntegratorOptions options_;
   HermiteTerms terms_;      // a, jerk and t of every particle at its own last time
   std::vector<double> dt_;  // each particle's block step
+  BlockSchedule schedule_;  // who is due next
   // Scratch for one block step, indexed by active position.
   std::vector<int> active_;
   Forces active_forces_;
