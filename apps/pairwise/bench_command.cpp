@@ -45,14 +45,14 @@ Command add_bench_command(CLI::App& app) {
   nbody->add_option("--json", args->json, "Write the records to this JSON file");
   nbody->add_option("--sizes", args->sizes, "Particle counts, e.g. 1024,4096,16384")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 31, "a particle count from 1 to 2^31"));
   nbody->add_option("--precision", args->precisions, "Precisions, e.g. single,mixed,double")
       ->delimiter(',')
       ->check(CLI::IsMember({"single", "mixed", "double"}));
   nbody->add_option("--backend", args->backend, "auto | reference | cpu | cuda")
       ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}));
   nbody->add_option("--repeats", args->repeats, "Timed repetitions per case (median reported)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
   nbody->add_flag("--no-cpu", args->no_cpu, "Skip the cpu-backend comparison");
   return {nbody, [args] { return bench_nbody(*args); }};
 }
