@@ -257,8 +257,6 @@ class CudaGravityKernel final : public GravityKernel {
     return seconds[repeats / 2];
   }
 
-  const ForcePlan& last_plan() const { return plan_; }
-
  private:
   // Bytes the device needs for N particles (everything but the capped partial sums counted
   // exactly); throws the DESIGN.md out-of-memory message when they exceed the free memory.
