@@ -29,8 +29,9 @@ void LeapfrogIntegrator::advance_to(double t) {
       p.vz[i] += 0.5 * h * forces_.az[i];
     }
     record_step((t - time_ - h <= kTimeSlack * dt_) ? t : time_ + h, n);
+    // Every step, so the first particle to go bad is the one named (a step later all would be).
+    for (std::size_t i = 0; i < n; ++i) check_finite(i);
   }
-  for (std::size_t i = 0; i < n; ++i) check_finite(i);
 }
 
 }  // namespace pairwise::nbody
