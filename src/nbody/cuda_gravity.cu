@@ -59,35 +59,16 @@ constexpr float kFar = 1e18f;
 
 template <class A>
 __device__ __forceinline__ auto component(const A& acc, int c) {
+  // AccelJerk has 7 members (a, φ, jerk), Accel 4 (a, φ).
   if constexpr (sizeof(A) / sizeof(acc.ax) == 7) {
-    switch (c) {
-      case kAx:
-        return acc.ax;
-      case kAy:
-        return acc.ay;
-      case kAz:
-        return acc.az;
-      case kPot:
-        return acc.pot;
-      case kJx:
-        return acc.jx;
-      case kJy:
-        return acc.jy;
-      default:
-        return acc.jz;
-    }
-  } else {
-    switch (c) {
-      case kAx:
-        return acc.ax;
-      case kAy:
-        return acc.ay;
-      case kAz:
-        return acc.az;
-      default:
-        return acc.pot;
-    }
+    if (c == kJx) return acc.jx;
+    if (c == kJy) return acc.jy;
+    if (c == kJz) return acc.jz;
   }
+  if (c == kAx) return acc.ax;
+  if (c == kAy) return acc.ay;
+  if (c == kAz) return acc.az;
+  return acc.pot;
 }
 
 // Finalizes targets [k_begin, k_end) (see ForceArgs::out), kPairs (component, target) pairs per
