@@ -1,12 +1,14 @@
 // CUDA kernels of direct N-body gravity (see cuda_gravity.cuh for layouts and the plan).
 //
-// forces_kernel: each block owns i_per_block = (kThreads / q) * kI targets held in registers
-// (kI per thread, fully unrolled) and walks j-tiles of kThreads sources staged in shared memory;
-// every source read is a warp-wide broadcast LDS (float4), amortized over kI targets. The pair
-// arithmetic is physics::accumulate_accel / accumulate_accel_jerk (or their two-stage forms, the
-// same operations), unchanged. The blocks of one i-block's j-splits reduce their partial sums in
-// the same launch: the last to finish (ticket counter) adds them in split order and writes the
-// finalized results. Measurements and the reasons for the choices: docs/performance.md.
+// The split path is the all-pairs engine (engine/all_pairs.cuh) instantiated with GravityPolicy:
+// each block owns i_per_block = (kThreads / q) * kI targets held in registers (kI per thread,
+// fully unrolled) and walks j-tiles of kThreads sources staged in shared memory; every source read
+// is a warp-wide broadcast LDS (float4), amortized over kI targets. The pair arithmetic is
+// physics::accumulate_accel / accumulate_accel_jerk (or their two-stage forms, the same
+// operations). The blocks of one i-block's j-splits reduce their partial sums in the same launch:
+// the last to finish (ticket counter) adds them in split order and writes the finalized results.
+// The small-problem path (small_forces_kernel) is gravity's own. Measurements and the reasons for
+// the choices: docs/performance.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <limits>
 
 #include "core/cuda_check.cuh"
+#include "engine/all_pairs.cuh"
 #include "nbody/cuda_gravity.cuh"
 #include "pairwise/physics/gravity.hpp"
 
@@ -71,61 +74,15 @@ __device__ __forceinline__ auto component(const A& acc, int c) {
   return acc.pot;
 }
 
-// Finalizes targets [k_begin, k_end) (see ForceArgs::out), kPairs (component, target) pairs per
-// thread at a time: the splits' partial sums added in split order (in double), minus the self term
-// of φ. The loads of 8 splits of all kPairs pairs are in flight together (this tail runs on one
-// block after the others finished, so it is L2-latency bound). `partial` is read through L2
-// (__ldcg): other blocks of this launch wrote it.
-template <Precision P, int kComp>
-__device__ void finalize_targets(const ForceArgs& a, int k_begin, int k_end) {
-  using T = Traits<P>;
-  using F = typename T::F;
-  using Acc = typename T::Acc;
-  constexpr int kPairs = 4, kBatch = 8;
-  const Acc* partial = static_cast<const Acc*>(a.partial);
-  const int splits = a.plan.splits, n = k_end - k_begin, pairs = n * kComp;
-  for (int w0 = int(threadIdx.x); w0 < pairs; w0 += kPairs * kThreads) {
-    const Acc* src[kPairs];
-    double s[kPairs];
-#pragma unroll
-    for (int r = 0; r < kPairs; ++r) {
-      const int w = min(w0 + r * kThreads, pairs - 1);  // duplicates past the end: not written
-      const int c = w / n, k = k_begin + (w - c * n);
-      src[r] = partial + std::size_t(c) * splits * a.n_i + k;
-      s[r] = 0;  // fixed order over the splits: deterministic
-    }
-    int sp = 0;
-    for (; sp + kBatch <= splits; sp += kBatch) {
-      Acc v[kPairs][kBatch];
-#pragma unroll
-      for (int r = 0; r < kPairs; ++r)
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) v[r][u] = __ldcg(src[r] + std::size_t(sp + u) * a.n_i);
-#pragma unroll
-      for (int r = 0; r < kPairs; ++r)
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) s[r] += double(v[r][u]);
-    }
-    for (; sp < splits; ++sp) {
-      Acc v[kPairs];
-#pragma unroll
-      for (int r = 0; r < kPairs; ++r) v[r] = __ldcg(src[r] + std::size_t(sp) * a.n_i);
-#pragma unroll
-      for (int r = 0; r < kPairs; ++r) s[r] += double(v[r]);
-    }
-#pragma unroll
-    for (int r = 0; r < kPairs; ++r) {
-      const int w = w0 + r * kThreads;
-      if (w >= pairs) break;
-      const int c = w / n, k = k_begin + (w - c * n);
-      double value = s[r];
-      if (c == Component::kPot) {
-        const int i = a.i_index ? a.i_index[k] : k;
-        value -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
-      }
-      a.out[std::size_t(c) * a.n_i + k] = value;
-    }
+// Self term of φ for target k: the loop added -m_k/ε for the pair (k, k).
+template <Precision P>
+__device__ __forceinline__ double finalize_value(const ForceArgs& a, int k, int c, double value) {
+  using F = typename Traits<P>::F;
+  if (c == Component::kPot) {
+    const int i = a.i_index ? a.i_index[k] : k;
+    value -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
   }
+  return value;
 }
 
 // The predicted x, v of target k (block steps), from the master state in double.
@@ -141,220 +98,173 @@ __device__ void write_predicted(const ForceArgs& a, int k) {
   }
 }
 
-// kPhased: the kI pairs of one source go through the evaluator in three stages (all distances,
-// all rsqrt, all accumulations), so the scheduler sees kI independent chains instead of kI
-// serial ones. kMinBlocks: the __launch_bounds__ residency hint (caps registers).
-template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI, bool kPhased, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) forces_kernel(const ForceArgs a) {
+// Sources as staged in shared memory: position (x, y, z, m), plus the low parts of the position
+// (mixed) and the velocity (GAJ).
+template <class JP, bool kLo, bool kJerk>
+struct GravitySource {
+  JP p;
+};
+template <class JP>
+struct GravitySource<JP, true, false> {
+  JP p;
+  float4 lo;
+};
+template <class JP>
+struct GravitySource<JP, false, true> {
+  JP p;
+  JP v;
+};
+template <class JP>
+struct GravitySource<JP, true, true> {
+  JP p;
+  float4 lo;
+  JP v;
+};
+
+// N-body gravity (GA or GAJ) as an interaction policy of the all-pairs engine
+// (engine/all_pairs.cuh). The pair arithmetic is physics::accumulate_accel /
+// accumulate_accel_jerk (or their two-stage forms, the same operations). kPhased: the kI pairs of
+// one source go through the evaluator in three stages (all distances, all rsqrt, all
+// accumulations), so the scheduler sees kI independent chains instead of kI serial ones.
+template <Precision P, bool kJerk, bool kPot, bool kGuard, bool kPhased>
+struct GravityPolicy {
   using T = Traits<P>;
   using F = typename T::F;
-  using Acc = typename T::Acc;
   using JP = typename T::JP;
-  using JV = JP;
-  constexpr int kComp = kJerk ? 7 : 4;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
+  static constexpr int kComponents = kJerk ? 7 : 4;
 
-  __shared__ JP s_pos[kThreads];
-  __shared__ float4 s_lo[T::kLo ? kThreads : 1];
-  __shared__ JV s_vel[kJerk ? kThreads : 1];
-  __shared__ Acc s_red[kThreads * kI];
-  __shared__ bool s_last;
+  using Args = ForceArgs;
+  using Source = GravitySource<JP, T::kLo, kJerk>;
+  using Partial = typename T::Acc;
+  struct Target {
+    F x, y, z, vx, vy, vz;
+    float xl, yl, zl;
+  };
+  struct Accum {
+    Sum sum;
+    double total[T::kLo ? kComponents : 1] = {};  // mixed: double sums of the tiles' float sums
+  };
+  struct Ctx {
+    F eps2;
+  };
 
-  const int q = a.plan.q;
-  const int group_size = kThreads / q;  // >= 32: a warp lies inside one group
-  const int g = threadIdx.x / group_size;
-  const int lane = threadIdx.x - g * group_size;
-  const int i_block = blockIdx.x % a.plan.i_blocks;  // neighbouring blocks share the j-range (L2)
-  const int split = blockIdx.x / a.plan.i_blocks;
-  const int i_per_block = group_size * kI;
-  const int i_base = i_block * i_per_block + lane;
+  static __device__ __forceinline__ Ctx context(const Args& a) { return Ctx{F(a.eps2)}; }
 
-  const JP* __restrict__ jpos = static_cast<const JP*>(a.jpos);
-  const float4* __restrict__ jlo = static_cast<const float4*>(a.jlo);
-  const JV* __restrict__ jvel = static_cast<const JV*>(a.jvel);
-
-  // Targets in registers: position (and low part, velocity).
-  F xi[kI], yi[kI], zi[kI], vxi[kI], vyi[kI], vzi[kI];
-  float xl[kI], yl[kI], zl[kI];
-#pragma unroll
-  for (int k = 0; k < kI; ++k) {
-    const int i = min(i_base + k * group_size, a.n_i - 1);
-    const int idx = a.i_index ? a.i_index[i] : i;
-    const JP p = jpos[idx];
-    xi[k] = p.x, yi[k] = p.y, zi[k] = p.z;
+  static __device__ __forceinline__ Target load_target(const Args& a, int k) {
+    const int idx = a.i_index ? a.i_index[k] : k;
+    Target t;
+    const JP p = static_cast<const JP*>(a.jpos)[idx];
+    t.x = p.x, t.y = p.y, t.z = p.z;
     if constexpr (T::kLo) {
-      const float4 l = jlo[idx];
-      xl[k] = l.x, yl[k] = l.y, zl[k] = l.z;
+      const float4 l = static_cast<const float4*>(a.jlo)[idx];
+      t.xl = l.x, t.yl = l.y, t.zl = l.z;
     }
     if constexpr (kJerk) {
-      const JV v = jvel[idx];
-      vxi[k] = v.x, vyi[k] = v.y, vzi[k] = v.z;
+      const JP v = static_cast<const JP*>(a.jvel)[idx];
+      t.vx = v.x, t.vy = v.y, t.vz = v.z;
     }
+    return t;
   }
 
-  Sum sum[kI];
-  Acc total[T::kLo ? kI : 1][kComp];  // mixed: double accumulators
-  if constexpr (T::kLo) {
-#pragma unroll
-    for (int k = 0; k < kI; ++k)
-#pragma unroll
-      for (int c = 0; c < kComp; ++c) total[k][c] = 0;
+  static __device__ __forceinline__ Source load_source(const Args& a, int j) {
+    Source s;
+    s.p = static_cast<const JP*>(a.jpos)[j];
+    if constexpr (T::kLo) s.lo = static_cast<const float4*>(a.jlo)[j];
+    if constexpr (kJerk) s.v = static_cast<const JP*>(a.jvel)[j];
+    return s;
   }
-  const F eps2 = F(a.eps2);
 
-  const long long n_tiles = (a.n_j + kThreads - 1) / kThreads;
-  const int t0 = int(split * n_tiles / a.plan.splits);
-  const int t1 = int((split + 1) * n_tiles / a.plan.splits);
-  const int j_begin = g * group_size, j_end = j_begin + group_size;
+  // A source far away with zero mass: contributes exactly zero (m = 0) with a finite 1/s.
+  static __device__ __forceinline__ Source pad_source(const Args&) {
+    Source s;
+    s.p.x = F(kFar), s.p.y = F(kFar), s.p.z = F(kFar), s.p.w = F(0);
+    if constexpr (T::kLo) s.lo = make_float4(0.f, 0.f, 0.f, 0.f);
+    if constexpr (kJerk) s.v.x = s.v.y = s.v.z = s.v.w = F(0);
+    return s;
+  }
 
-  for (int tile = t0; tile < t1; ++tile) {
-    const int j = tile * kThreads + threadIdx.x;
-    if (j < a.n_j) {
-      s_pos[threadIdx.x] = jpos[j];
-      if constexpr (T::kLo) s_lo[threadIdx.x] = jlo[j];
-      if constexpr (kJerk) s_vel[threadIdx.x] = jvel[j];
-    } else {
-      JP far;
-      far.x = F(kFar), far.y = F(kFar), far.z = F(kFar), far.w = F(0);
-      s_pos[threadIdx.x] = far;
-      if constexpr (T::kLo) s_lo[threadIdx.x] = make_float4(0.f, 0.f, 0.f, 0.f);
-      if constexpr (kJerk) {
-        JV zero;
-        zero.x = zero.y = zero.z = zero.w = F(0);
-        s_vel[threadIdx.x] = zero;
+  template <int kI>
+  static __device__ __forceinline__ void interact(const Ctx& ctx, const Source& s,
+                                                  const Target (&t)[kI], Accum (&acc)[kI]) {
+    const JP& p = s.p;
+    const F eps2 = ctx.eps2;
+    if constexpr (kPhased) {
+      F dx[kI], dy[kI], dz[kI], s2[kI], inv_s[kI];
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        dx[k] = p.x - t[k].x, dy[k] = p.y - t[k].y, dz[k] = p.z - t[k].z;
+        if constexpr (T::kLo) {
+          // double-single difference: the hi difference is exact for nearby particles
+          dx[k] += s.lo.x - t[k].xl, dy[k] += s.lo.y - t[k].yl, dz[k] += s.lo.z - t[k].zl;
+        }
+        s2[k] = physics::softened_distance2(dx[k], dy[k], dz[k], eps2);
       }
-    }
-    __syncthreads();
-    // Chunks of kUnroll sources, fully unrolled: kUnroll LDS.128 broadcasts and one loop test per
-    // kUnroll·kI interactions (group_size is a multiple of 32).
-    constexpr int kUnroll = 8;
-    for (int jc = j_begin; jc < j_end; jc += kUnroll) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int jj = jc + u;
-        const JP p = s_pos[jj];
-        float4 l;
-        JV v;
-        if constexpr (T::kLo) l = s_lo[jj];
-        if constexpr (kJerk) v = s_vel[jj];
-        if constexpr (kPhased) {
-          F dx[kI], dy[kI], dz[kI], s2[kI], inv_s[kI];
+      for (int k = 0; k < kI; ++k) inv_s[k] = pairwise::rsqrt(s2[k]);
 #pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            dx[k] = p.x - xi[k], dy[k] = p.y - yi[k], dz[k] = p.z - zi[k];
-            if constexpr (T::kLo) {
-              // double-single difference: the hi difference is exact for nearby particles
-              dx[k] += l.x - xl[k], dy[k] += l.y - yl[k], dz[k] += l.z - zl[k];
-            }
-            s2[k] = physics::softened_distance2(dx[k], dy[k], dz[k], eps2);
-          }
-#pragma unroll
-          for (int k = 0; k < kI; ++k) inv_s[k] = pairwise::rsqrt(s2[k]);
-#pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            if constexpr (kJerk) {
-              physics::accumulate_accel_jerk_from_rsqrt<kGuard>(dx[k], dy[k], dz[k], v.x - vxi[k],
-                                                                v.y - vyi[k], v.z - vzi[k], p.w,
-                                                                s2[k], inv_s[k], sum[k]);
-            } else {
-              physics::accumulate_accel_from_rsqrt<kPot, kGuard>(dx[k], dy[k], dz[k], p.w, s2[k],
-                                                                 inv_s[k], sum[k]);
-            }
-          }
+      for (int k = 0; k < kI; ++k) {
+        if constexpr (kJerk) {
+          physics::accumulate_accel_jerk_from_rsqrt<kGuard>(dx[k], dy[k], dz[k], s.v.x - t[k].vx,
+                                                            s.v.y - t[k].vy, s.v.z - t[k].vz, p.w,
+                                                            s2[k], inv_s[k], acc[k].sum);
         } else {
+          physics::accumulate_accel_from_rsqrt<kPot, kGuard>(dx[k], dy[k], dz[k], p.w, s2[k],
+                                                             inv_s[k], acc[k].sum);
+        }
+      }
+    } else {
 #pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            F dx = p.x - xi[k], dy = p.y - yi[k], dz = p.z - zi[k];
-            if constexpr (T::kLo) dx += l.x - xl[k], dy += l.y - yl[k], dz += l.z - zl[k];
-            if constexpr (kJerk) {
-              physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vxi[k], v.y - vyi[k],
-                                                     v.z - vzi[k], p.w, eps2, sum[k]);
-            } else {
-              physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, sum[k]);
-            }
-          }
+      for (int k = 0; k < kI; ++k) {
+        F dx = p.x - t[k].x, dy = p.y - t[k].y, dz = p.z - t[k].z;
+        if constexpr (T::kLo)
+          dx += s.lo.x - t[k].xl, dy += s.lo.y - t[k].yl, dz += s.lo.z - t[k].zl;
+        if constexpr (kJerk) {
+          physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, s.v.x - t[k].vx, s.v.y - t[k].vy,
+                                                 s.v.z - t[k].vz, p.w, eps2, acc[k].sum);
+        } else {
+          physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, acc[k].sum);
         }
       }
     }
+  }
+
+  template <int kI>
+  static __device__ __forceinline__ void end_tile(Accum (&acc)[kI]) {
     if constexpr (T::kLo) {  // fold this tile's float sums into double
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
 #pragma unroll
-        for (int c = 0; c < kComp; ++c) total[k][c] += double(component(sum[k], c));
-        sum[k] = Sum{};
-      }
-    }
-    __syncthreads();
-  }
-
-  // Partial sums of this (i-block, split): in-block groups reduced in order g = 0..q-1. With one
-  // split they are final and written out directly.
-  const int splits = a.plan.splits;
-  Acc* __restrict__ partial = static_cast<Acc*>(a.partial);
-#pragma unroll
-  for (int c = 0; c < kComp; ++c) {
-    Acc value[kI];
-#pragma unroll
-    for (int k = 0; k < kI; ++k) {
-      if constexpr (T::kLo) {
-        value[k] = total[k][c];
-      } else {
-        value[k] = component(sum[k], c);
-      }
-    }
-    if (q > 1) {
-#pragma unroll
-      for (int k = 0; k < kI; ++k) s_red[k * kThreads + threadIdx.x] = value[k];
-      __syncthreads();
-      if (g == 0) {
-#pragma unroll
-        for (int k = 0; k < kI; ++k) {
-          Acc s = value[k];
-          for (int gg = 1; gg < q; ++gg) s += s_red[k * kThreads + gg * group_size + lane];
-          value[k] = s;
-        }
-      }
-      __syncthreads();
-    }
-    if (g == 0) {
-#pragma unroll
-      for (int k = 0; k < kI; ++k) {
-        const int i = i_base + k * group_size;
-        if (i >= a.n_i) continue;
-        if (splits == 1) {
-          double s = 0;
-          s += double(value[k]);
-          if (c == Component::kPot) {  // (kPot alone is the template parameter here)
-            const int idx = a.i_index ? a.i_index[i] : i;
-            s -= double(physics::self_potential(F(a.state.p[kM][idx]), F(a.eps2)));
-          }
-          a.out[std::size_t(c) * a.n_i + i] = s;
-        } else {
-          partial[(std::size_t(c) * splits + split) * a.n_i + i] = value[k];
-        }
+        for (int c = 0; c < kComponents; ++c) acc[k].total[c] += double(component(acc[k].sum, c));
+        acc[k].sum = Sum{};
       }
     }
   }
 
-  const int k_begin = i_block * i_per_block;
-  const int k_end = min(k_begin + i_per_block, a.n_i);
-  if (splits > 1) {
-    // The last block of this i-block to finish sums every split's partials (the CUDA samples'
-    // threadFenceReduction pattern); the order of the sum does not depend on which block it is.
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      const unsigned ticket = atomicAdd(&a.tickets[i_block], 1u);
-      s_last = ticket == unsigned(splits - 1);
+  static __device__ __forceinline__ Partial partial(const Accum& acc, int c) {
+    if constexpr (T::kLo) {
+      return acc.total[c];
+    } else {
+      return component(acc.sum, c);
     }
-    __syncthreads();
-    if (!s_last) return;
-    __threadfence();
-    finalize_targets<P, kComp>(a, k_begin, k_end);
-    if (threadIdx.x == 0) a.tickets[i_block] = 0;  // ready for the next launch
   }
-  if (a.predict)
-    for (int k = k_begin + int(threadIdx.x); k < k_end; k += kThreads) write_predicted(a, k);
+
+  static __device__ __forceinline__ void finalize(const Args& a, int k, int c, double sum) {
+    a.out[std::size_t(c) * a.n_i + k] = finalize_value<P>(a, k, c, sum);
+  }
+
+  static __device__ __forceinline__ void after_finalize(const Args& a, int k_begin, int k_end) {
+    if (a.predict)
+      for (int k = k_begin + int(threadIdx.x); k < k_end; k += kThreads) write_predicted(a, k);
+  }
+};
+
+using ForceFn = void (*)(ForceArgs);
+
+// The engine's kernel for gravity with register tile kI and residency hint kMinBlocks.
+template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI, bool kPhased, int kMinBlocks>
+ForceFn forces_kernel() {
+  return engine::all_pairs_kernel<GravityPolicy<P, kJerk, kPot, kGuard, kPhased>, kI, kMinBlocks>;
 }
 
 // Small problems (ForcePlan::small, single precision): one block of kSmallThreads threads per
@@ -463,11 +373,7 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
         double s = 0;
 #pragma unroll
         for (int r = 0; r < kParts; ++r) s += s_part[r * kPairs + t];
-        if (c == Component::kPot) {
-          const int i = a.i_index ? a.i_index[kk] : kk;
-          s -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
-        }
-        a.out[std::size_t(c) * a.n_i + kk] = s;
+        a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::single>(a, kk, c, s);
       }
     }
   }
@@ -515,8 +421,6 @@ __global__ void commit_kernel(const MasterState s, const double* packed, const i
   for (int r = 0; r < kCommitRows; ++r) s.p[rows[r]][i] = packed[std::size_t(r) * n + k];
 }
 
-using ForceFn = void (*)(ForceArgs);
-
 // Code variants of the single-precision kernels (experiments: PAIRWISE_CUDA_VARIANT), as
 // (staged evaluator, __launch_bounds__ minimum blocks per SM, which caps the registers):
 //   0 (GA: no, GAJ: yes; 2)  1 (yes, 3)  2 (yes, 4)  3 (no, 3)  4 (yes, 1)  5 (yes, 2)
@@ -529,26 +433,26 @@ constexpr int kVariants = 6;
 template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI>
 ForceFn pick_variant(int variant) {
   if constexpr (P != Precision::single) {
-    return forces_kernel<P, kJerk, kPot, kGuard, kI, false, 1>;
+    return forces_kernel<P, kJerk, kPot, kGuard, kI, false, 1>();
   } else {
     if constexpr (!kGuard) {
       switch (variant) {
         case 1:
-          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 3>;
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 3>();
         case 2:
-          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 4>;
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 4>();
         case 3:
-          return forces_kernel<P, kJerk, kPot, kGuard, kI, false, 3>;
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, false, 3>();
         case 4:
-          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 1>;
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 1>();
         case 5:
-          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 2>;
+          return forces_kernel<P, kJerk, kPot, kGuard, kI, true, 2>();
         default:
           break;
       }
     }
     // The narrow tile (kI = 2) is for small problems: <= 64 registers, 4 blocks per SM.
-    return forces_kernel<P, kJerk, kPot, kGuard, kI, kJerk, (kI < Traits<P>::kI ? 4 : 2)>;
+    return forces_kernel<P, kJerk, kPot, kGuard, kI, kJerk, (kI < Traits<P>::kI ? 4 : 2)>();
   }
 }
 
@@ -637,7 +541,7 @@ std::size_t acc_bytes(Precision p) {
 }  // namespace
 
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i) {
-  return std::size_t(kComponents) * plan.splits * std::size_t(n_i) * acc_bytes(precision);
+  return std::size_t(kComponents) * acc_bytes(precision) * plan.splits * std::size_t(n_i);
 }
 
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
@@ -645,57 +549,35 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   int variant = 0;
   if (const char* env = std::getenv("PAIRWISE_CUDA_VARIANT")) variant = std::atoi(env);
   if (precision != Precision::single || variant < 0 || variant >= kVariants) variant = 0;
-  // Cost model, in cycles of one SM: blocks are spread evenly over the SMs (ceil(blocks/sms) per
-  // SM, run `per_sm` at a time); a block is kThreads/32 warps issuing `per_pair` instructions per
-  // interaction (plus ~40 per tile and ~300 fixed); the SM's 4 schedulers issue one instruction
-  // per cycle each when it holds >= 16 warps, proportionally less below. With splits > 1 the last
-  // block of each i-block adds the partials: ~700 cycles of L2 latency per 8 splits per 4
-  // (component, target) pairs of a thread, after ~500 for the ticket.
-  ForcePlan best;
-  double best_cost = std::numeric_limits<double>::infinity();
+  // The split path: the engine's planner (engine/all_pairs_plan.cpp) with gravity's costs. One
+  // LDS.128 (two for GAJ) per source per tile of targets; per_pair counts it at kI = 4.
+  engine::AllPairsCostModel model;
+  model.per_pair = jerk ? 28.0 : 14.2;
+  model.loads_per_source = jerk ? 2.0 : 1.0;
+  model.components = jerk ? 7 : 4;
+  model.partial_bytes_per_target = std::size_t(kComponents) * acc_bytes(precision);
   const long long n_tiles = (std::max(n_j, 1) + kThreads - 1) / kThreads;
-  const int n_comp = jerk ? 7 : 4;
-  const double per_pair = jerk ? 28.0 : 14.2;
-  constexpr int kWarpsPerBlock = kThreads / 32;
+  const double per_pair = model.per_pair;
   for (const Shape shape : {Shape::narrow, Shape::base, Shape::wide}) {
     if ((shape == Shape::wide && jerk) ||
         (shape == Shape::narrow && precision != Precision::single))
       continue;
     const bool wide = shape == Shape::wide;
-    const int tile = shape == Shape::narrow ? base_tile(precision) / 2
+    engine::AllPairsShape candidate;
+    candidate.tile = shape == Shape::narrow ? base_tile(precision) / 2
                      : wide                 ? 2 * base_tile(precision)
                                             : base_tile(precision);
-    int per_sm = 1;
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, pick(precision, jerk, potential, false, shape, variant), kThreads, 0));
-    per_sm = std::max(per_sm, 1);
-    for (int q : {1, 2, 4, 8}) {
-      const int i_per_block = kThreads / q * tile;
-      const long long i_blocks = (n_i + i_per_block - 1) / i_per_block;
-      for (long long s = 1; s <= n_tiles; ++s) {
-        const ForcePlan trial{q, int(s), int(i_blocks), tile, variant};
-        if (s > 1 && partial_bytes(precision, trial, n_i) > max_partial_bytes) break;
-        const long long blocks = i_blocks * s;
-        const double tiles = std::ceil(double(n_tiles) / double(s));
-        // One LDS.128 (two for GAJ) per source per tile of targets; per_pair counts it at kI = 4.
-        const double pair = per_pair + (jerk ? 2.0 : 1.0) * (1.0 / tile - 0.25);
-        const double block_instr = tiles * (double(kThreads / q) * tile * pair + 40.0) + 300.0 +
-                                   (q > 1 ? 40.0 * q * n_comp * tile / 4.0 : 0.0);
-        const double sm_blocks = std::ceil(double(blocks) / std::max(sms, 1));
-        const double warps = std::min<double>(sm_blocks, per_sm) * kWarpsPerBlock;
-        const double efficiency = std::min(1.0, warps / 16.0);
-        // Single precision's wide tile measured 5-8 % slower than its base one at N = 262,144
-        // (H200); in mixed precision the wide tile is the faster one.
-        const double shape_factor = wide && precision == Precision::single ? 1.08 : 1.0;
-        double cost = sm_blocks * block_instr * kWarpsPerBlock / 4.0 / efficiency * shape_factor;
-        if (s > 1)
-          cost += 500.0 + std::ceil(double(std::min<long long>(i_per_block, n_i)) * n_comp /
-                                    (4.0 * kThreads)) *
-                              std::ceil(double(s) / 8.0) * 700.0;
-        if (cost < best_cost * 0.999) best_cost = cost, best = trial;
-      }
-    }
+        &candidate.blocks_per_sm, pick(precision, jerk, potential, false, shape, variant), kThreads,
+        0));
+    // Single precision's wide tile measured 5-8 % slower than its base one at N = 262,144
+    // (H200); in mixed precision the wide tile is the faster one.
+    candidate.cost_factor = wide && precision == Precision::single ? 1.08 : 1.0;
+    model.shapes.push_back(candidate);
   }
+  double best_cost = 0;
+  ForcePlan best = engine::plan_all_pairs(model, n_i, n_j, sms, max_partial_bytes, &best_cost);
+  best.variant = variant;
   // The small-problem path (single precision): blocks of kSmallThreads threads (32 warps per SM),
   // kSmallTargets · kI targets per block (kI = 1 or 2), one LDS.128 (two for GAJ) per kI
   // interactions, no split reduction. The model above assumes full issue from 16 warps; with few

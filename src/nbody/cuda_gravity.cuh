@@ -11,6 +11,7 @@
 
 #include <cstddef>
 
+#include "engine/all_pairs.hpp"
 #include "pairwise/precision.hpp"
 
 namespace pairwise::nbody {
@@ -25,26 +26,22 @@ namespace pairwise::nbody::cuda {
 // Output components, in this order, of the partial-sum buffers and of the packed results.
 enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
 
-// How one force evaluation is spread over the GPU: blocks of kThreads threads; `q` groups of
-// threads in a block share the same i-particles and take 1/q of each j-tile (in-block j-split);
-// `splits` blocks share the same i-particles and take 1/splits of the j-tiles (grid j-split,
-// Elsen's i-particle replication). Partial sums are reduced in fixed order, so results are
-// deterministic.
-struct ForcePlan {
-  int q = 1, splits = 1, i_blocks = 1;
-  int i_per_thread = 1;  // register tile kI (2, 4 or 8 as compiled per precision)
-  int variant = 0;       // code variant (experiments, single precision): see cuda_kernel.cu
-  // Small-problem path (single precision): blocks of kSmallThreads threads own
-  // kSmallTargets · i_per_thread targets (i_per_thread per lane, the same in every warp); each warp
-  // takes a disjoint slice of the sources, staged per warp in shared memory; the warps' sums are
-  // reduced in shared memory in fixed order. No grid split (splits == 1), one write per target.
-  bool small = false;
-};
+// How one force evaluation is spread over the GPU: the all-pairs engine's plan
+// (engine/all_pairs.hpp): blocks of kThreads threads; `q` groups of threads in a block share the
+// same i-particles and take 1/q of each j-tile (in-block j-split); `splits` blocks share the same
+// i-particles and take 1/splits of the j-tiles (grid j-split, Elsen's i-particle replication).
+// Partial sums are reduced in fixed order, so results are deterministic. `variant` selects a code
+// variant (experiments, single precision): see cuda_gravity.cu. `small` selects gravity's own
+// small-problem path (single precision): blocks of kSmallThreads threads own
+// kSmallTargets · i_per_thread targets (i_per_thread per lane, the same in every warp); each warp
+// takes a disjoint slice of the sources, staged per warp in shared memory; the warps' sums are
+// reduced in shared memory in fixed order. No grid split (splits == 1), one write per target.
+using ForcePlan = engine::AllPairsPlan;
 
 inline constexpr int kSmallThreads = 1024;
 inline constexpr int kSmallTargets = 32;
 
-inline constexpr int kThreads = 256;  // threads per block == j-particles per shared-memory tile
+inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block == j per tile
 
 // The master state, double SoA on the device (row order of MasterState::p).
 enum StateArray {

@@ -4,7 +4,8 @@
 //   master state  14 double arrays (m, x, v, a, jerk, t_last)             112 N bytes
 //   j arrays      pos (+ lo) + vel: 32 N (single), 48 N (mixed), 64 N (double) bytes
 //   results       up to 13 doubles per target (forces + predicted x, v)   104 N bytes
-//   partial sums  kComponents × splits × targets accumulators (capped, see kMaxPartialBytes)
+//   partial sums  kComponents × splits × targets accumulators (capped, see kMaxPartialBytes),
+//                 in the all-pairs engine's workspace (engine/device_buffer.cuh)
 // Host↔device traffic per block step is O(n_active): the active list and results go one way, the
 // corrected values the other; every particle is predicted on the device.
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "engine/device_buffer.cuh"
 #include "nbody/backends.hpp"
 #include "nbody/cuda_gravity.cuh"
 #include "pairwise/error.hpp"
@@ -30,61 +32,8 @@ using cuda::MasterState;
 
 constexpr std::size_t kMaxPartialBytes = std::size_t(256) << 20;
 
-// One device allocation, freed on destruction.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { release(); }
-  void release() {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = nullptr;
-    bytes_ = 0;
-  }
-  // Grows to at least `bytes` (contents are not kept).
-  void reserve(std::size_t bytes) {
-    if (bytes <= bytes_) return;
-    release();
-    PW_CUDA(cudaMalloc(&ptr_, bytes));
-    bytes_ = bytes;
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// Page-locked host staging memory (fast, truly asynchronous copies).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() {
-    if (ptr_) cudaFreeHost(ptr_);
-  }
-  void reserve(std::size_t bytes) {
-    if (bytes <= bytes_) return;
-    if (ptr_) cudaFreeHost(ptr_);
-    ptr_ = nullptr;
-    PW_CUDA(cudaMallocHost(&ptr_, bytes));
-    bytes_ = bytes;
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
+using engine::DeviceBuffer;
+using engine::PinnedBuffer;
 
 class CudaGravityKernel final : public GravityKernel {
  public:
@@ -271,7 +220,7 @@ class CudaGravityKernel final : public GravityKernel {
     std::size_t free_b = 0, total_b = 0;
     PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const std::size_t held = state_buf_.bytes() + jpos_.bytes() + jvel_.bytes() + jlo_.bytes() +
-                             results_.bytes() + partial_.bytes();
+                             results_.bytes() + workspace_.bytes();
     if (need > free_b + held || n_particles > std::size_t(std::numeric_limits<int>::max()))
       throw Error("problem too large for GPU memory: " + std::to_string(n_particles) +
                       " particles need " + std::to_string(need) + " bytes, " +
@@ -311,13 +260,8 @@ class CudaGravityKernel final : public GravityKernel {
                                                info_.multiprocessors, kMaxPartialBytes))
                .first;
     plan_ = it->second;
-    if (plan_.splits > 1) partial_.reserve(cuda::partial_bytes(options_.precision, plan_, n_i));
+    workspace_.prepare(plan_, cuda::partial_bytes(options_.precision, plan_, n_i), stream_);
     results_.reserve(sizeof(double) * 13 * n_i);
-    const std::size_t ticket_bytes = sizeof(unsigned) * std::size_t(plan_.i_blocks);
-    if (ticket_bytes > tickets_.bytes()) {  // counters start at zero; each launch leaves them so
-      tickets_.reserve(ticket_bytes);
-      PW_CUDA(cudaMemsetAsync(tickets_.as<void>(), 0, tickets_.bytes(), stream_));
-    }
     ForceArgs a;
     a.precision = options_.precision;
     a.jerk = jerk;
@@ -330,8 +274,8 @@ class CudaGravityKernel final : public GravityKernel {
     a.i_index = i_index;
     a.n_i = n_i;
     a.eps2 = options_.eps2;
-    a.partial = partial_.as<void>();
-    a.tickets = tickets_.as<unsigned>();
+    a.partial = workspace_.partial();
+    a.tickets = workspace_.tickets();
     a.plan = plan_;
     a.out = results_.as<double>();
     a.state = state_;
@@ -355,7 +299,8 @@ class CudaGravityKernel final : public GravityKernel {
   ForcePlan plan_;
   std::map<long long, ForcePlan> plans_;  // valid for the current N; cleared by set_particles
   MasterState state_;
-  DeviceBuffer state_buf_, jpos_, jlo_, jvel_, partial_, results_, active_, commit_dev_, tickets_;
+  DeviceBuffer state_buf_, jpos_, jlo_, jvel_, results_, active_, commit_dev_;
+  engine::AllPairsWorkspace workspace_;  // partial sums and ticket counters of the split path
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
 };
