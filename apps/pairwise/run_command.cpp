@@ -9,6 +9,8 @@
 
 #include "commands.hpp"
 #include "core/config.hpp"
+#include "ljc/run.hpp"
+#include "ljc/run_config.hpp"
 #include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
 #include "pairwise/error.hpp"
@@ -44,9 +46,11 @@ int run(const RunArgs& args) {
   const auto root = config.root();
   const std::string workload = root.string("workload", "nbody");
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
-  const std::string known[] = {"nbody"};
+  if (workload == "ljc") return ljc::run_ljc(ljc::read_run_config(config), std::cout, std::cerr);
+  const std::string known[] = {"nbody", "ljc"};
   root.fail("workload", "unknown workload '" + workload + "'" +
-                            config::suggestion_suffix(workload, known) + " (expected nbody)");
+                            config::suggestion_suffix(workload, known) +
+                            " (expected nbody or ljc)");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "core/bench_json.hpp"
+#include "ljc/backends.hpp"
 #include "ljc/generator.hpp"
 #include "pairwise/error.hpp"
 
@@ -105,6 +106,62 @@ int run_ljc_bench(const BenchOptions& options) {
         params);
   };
 
+  // Full MD steps (velocity Verlet, 1 fs, constant dielectric): the cuda backend with the whole
+  // step on the device; the cpu backend through the shared host dynamics.
+  auto time_md = [&](BackendKind b, Precision p, PairKernel pk, std::size_t n,
+                     const Molecule& mol) {
+    LjcKernelOptions ko;
+    ko.precision = p;
+    ko.pair_kernel = pk;
+    auto k = make_ljc_kernel(b, ko);
+    k->set_system(mol, NonbondedOptions{});
+    double s = -1;
+    std::int64_t steps = 0;
+#ifdef PAIRWISE_HAVE_CUDA
+    if (b == BackendKind::cuda) {
+      const double probe = cuda_time_md_steps(*k, 1.0, 200);
+      steps =
+          std::clamp<std::int64_t>(std::int64_t(kCaseBudgetS / std::max(probe, 1e-7)), 200, 200000);
+      s = cuda_time_md_steps(*k, 1.0, steps);
+    }
+#endif
+    if (b != BackendKind::cuda) {
+      Molecule m = mol;
+      m.vx.assign(n, 0.0), m.vy.assign(n, 0.0), m.vz.assign(n, 0.0);
+      std::vector<double> inv_mass(n, 4.184e-4 / 12.011);
+      engine::DynamicsOptions o;
+      o.dt = 1.0;
+      LjcForces f;
+      k->compute(f);
+      steps = 20;
+      const auto t0 = std::chrono::steady_clock::now();
+      k->advance(m, inv_mass, o, 0, steps, f);
+      s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+    }
+    const std::string kernel_name =
+        b == BackendKind::cuda ? std::string(to_string(pk)) : std::string("host");
+    const std::string key = std::to_string(n) + "/" + std::string(to_string(p)) + "/md";
+    if (b == BackendKind::cpu) cpu_seconds[key] = s;
+    const auto cpu = cpu_seconds.find(key);
+    const double speedup = b != BackendKind::cpu && cpu != cpu_seconds.end() ? cpu->second / s : 0;
+    const double ns_per_day = 1.0 / s * 1e-6 * 86400;  // 1 fs steps
+    std::printf("%8zu %-7s %-10s %-10s %-9s %11.5f %12.4g %10s %9s  %.0f steps/s, %.0f ns/day\n", n,
+                std::string(to_string(p)).c_str(), kernel_name.c_str(), "md-step",
+                std::string(to_string(b)).c_str(), s * 1e3, double(n) * double(n) / s, "-",
+                speedup > 0 ? (std::to_string(int(std::lround(speedup))) + "x").c_str() : "-",
+                1.0 / s, ns_per_day);
+    std::fflush(stdout);
+    nlohmann::json params = {{"dielectric", "constant"},
+                             {"pair_kernel", kernel_name},
+                             {"steps", steps},
+                             {"dt_fs", 1.0},
+                             {"ns_per_day", ns_per_day},
+                             {"integrator", "velocity-verlet"},
+                             {"whole_step_on_device", b == BackendKind::cuda}};
+    if (speedup > 0) params["speedup_vs_cpu"] = speedup;
+    add(*k, n, "md-step", "steps_per_second", 1.0 / s, "1/s", s, params);
+  };
+
   for (std::size_t n : options.sizes) {
     const Molecule mol = bench_molecule(n);
     std::vector<physics::DielectricKind> dielectrics = {physics::DielectricKind::constant};
@@ -121,6 +178,14 @@ int run_ljc_bench(const BenchOptions& options) {
           for (PairKernel pk : options.pair_kernels) time_forces(backend, p, pk, n, d, mol);
         } else {
           time_forces(backend, p, PairKernel::automatic, n, d, mol);
+        }
+      }
+      if (options.md_steps) {
+        if (with_cpu && n <= kCpuMaxN) time_md(BackendKind::cpu, p, PairKernel::automatic, n, mol);
+        if (backend == BackendKind::cuda) {
+          for (PairKernel pk : options.pair_kernels) time_md(backend, p, pk, n, mol);
+        } else {
+          time_md(backend, p, PairKernel::automatic, n, mol);
         }
       }
     }

@@ -52,7 +52,10 @@ class CudaLjcKernel final : public LjcKernel {
     sms_ = prop.multiProcessorCount;
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
-  ~CudaLjcKernel() override { cudaStreamDestroy(stream_); }
+  ~CudaLjcKernel() override {
+    destroy_graphs();
+    cudaStreamDestroy(stream_);
+  }
 
   std::string device_name() const override { return name_; }
   BackendKind backend() const override { return BackendKind::cuda; }
@@ -67,6 +70,8 @@ class CudaLjcKernel final : public LjcKernel {
   }
 
   void set_system(const Molecule& m, const NonbondedOptions& nb) override {
+    destroy_graphs();
+    v_.reset(), inv_mass_.reset(), step_.reset();
     system_ = prepare_system(m, nb);
     n_ = static_cast<int>(system_.n);
     const bool n3 = newton3();
@@ -122,14 +127,21 @@ class CudaLjcKernel final : public LjcKernel {
 
   void set_positions(const double* x, const double* y, const double* z) override {
     double* d = static_cast<double*>(x_.get());
-    PW_CUDA(cudaMemcpy(d, x, sizeof(double) * n_, cudaMemcpyHostToDevice));
-    PW_CUDA(cudaMemcpy(d + n_, y, sizeof(double) * n_, cudaMemcpyHostToDevice));
-    PW_CUDA(cudaMemcpy(d + 2 * n_, z, sizeof(double) * n_, cudaMemcpyHostToDevice));
+    // Ordered in the stream of the kernels (a plain cudaMemcpy from pageable memory may return
+    // before its DMA has landed, and the stream does not wait for the legacy stream).
+    PW_CUDA(cudaMemcpyAsync(d, x, sizeof(double) * n_, cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaMemcpyAsync(d + n_, y, sizeof(double) * n_, cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaMemcpyAsync(d + 2 * n_, z, sizeof(double) * n_, cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
   }
 
   void compute(LjcForces& out) override {
-    out.resize(system_.n);
     launch_all(true);
+    read_forces(out);
+  }
+
+  void read_forces(LjcForces& out) {
+    out.resize(system_.n);
     std::vector<double> f(3 * std::size_t(n_));
     double e[3];
     PW_CUDA(cudaMemcpyAsync(f.data(), force_out_.get(), f.size() * sizeof(double),
@@ -163,11 +175,101 @@ class CudaLjcKernel final : public LjcKernel {
     return 1e-3 * t[t.size() / 2];
   }
 
-  // The device arrays of the step (for the device-resident MD loop): positions [3][n] and the
-  // forces written by each launch_all, both double.
-  double* device_positions() const { return static_cast<double*>(x_.get()); }
-  const double* device_forces() const { return static_cast<const double*>(force_out_.get()); }
-  cudaStream_t stream() const { return stream_; }
+  // The whole step on the device: positions, velocities and forces stay there; the step's
+  // kernels (first half, pack, tiles, bonded, finish, second half) are captured once into CUDA
+  // graphs of 1 and kGraphSteps steps and replayed; the host copies the state back at the end.
+  void advance(Molecule& m, const std::vector<double>& inv_mass, const engine::DynamicsOptions& o,
+               std::uint64_t first_step, std::int64_t steps, LjcForces& f) override {
+    if (o.thermostat == engine::Thermostat::andersen) {
+      return LjcKernel::advance(m, inv_mass, o, first_step, steps, f);
+    }
+    const std::size_t bytes = 3 * sizeof(double) * n_;
+    if (!v_) {
+      v_ = device_alloc(bytes);
+      inv_mass_ = device_alloc(sizeof(double) * n_);
+      step_ = device_alloc(sizeof(unsigned long long));
+    }
+    set_positions(m.x.data(), m.y.data(), m.z.data());
+    double* dv = static_cast<double*>(v_.get());
+    auto h2d = [&](void* dst, const void* src, std::size_t b) {
+      PW_CUDA(cudaMemcpyAsync(dst, src, b, cudaMemcpyHostToDevice, stream_));
+    };
+    h2d(dv, m.vx.data(), sizeof(double) * n_);
+    h2d(dv + n_, m.vy.data(), sizeof(double) * n_);
+    h2d(dv + 2 * n_, m.vz.data(), sizeof(double) * n_);
+    h2d(inv_mass_.get(), inv_mass.data(), sizeof(double) * n_);
+    const unsigned long long s0 = first_step;
+    h2d(step_.get(), &s0, sizeof s0);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    // Forces at the current positions on the device (the host's f may come from another
+    // evaluation order; this keeps the device trajectory self-consistent).
+    launch_all(false);
+    cuda::StepArgs sa;
+    sa.x = static_cast<double*>(x_.get());
+    sa.v = dv;
+    sa.f = static_cast<const double*>(force_out_.get());
+    sa.inv_mass = static_cast<const double*>(inv_mass_.get());
+    sa.n = n_;
+    sa.dt = o.dt;
+    sa.langevin = o.thermostat == engine::Thermostat::langevin;
+    const auto c = physics::langevin_coefficients(o.gamma, o.dt);
+    sa.kT = o.kT, sa.c1 = c.c1, sa.c2 = c.c2, sa.seed = o.seed;
+    sa.step = static_cast<unsigned long long*>(step_.get());
+    sa.stream = stream_;
+    if (!graphs_ready_ || !same_step(sa)) build_graphs(sa);
+    std::int64_t left = steps;
+    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
+    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+    // Energies at the final positions (the forces are recomputed identically).
+    launch_all(true);
+    std::vector<double> h(3 * std::size_t(n_));
+    PW_CUDA(cudaMemcpyAsync(h.data(), x_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(h.begin(), h.begin() + n_, m.x.begin());
+    std::copy(h.begin() + n_, h.begin() + 2 * n_, m.y.begin());
+    std::copy(h.begin() + 2 * n_, h.end(), m.z.begin());
+    PW_CUDA(cudaMemcpyAsync(h.data(), dv, bytes, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(h.begin(), h.begin() + n_, m.vx.begin());
+    std::copy(h.begin() + n_, h.begin() + 2 * n_, m.vy.begin());
+    std::copy(h.begin() + 2 * n_, h.end(), m.vz.begin());
+    read_forces(f);
+  }
+
+  // Seconds per full MD step (velocity Verlet, dt fs) on the device from the loaded positions at
+  // rest, graph replays timed with events over `steps` steps (for benchmarks).
+  double time_md_steps(double dt, std::int64_t steps) {
+    Molecule m;
+    m.resize(n_);
+    std::vector<double> h(3 * std::size_t(n_));
+    PW_CUDA(cudaMemcpyAsync(h.data(), x_.get(), h.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                            stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(h.begin(), h.begin() + n_, m.x.begin());
+    std::copy(h.begin() + n_, h.begin() + 2 * n_, m.y.begin());
+    std::copy(h.begin() + 2 * n_, h.end(), m.z.begin());
+    m.vx.assign(n_, 0.0), m.vy.assign(n_, 0.0), m.vz.assign(n_, 0.0);
+    std::vector<double> inv_mass(n_, 4.184e-4 / 12.011);
+    engine::DynamicsOptions o;
+    o.dt = dt;
+    LjcForces f;
+    advance(m, inv_mass, o, 0, kGraphSteps, f);  // builds the graphs, warms up
+    cudaEvent_t start, stop;
+    PW_CUDA(cudaEventCreate(&start));
+    PW_CUDA(cudaEventCreate(&stop));
+    PW_CUDA(cudaEventRecord(start, stream_));
+    std::int64_t left = steps;
+    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
+    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+    PW_CUDA(cudaEventRecord(stop, stream_));
+    PW_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    PW_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    set_positions(m.x.data(), m.y.data(), m.z.data());
+    return 1e-3 * ms / double(steps);
+  }
 
   // One force evaluation on the device from x_ into force_out_ (and energy_out_).
   void launch_all(bool energy) {
@@ -221,6 +323,42 @@ class CudaLjcKernel final : public LjcKernel {
   }
 
  private:
+  static constexpr int kGraphSteps = 20;
+
+  void record_step(const cuda::StepArgs& sa) {
+    cuda::launch_step_first(sa);
+    launch_all(false);
+    cuda::launch_step_second(sa);
+  }
+  cudaGraphExec_t capture(const cuda::StepArgs& sa, int steps) {
+    cudaGraph_t graph = nullptr;
+    PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    for (int s = 0; s < steps; ++s) record_step(sa);
+    PW_CUDA(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    PW_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    PW_CUDA(cudaGraphDestroy(graph));
+    return exec;
+  }
+  void build_graphs(const cuda::StepArgs& sa) {
+    destroy_graphs();
+    exec_one_ = capture(sa, 1);
+    exec_many_ = capture(sa, kGraphSteps);
+    graph_args_ = sa;
+    graphs_ready_ = true;
+  }
+  bool same_step(const cuda::StepArgs& sa) const {
+    const auto& g = graph_args_;
+    return g.x == sa.x && g.v == sa.v && g.dt == sa.dt && g.langevin == sa.langevin &&
+           g.kT == sa.kT && g.c1 == sa.c1 && g.seed == sa.seed && g.inv_mass == sa.inv_mass;
+  }
+  void destroy_graphs() {
+    if (exec_one_) cudaGraphExecDestroy(exec_one_);
+    if (exec_many_) cudaGraphExecDestroy(exec_many_);
+    exec_one_ = exec_many_ = nullptr;
+    graphs_ready_ = false;
+  }
+
   LjcKernelOptions options_;
   std::string name_;
   int sms_ = 1;
@@ -228,6 +366,10 @@ class CudaLjcKernel final : public LjcKernel {
   PreparedSystem system_;
   TileMasks masks_;
   int n_ = 0, padded_ = 0;
+  DevicePtr v_, inv_mass_, step_;
+  cudaGraphExec_t exec_one_ = nullptr, exec_many_ = nullptr;
+  cuda::StepArgs graph_args_;
+  bool graphs_ready_ = false;
   DevicePtr pos_, pos_lo_, par_, mask_index_, mask_words_, bond_ij_, bond_rk_, pair_ij_, x_,
       force_acc_, energy_acc_, force_out_, energy_out_;
 };
@@ -236,6 +378,11 @@ class CudaLjcKernel final : public LjcKernel {
 
 std::unique_ptr<LjcKernel> make_cuda_ljc_kernel(const LjcKernelOptions& options) {
   return std::make_unique<CudaLjcKernel>(options);
+}
+
+double cuda_time_md_steps(LjcKernel& kernel, double dt, std::int64_t steps) {
+  auto* k = dynamic_cast<CudaLjcKernel*>(&kernel);
+  return k ? k->time_md_steps(dt, steps) : -1.0;
 }
 
 }  // namespace pairwise::ljc

@@ -6,6 +6,7 @@
 
 #include "core/cuda_check.cuh"
 #include "ljc/cuda_ljc.cuh"
+#include "pairwise/physics/dynamics.hpp"
 #include "pairwise/physics/ljc.hpp"
 
 namespace pairwise::ljc::cuda {
@@ -365,7 +366,48 @@ __global__ void finish_kernel(void* force, void* energy_acc, int n, double* out,
   }
 }
 
+__global__ void step_first_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const double h = 0.5 * a.dt * a.inv_mass[i];
+  double v[3], x[3];
+  for (int c = 0; c < 3; ++c) {
+    v[c] = a.v[c * a.n + i], x[c] = a.x[c * a.n + i];
+    physics::kick(v[c], a.f[c * a.n + i], h);
+  }
+  if (a.langevin) {
+    for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], 0.5 * a.dt);
+    const physics::LangevinCoefficients coeff{a.c1, a.c2};
+    physics::langevin_o_step(v[0], v[1], v[2], a.inv_mass[i], a.kT, coeff, a.seed, *a.step + 1,
+                             std::uint32_t(i));
+    for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], 0.5 * a.dt);
+  } else {
+    for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], a.dt);
+  }
+  for (int c = 0; c < 3; ++c) a.v[c * a.n + i] = v[c], a.x[c * a.n + i] = x[c];
+}
+
+__global__ void step_second_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) *a.step += 1;  // read only by the next step's first kernel
+  if (i >= a.n) return;
+  const double h = 0.5 * a.dt * a.inv_mass[i];
+  for (int c = 0; c < 3; ++c) physics::kick(a.v[c * a.n + i], a.f[c * a.n + i], h);
+}
+
 }  // namespace
+
+void launch_step_first(const StepArgs& a) {
+  step_first_kernel<<<unsigned((a.n + 127) / 128), 128, 0, static_cast<cudaStream_t>(a.stream)>>>(
+      a);
+  PW_CUDA_LAUNCH("ljc step_first_kernel");
+}
+
+void launch_step_second(const StepArgs& a) {
+  step_second_kernel<<<unsigned((a.n + 127) / 128), 128, 0, static_cast<cudaStream_t>(a.stream)>>>(
+      a);
+  PW_CUDA_LAUNCH("ljc step_second_kernel");
+}
 
 void launch_tiles(const TileArgs& a) {
   if (a.n_tiles == 0) return;

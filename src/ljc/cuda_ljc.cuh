@@ -71,4 +71,24 @@ void launch_pack_positions(Precision p, const double* x, int n, int n_padded, vo
 void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, double* force_out,
                           double* energy_out, void* stream);
 
+// The two halves of one step of the shared dynamics around the force evaluation
+// (engine::dynamics_step, with the PW_HD steps of pairwise/physics/dynamics.hpp), arrays double
+// [3][n]: first = half kick + drift (BAOAB: half kick, drift dt/2, O step, drift dt/2), second =
+// half kick, then the device step counter (the Langevin random counter) is advanced.
+struct StepArgs {
+  double* x = nullptr;
+  double* v = nullptr;
+  const double* f = nullptr;
+  const double* inv_mass = nullptr;
+  int n = 0;
+  double dt = 1;
+  bool langevin = false;
+  double kT = 0, c1 = 1, c2 = 0;
+  unsigned long long seed = 0;
+  unsigned long long* step = nullptr;  // device: the index of the last step taken
+  void* stream = nullptr;
+};
+void launch_step_first(const StepArgs& a);
+void launch_step_second(const StepArgs& a);
+
 }  // namespace pairwise::ljc::cuda

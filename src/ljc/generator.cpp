@@ -92,7 +92,13 @@ Molecule make_globule(const GlobuleOptions& o) {
   }
   std::shuffle(mol.q.begin(), mol.q.end(), rng);
   if (o.bonds) {
-    for (long k = 0; k + 1 < n; ++k) mol.bonds.push_back({int(k), int(k + 1), o.spacing, o.bond_k});
+    // The rest length is the generated distance: the chain starts with relaxed bonds.
+    for (long k = 0; k + 1 < n; ++k) {
+      const double r = std::sqrt((mol.x[k + 1] - mol.x[k]) * (mol.x[k + 1] - mol.x[k]) +
+                                 (mol.y[k + 1] - mol.y[k]) * (mol.y[k + 1] - mol.y[k]) +
+                                 (mol.z[k + 1] - mol.z[k]) * (mol.z[k + 1] - mol.z[k]));
+      mol.bonds.push_back({int(k), int(k + 1), r, o.bond_k});
+    }
   }
   return mol;
 }

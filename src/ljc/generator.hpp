@@ -4,7 +4,8 @@
 // distance), first a serpentine, then randomized by `backbite` moves (Mansfield 1982) that keep it
 // a self-avoiding, space-filling path; positions are jittered uniformly by ±jitter. Charges are
 // ±charge in equal numbers at random (one neutral bead when N is odd), so the net charge is 0.
-// Consecutive beads are bonded (r0 = spacing, k = bond_k); the exclusions follow from the bonds.
+// Consecutive beads are bonded (r0 = their generated distance, so bonds start relaxed; k = bond_k);
+// the exclusions follow from the bonds.
 #pragma once
 
 #include <cstdint>

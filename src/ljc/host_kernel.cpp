@@ -75,6 +75,23 @@ void add_bond_forces(const std::vector<Bond>& bonds, const double* x, const doub
   }
 }
 
+void LjcKernel::advance(Molecule& m, const std::vector<double>& inv_mass,
+                        const engine::DynamicsOptions& o, std::uint64_t first_step,
+                        std::int64_t steps, LjcForces& f) {
+  engine::DynamicsArrays a;
+  a.n = m.size();
+  a.x = m.x.data(), a.y = m.y.data(), a.z = m.z.data();
+  a.vx = m.vx.data(), a.vy = m.vy.data(), a.vz = m.vz.data();
+  a.fx = f.fx.data(), a.fy = f.fy.data(), a.fz = f.fz.data();
+  a.inv_mass = inv_mass.data();
+  for (std::int64_t s = 1; s <= steps; ++s) {
+    engine::dynamics_step(a, o, first_step + std::uint64_t(s), [&] {
+      set_positions(m.x.data(), m.y.data(), m.z.data());
+      compute(f);
+    });
+  }
+}
+
 void HostLjcKernel::set_system(const Molecule& m, const NonbondedOptions& nb) {
   system_ = prepare_system(m, nb);
   x_ = m.x, y_ = m.y, z_ = m.z;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dynamics.hpp"
 #include "ljc/molecule.hpp"
 #include "pairwise/backend.hpp"
 #include "pairwise/physics/ljc.hpp"
@@ -53,6 +54,16 @@ class LjcKernel {
   virtual void compute(LjcForces& out) = 0;
   // Seconds per force evaluation (median of `repeats` after a warm-up), backend work only.
   virtual double time_compute(int repeats) = 0;
+
+  // Advances the positions and velocities of `m` (the loaded system) by `steps` steps of the
+  // shared dynamics (engine::dynamics_step: velocity Verlet, or BAOAB Langevin; o.dt in fs),
+  // numbered first_step + 1, ...; inv_mass[i] = kAccelFactor / m_i (Å/fs² per kcal/(mol·Å)).
+  // On entry `f` holds the forces at the current positions; on return the forces and energies at
+  // the new ones. This default loops engine::dynamics_step on the host; the cuda backend keeps the
+  // whole step on the device (CUDA graphs) and transfers only at the end.
+  virtual void advance(Molecule& m, const std::vector<double>& inv_mass,
+                       const engine::DynamicsOptions& o, std::uint64_t first_step,
+                       std::int64_t steps, LjcForces& f);
 };
 
 std::unique_ptr<LjcKernel> make_ljc_kernel(BackendKind backend, const LjcKernelOptions& options);
