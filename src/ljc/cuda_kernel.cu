@@ -4,15 +4,18 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "engine/device_buffer.cuh"
 #include "ljc/backends.hpp"
 #include "ljc/cuda_ljc.cuh"
 #include "ljc/tile_masks.hpp"
 #include "pairwise/error.hpp"
+#include "pairwise/physics/dynamics.hpp"
 
 namespace pairwise::ljc {
 namespace {
@@ -75,8 +78,20 @@ class CudaLjcKernel final : public LjcKernel {
     system_ = prepare_system(m, nb);
     n_ = static_cast<int>(system_.n);
     const bool n3 = newton3();
-    const int kI = options_.precision == Precision::double_ ? 1 : 2;
-    masks_ = build_tile_masks(n_, system_.lists, kI, n3);
+    masks_newton3_ = n3;
+    // Targets per lane of the Newton-3 tiles: 1 for small N (more warps to fill the GPU), the wide
+    // tile (4 in FP32, 2 in FP64: fewer shuffles per pair) from N = 8192 on.
+    const int kI = n_ < 8192 ? 1 : (options_.precision == Precision::double_ ? 2 : 4);
+    masks_ = build_tile_masks(n_, system_.lists, n3 ? kI : 1, true);
+    if (!n3) {
+      const RowMasks rows = build_row_masks(n_, system_.lists);
+      row_start_ = upload(rows.row_start);
+      row_masks_ = upload(rows.entries);
+      plan_ = cuda::plan_one_sided(options_.precision, system_.dielectric, n_, sms_,
+                                   std::size_t(256) << 20);
+      workspace_.prepare(plan_, cuda::one_sided_partial_bytes(options_.precision, plan_, n_),
+                         stream_);
+    }
     padded_ = masks_.n_blocks * masks_.block;
     const bool dbl = options_.precision == Precision::double_;
     const std::size_t v4 = dbl ? 32 : 16;
@@ -87,7 +102,7 @@ class CudaLjcKernel final : public LjcKernel {
       std::vector<double> p(4 * padded_, 0.0);
       for (int i = 0; i < n_; ++i) {
         p[4 * i] = system_.atoms[i].q, p[4 * i + 1] = system_.atoms[i].half_sigma;
-        p[4 * i + 2] = system_.atoms[i].sqrt_eps;
+        p[4 * i + 2] = system_.atoms[i].sqrt_eps, p[4 * i + 3] = double(i);
       }
       par_ = upload(p);
     } else {
@@ -95,6 +110,7 @@ class CudaLjcKernel final : public LjcKernel {
       for (int i = 0; i < n_; ++i) {
         p[4 * i] = float(system_.atoms[i].q), p[4 * i + 1] = float(system_.atoms[i].half_sigma);
         p[4 * i + 2] = float(system_.atoms[i].sqrt_eps);
+        std::memcpy(&p[4 * i + 3], &i, sizeof(float));  // the index, as float bits
       }
       par_ = upload(p);
     }
@@ -207,7 +223,11 @@ class CudaLjcKernel final : public LjcKernel {
     cuda::StepArgs sa;
     sa.x = static_cast<double*>(x_.get());
     sa.v = dv;
-    sa.f = static_cast<const double*>(force_out_.get());
+    sa.precision = options_.precision;
+    sa.pos = pos_.get();
+    sa.pos_lo = pos_lo_.get();
+    sa.force_acc = force_acc_.get();
+    sa.f = static_cast<double*>(force_out_.get());
     sa.inv_mass = static_cast<const double*>(inv_mass_.get());
     sa.n = n_;
     sa.dt = o.dt;
@@ -273,9 +293,46 @@ class CudaLjcKernel final : public LjcKernel {
 
   // One force evaluation on the device from x_ into force_out_ (and energy_out_).
   void launch_all(bool energy) {
+    cuda::launch_pack_positions(options_.precision, static_cast<double*>(x_.get()), n_, padded_,
+                                pos_.get(), pos_lo_.get(), stream_);
+    launch_pairs(energy);
+    cuda::launch_finish_forces(options_.precision, force_acc_.get(), energy_acc_.get(), n_,
+                               static_cast<double*>(force_out_.get()),
+                               static_cast<double*>(energy_out_.get()), stream_);
+  }
+
+  // The pair sum and the bonded terms into the accumulators (positions already packed).
+  void launch_pairs(bool energy) {
     const Precision p = options_.precision;
-    cuda::launch_pack_positions(p, static_cast<double*>(x_.get()), n_, padded_, pos_.get(),
-                                pos_lo_.get(), stream_);
+    const double sig[4] = {system_.sigmoidal.alpha, system_.sigmoidal.beta, system_.sigmoidal.gamma,
+                           system_.sigmoidal.delta};
+    if (!masks_newton3_) {
+      cuda::OneSidedArgs o;
+      o.n_i = o.n_j = n_;
+      o.plan = plan_;
+      o.partial = workspace_.partial();
+      o.tickets = workspace_.tickets();
+      o.precision = p;
+      o.dielectric = system_.dielectric;
+      o.energy = energy;
+      o.pos = pos_.get();
+      o.pos_lo = pos_lo_.get();
+      o.par = par_.get();
+      o.row_start = static_cast<const int*>(row_start_.get());
+      o.row_masks = row_masks_.get();
+      o.force = force_acc_.get();
+      o.energy_acc = energy_acc_.get();
+      for (int c = 0; c < 4; ++c) o.sig[c] = sig[c];
+      o.stream = stream_;
+      cuda::launch_one_sided(o);
+    } else {
+      launch_newton3(energy, sig);
+    }
+    launch_bonded(energy, sig);
+  }
+
+  void launch_newton3(bool energy, const double (&sig)[4]) {
+    const Precision p = options_.precision;
     cuda::TileArgs a;
     a.precision = p;
     a.dielectric = system_.dielectric;
@@ -294,10 +351,13 @@ class CudaLjcKernel final : public LjcKernel {
     a.masks = static_cast<const std::uint32_t*>(mask_words_.get());
     a.force = force_acc_.get();
     a.energy_acc = energy_acc_.get();
-    a.sig[0] = system_.sigmoidal.alpha, a.sig[1] = system_.sigmoidal.beta;
-    a.sig[2] = system_.sigmoidal.gamma, a.sig[3] = system_.sigmoidal.delta;
+    for (int c = 0; c < 4; ++c) a.sig[c] = sig[c];
     a.stream = stream_;
     cuda::launch_tiles(a);
+  }
+
+  void launch_bonded(bool energy, const double (&sig)[4]) {
+    const Precision p = options_.precision;
     cuda::BondedArgs b;
     b.precision = p;
     b.dielectric = system_.dielectric;
@@ -314,20 +374,18 @@ class CudaLjcKernel final : public LjcKernel {
     b.force = force_acc_.get();
     b.energy_acc = energy_acc_.get();
     b.n = n_;
-    for (int c = 0; c < 4; ++c) b.sig[c] = a.sig[c];
+    for (int c = 0; c < 4; ++c) b.sig[c] = sig[c];
     b.stream = stream_;
     cuda::launch_bonded(b);
-    cuda::launch_finish_forces(p, force_acc_.get(), energy_acc_.get(), n_,
-                               static_cast<double*>(force_out_.get()),
-                               static_cast<double*>(energy_out_.get()), stream_);
   }
 
  private:
   static constexpr int kGraphSteps = 20;
 
+  // One step: first half + packing, the pair kernel, bonds and 1-4 pairs, finish + second half.
   void record_step(const cuda::StepArgs& sa) {
     cuda::launch_step_first(sa);
-    launch_all(false);
+    launch_pairs(false);
     cuda::launch_step_second(sa);
   }
   cudaGraphExec_t capture(const cuda::StepArgs& sa, int steps) {
@@ -366,7 +424,10 @@ class CudaLjcKernel final : public LjcKernel {
   PreparedSystem system_;
   TileMasks masks_;
   int n_ = 0, padded_ = 0;
-  DevicePtr v_, inv_mass_, step_;
+  DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
+  engine::AllPairsPlan plan_;
+  engine::AllPairsWorkspace workspace_;
+  bool masks_newton3_ = true;
   cudaGraphExec_t exec_one_ = nullptr, exec_many_ = nullptr;
   cuda::StepArgs graph_args_;
   bool graphs_ready_ = false;

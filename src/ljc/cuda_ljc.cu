@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/cuda_check.cuh"
 #include "ljc/cuda_ljc.cuh"
@@ -138,7 +139,6 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
     }
     const int mask_index = a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
-    const F e_weight = n3 ? F(1) : F(0.5);
 #pragma unroll 1
     for (int u = 0; u < kI; ++u) {
       const int j0 = J * B + u * 32 + lane;
@@ -158,34 +158,56 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
                    ? a.masks[(long long)mask_index * (kI * kI * 32) + (k * kI + u) * 32 + lane]
                    : 0u;
       }
-      for (int s = 0; s < 32; ++s) {
+      // 32 rotation steps. Three variants: unmasked off-diagonal tiles (most of them: no mask
+      // test, Newton's third law), masked off-diagonal tiles, and diagonal tiles (one-sided).
+      auto sweep = [&](auto masked, auto pair_n3) {
+        constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
+        const F e_w = kPairN3 ? F(1) : F(0.5);
+#pragma unroll 2
+        for (int s = 0; s < 32; ++s) {
 #pragma unroll
-        for (int k = 0; k < kI; ++k) {
-          F d[3];
+          for (int k = 0; k < kI; ++k) {
+            F d[3];
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+              d[c] = xi[k][c] - xj[c];
+              if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+            }
+            const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            physics::LjcTerms<F> term;
+            if constexpr (kMasked) {
+              const F keep = ((m[k] >> s) & 1u) ? F(0) : F(1);
+              term = physics::ljc_pair_scaled<D, F>(r2, ai[k], aj, keep, keep, sig);
+            } else {
+              term = physics::ljc_pair<D, F>(r2, ai[k].q * aj.q,
+                                             physics::lorentz_berthelot(ai[k], aj), sig);
+            }
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+              ft[k][c] += term.force_over_r * d[c];
+              if constexpr (kPairN3) fj[c] -= term.force_over_r * d[c];
+            }
+            if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
+          }
+          // Rotate the sources (and their forces) one lane down.
 #pragma unroll
           for (int c = 0; c < 3; ++c) {
-            d[c] = xi[k][c] - xj[c];
-            if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+            xj[c] = shfl_next(xj[c]);
+            if constexpr (T::kLo) xjl[c] = shfl_next(xjl[c]);
+            if constexpr (kPairN3) fj[c] = shfl_next(fj[c]);
           }
-          const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-          const F keep = ((m[k] >> s) & 1u) ? F(0) : F(1);
-          const auto term = physics::ljc_pair_scaled<D, F>(r2, ai[k], aj, keep, keep, sig);
-#pragma unroll
-          for (int c = 0; c < 3; ++c) {
-            ft[k][c] += term.force_over_r * d[c];
-            if (n3) fj[c] -= term.force_over_r * d[c];
-          }
-          if constexpr (kEnergy) t_lj += e_weight * term.lj, t_c += e_weight * term.coulomb;
+          aj.q = shfl_next(aj.q), aj.half_sigma = shfl_next(aj.half_sigma);
+          aj.sqrt_eps = shfl_next(aj.sqrt_eps);
         }
-        // Rotate the sources (and their forces) one lane down.
-#pragma unroll
-        for (int c = 0; c < 3; ++c) {
-          xj[c] = shfl_next(xj[c]);
-          if constexpr (T::kLo) xjl[c] = shfl_next(xjl[c]);
-          fj[c] = shfl_next(fj[c]);
-        }
-        aj.q = shfl_next(aj.q), aj.half_sigma = shfl_next(aj.half_sigma);
-        aj.sqrt_eps = shfl_next(aj.sqrt_eps);
+      };
+      using True = std::integral_constant<bool, true>;
+      using False = std::integral_constant<bool, false>;
+      if (mask_index < 0) {
+        sweep(False{}, std::integral_constant<bool, kN3>{});
+      } else if (n3) {
+        sweep(True{}, True{});
+      } else {
+        sweep(True{}, False{});
       }
 #pragma unroll
       for (int k = 0; k < kI; ++k)
@@ -228,14 +250,13 @@ void launch_tiles_for(const TileArgs& a) {
   PW_CUDA_LAUNCH("ljc tiles_kernel");
 }
 
+// Newton-3 tiles only (the one-sided kernel is the engine's, cuda_one_sided.cu); kI = 1 (small
+// N: more warps) or the wide tile, 4 in FP32 and 2 in FP64.
 template <Precision P, DielectricKind D>
 void launch_tiles_p(const TileArgs& a) {
-  if (a.newton3) {
-    if (a.i_per_lane == 2) return launch_tiles_for<P, D, 2, true>(a);
-    return launch_tiles_for<P, D, 1, true>(a);
-  }
-  if (a.i_per_lane == 2) return launch_tiles_for<P, D, 2, false>(a);
-  return launch_tiles_for<P, D, 1, false>(a);
+  constexpr int kWide = P == Precision::double_ ? 2 : 4;
+  if (a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true>(a);
+  return launch_tiles_for<P, D, 1, true>(a);
 }
 
 template <Precision P>
@@ -366,6 +387,7 @@ __global__ void finish_kernel(void* force, void* energy_acc, int n, double* out,
   }
 }
 
+template <Precision P>
 __global__ void step_first_kernel(const StepArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
@@ -385,27 +407,69 @@ __global__ void step_first_kernel(const StepArgs a) {
     for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], a.dt);
   }
   for (int c = 0; c < 3; ++c) a.v[c * a.n + i] = v[c], a.x[c * a.n + i] = x[c];
+  // The pair kernels' layout (pack_kernel's, for this atom).
+  if constexpr (P == Precision::double_) {
+    static_cast<D4*>(a.pos)[i] = {x[0], x[1], x[2], 0.0};
+  } else {
+    const float hx = float(x[0]), hy = float(x[1]), hz = float(x[2]);
+    static_cast<float4*>(a.pos)[i] = make_float4(hx, hy, hz, 0.f);
+    if constexpr (P == Precision::mixed) {
+      static_cast<float4*>(a.pos_lo)[i] =
+          make_float4(float(x[0] - hx), float(x[1] - hy), float(x[2] - hz), 0.f);
+    }
+  }
 }
 
+template <bool kFixed>
 __global__ void step_second_kernel(const StepArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) *a.step += 1;  // read only by the next step's first kernel
   if (i >= a.n) return;
   const double h = 0.5 * a.dt * a.inv_mass[i];
-  for (int c = 0; c < 3; ++c) physics::kick(a.v[c * a.n + i], a.f[c * a.n + i], h);
+  for (int c = 0; c < 3; ++c) {
+    const long long k = (long long)c * a.n + i;
+    double f;
+    if constexpr (kFixed) {
+      long long* acc = static_cast<long long*>(a.force_acc);
+      f = double(acc[k]) / kFixedScale;
+      acc[k] = 0;
+    } else {
+      double* acc = static_cast<double*>(a.force_acc);
+      f = acc[k];
+      acc[k] = 0;
+    }
+    a.f[k] = f;
+    physics::kick(a.v[k], f, h);
+  }
 }
 
 }  // namespace
 
 void launch_step_first(const StepArgs& a) {
-  step_first_kernel<<<unsigned((a.n + 127) / 128), 128, 0, static_cast<cudaStream_t>(a.stream)>>>(
-      a);
+  const unsigned blocks = unsigned((a.n + 127) / 128);
+  auto s = static_cast<cudaStream_t>(a.stream);
+  switch (a.precision) {
+    case Precision::single:
+      step_first_kernel<Precision::single><<<blocks, 128, 0, s>>>(a);
+      break;
+    case Precision::mixed:
+      step_first_kernel<Precision::mixed><<<blocks, 128, 0, s>>>(a);
+      break;
+    case Precision::double_:
+      step_first_kernel<Precision::double_><<<blocks, 128, 0, s>>>(a);
+      break;
+  }
   PW_CUDA_LAUNCH("ljc step_first_kernel");
 }
 
 void launch_step_second(const StepArgs& a) {
-  step_second_kernel<<<unsigned((a.n + 127) / 128), 128, 0, static_cast<cudaStream_t>(a.stream)>>>(
-      a);
+  const unsigned blocks = unsigned((a.n + 127) / 128);
+  auto s = static_cast<cudaStream_t>(a.stream);
+  if (a.precision == Precision::double_) {
+    step_second_kernel<false><<<blocks, 128, 0, s>>>(a);
+  } else {
+    step_second_kernel<true><<<blocks, 128, 0, s>>>(a);
+  }
   PW_CUDA_LAUNCH("ljc step_second_kernel");
 }
 

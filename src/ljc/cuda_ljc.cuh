@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/all_pairs.hpp"
 #include "pairwise/physics/dielectric.hpp"
 #include "pairwise/precision.hpp"
 
@@ -42,6 +43,34 @@ struct TileArgs {
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);
+
+// The one-sided kernel: an instantiation of the shared all-pairs engine (cuda_one_sided.cu), with
+// per-target rows of the 32 × 32 tile masks (int2 {J, bits}, sorted by J) for the exclusions.
+// Sources carry their index in par.w (float bits, or a double).
+struct OneSidedArgs {
+  // The engine's members (engine/all_pairs.cuh).
+  int n_i = 0, n_j = 0;
+  engine::AllPairsPlan plan;
+  void* partial = nullptr;
+  unsigned* tickets = nullptr;
+  // The ljc policy's.
+  Precision precision = Precision::single;
+  physics::DielectricKind dielectric = physics::DielectricKind::constant;
+  bool energy = true;
+  const void* pos = nullptr;
+  const void* pos_lo = nullptr;
+  const void* par = nullptr;
+  const int* row_start = nullptr;   // [n + 1]
+  const void* row_masks = nullptr;  // int2 {J, bits} [row_start[n]]
+  void* force = nullptr;
+  void* energy_acc = nullptr;
+  double sig[4] = {};
+  void* stream = nullptr;
+};
+engine::AllPairsPlan plan_one_sided(Precision p, physics::DielectricKind d, int n, int sms,
+                                    std::size_t max_partial_bytes);
+std::size_t one_sided_partial_bytes(Precision p, const engine::AllPairsPlan& plan, int n);
+void launch_one_sided(const OneSidedArgs& a);
 
 // Bonds (½ k (r - r0)²) and 1-4 pairs (scaled LJ + Coulomb) from double positions, into the same
 // accumulators (energy_acc[2] holds the bond energy).
@@ -74,11 +103,17 @@ void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, dou
 // The two halves of one step of the shared dynamics around the force evaluation
 // (engine::dynamics_step, with the PW_HD steps of pairwise/physics/dynamics.hpp), arrays double
 // [3][n]: first = half kick + drift (BAOAB: half kick, drift dt/2, O step, drift dt/2), second =
-// half kick, then the device step counter (the Langevin random counter) is advanced.
+// half kick, then the device step counter (the Langevin random counter) is advanced. Fused: the
+// first half also packs the new positions into the pair kernels' layout (pos, pos_lo); the second
+// first converts the force accumulators into f (and zeroes them), as launch_finish_forces does.
 struct StepArgs {
+  Precision precision = Precision::single;
+  void* pos = nullptr;
+  void* pos_lo = nullptr;
+  void* force_acc = nullptr;  // long long or double [3][n]
   double* x = nullptr;
   double* v = nullptr;
-  const double* f = nullptr;
+  double* f = nullptr;
   const double* inv_mass = nullptr;
   int n = 0;
   double dt = 1;

@@ -1,5 +1,8 @@
 #include "ljc/tile_masks.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace pairwise::ljc {
 namespace {
 
@@ -78,6 +81,32 @@ TileMasks build_tile_masks(int n, const PairLists& lists, int i_per_lane, bool n
           }
         }
       }
+    }
+  }
+  return m;
+}
+
+bool RowMasks::skipped(int i, int j) const {
+  for (int e = row_start[i]; e < row_start[i + 1]; ++e) {
+    if (entries[2 * e] == j / 32) return (std::uint32_t(entries[2 * e + 1]) >> (j % 32)) & 1u;
+  }
+  return false;
+}
+
+RowMasks build_row_masks(int n, const PairLists& lists) {
+  std::vector<std::map<int, std::uint32_t>> rows(n);
+  auto set = [&](int i, int j) { rows[i][j / 32] |= 1u << (j % 32); };
+  for (int i = 0; i < n; ++i) set(i, i);
+  for (const auto* list : {&lists.excluded, &lists.scaled14}) {
+    for (auto [i, j] : *list) set(i, j), set(j, i);
+  }
+  RowMasks m;
+  m.row_start.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    m.row_start[i + 1] = m.row_start[i] + int(rows[i].size());
+    for (auto [block, bits] : rows[i]) {
+      m.entries.push_back(block);
+      m.entries.push_back(std::int32_t(bits));
     }
   }
   return m;

@@ -30,4 +30,14 @@ struct TileMasks {
 
 TileMasks build_tile_masks(int n, const PairLists& lists, int i_per_lane, bool newton3);
 
+// The same skips for the one-sided engine kernel, per target: the rows of its 32 × 32 tiles that
+// hold any skipped pair, entries (J, bits) sorted by J with bit b for source 32 J + b; the atom
+// itself, excluded and 1-4 pairs are skipped. Entries of target i: [row_start[i], row_start[i+1]).
+struct RowMasks {
+  std::vector<int> row_start;
+  std::vector<std::int32_t> entries;  // pairs J, bits (an int2 array on the device)
+  bool skipped(int i, int j) const;
+};
+RowMasks build_row_masks(int n, const PairLists& lists);
+
 }  // namespace pairwise::ljc

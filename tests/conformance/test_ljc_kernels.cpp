@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "backend_params.hpp"
+#include "ljc/run.hpp"
 #include "ljc_sets.hpp"
 #include "tolerances.hpp"
 
@@ -62,6 +63,50 @@ TEST_P(LjcKernelTest, MatchesReferenceOneSided) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "a CUDA kernel option";
   check(1000, ljc::PairKernel::one_sided);
   check(67, ljc::PairKernel::one_sided);
+}
+
+// The backend's advance (cuda: the whole step on the device, CUDA graphs) against the host loop of
+// the shared dynamics on the reference kernel: NVE and Langevin (the same Philox draws), 30 steps.
+TEST_P(LjcKernelTest, AdvanceMatchesHostDynamics) {
+  for (bool langevin : {false, true}) {
+    SCOPED_TRACE(langevin ? "langevin" : "nve");
+    ljc::Molecule m = ljc_globule(300, 21);
+    ljc::thermal_velocities(m, 300.0, 2);
+    const auto nb = ljc_options(DielectricKind::sigmoidal);
+    std::vector<double> inv_mass(m.size());
+    for (std::size_t i = 0; i < m.size(); ++i) inv_mass[i] = ljc::kAccelFactor / m.mass[i];
+    engine::DynamicsOptions o;
+    o.dt = 1.0;
+    o.thermostat = langevin ? engine::Thermostat::langevin : engine::Thermostat::none;
+    o.kT = ljc::kBoltzmannKcal * 300.0;
+    o.gamma = 0.01;
+    o.seed = 5;
+    auto run = [&](ljc::LjcKernel& k) {
+      ljc::Molecule s = m;
+      k.set_system(s, nb);
+      ljc::LjcForces f;
+      k.compute(f);
+      k.advance(s, inv_mass, o, 0, 7, f);  // a 7-step then a 23-step chunk (graph of 20 + 3)
+      k.advance(s, inv_mass, o, 7, 23, f);
+      return std::make_pair(s, f);
+    };
+    auto ref = ljc::make_ljc_kernel(BackendKind::reference, {Precision::double_});
+    const auto [r, rf] = run(*ref);
+    auto k = make();
+    const auto [g, gf] = run(*k);
+    const double tol = precision() == Precision::double_ ? 1e-10 : 1e-5;
+    double worst = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      worst = std::max({worst, std::fabs(g.x[i] - r.x[i]), std::fabs(g.y[i] - r.y[i]),
+                        std::fabs(g.z[i] - r.z[i])});
+    }
+    EXPECT_LE(worst, tol);  // Å, after 30 fs
+    EXPECT_LE(std::fabs(gf.energy() - rf.energy()) / std::fabs(rf.lj + rf.coulomb + rf.bond),
+              100 * tol);
+    double moved = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) moved = std::max(moved, std::fabs(r.x[i] - m.x[i]));
+    EXPECT_GT(moved, 1e-3);
+  }
 }
 
 TEST_P(LjcKernelTest, SingleAtomHasNoForce) {

@@ -40,6 +40,16 @@ TEST(LjcTileMasks, SkipExactlyExcludedAnd14Pairs) {
       EXPECT_GT(bits, 0);
     }
   }
+  const auto rows = ljc::build_row_masks(n, lists);
+  for (int i = 0; i < n; ++i) {
+    for (int e = rows.row_start[i] + 1; e < rows.row_start[i + 1]; ++e) {
+      EXPECT_LT(rows.entries[2 * (e - 1)], rows.entries[2 * e]);  // sorted by J
+    }
+    for (int j = 0; j < n; ++j) {
+      const bool want = i == j || skip.count({std::min(i, j), std::max(i, j)}) > 0;
+      ASSERT_EQ(rows.skipped(i, j), want) << i << " " << j;
+    }
+  }
 }
 
 }  // namespace
