@@ -382,16 +382,22 @@ class CudaLjcKernel final : public LjcKernel {
  private:
   static constexpr int kGraphSteps = 20;
 
-  // One step: first half + packing, the pair kernel, bonds and 1-4 pairs, finish + second half.
-  void record_step(const cuda::StepArgs& sa) {
-    cuda::launch_step_first(sa);
-    launch_pairs(false);
-    cuda::launch_step_second(sa);
-  }
-  cudaGraphExec_t capture(const cuda::StepArgs& sa, int steps) {
+  // A chain of `steps` steps: first half + packing, the pair kernel and bonded terms, then per
+  // further step one fused kernel (second half of the last step, first half of the next) and the
+  // pair kernels, and the second half (see cuda_ljc.cuh).
+  cudaGraphExec_t capture(cuda::StepArgs sa, int steps) {
     cudaGraph_t graph = nullptr;
     PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    for (int s = 0; s < steps; ++s) record_step(sa);
+    sa.offset = 0;
+    cuda::launch_step_first(sa);
+    launch_pairs(false);
+    for (int k = 1; k < steps; ++k) {
+      sa.offset = k;
+      cuda::launch_step_between(sa);
+      launch_pairs(false);
+    }
+    sa.advance = steps;
+    cuda::launch_step_second(sa);
     PW_CUDA(cudaStreamEndCapture(stream_, &graph));
     cudaGraphExec_t exec = nullptr;
     PW_CUDA(cudaGraphInstantiate(&exec, graph, 0));

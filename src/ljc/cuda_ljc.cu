@@ -387,27 +387,27 @@ __global__ void finish_kernel(void* force, void* energy_acc, int n, double* out,
   }
 }
 
+// The first half of a step for atom i (v already holds the state after the previous step): half
+// kick, drift (or BAOAB's drift, O, drift), store, and pack the new position for the pair kernels.
 template <Precision P>
-__global__ void step_first_kernel(const StepArgs a) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
+__device__ __forceinline__ void first_half(const StepArgs& a, int i, const double (&f)[3],
+                                           unsigned long long step_index) {
   const double h = 0.5 * a.dt * a.inv_mass[i];
   double v[3], x[3];
   for (int c = 0; c < 3; ++c) {
     v[c] = a.v[c * a.n + i], x[c] = a.x[c * a.n + i];
-    physics::kick(v[c], a.f[c * a.n + i], h);
+    physics::kick(v[c], f[c], h);
   }
   if (a.langevin) {
     for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], 0.5 * a.dt);
     const physics::LangevinCoefficients coeff{a.c1, a.c2};
-    physics::langevin_o_step(v[0], v[1], v[2], a.inv_mass[i], a.kT, coeff, a.seed, *a.step + 1,
+    physics::langevin_o_step(v[0], v[1], v[2], a.inv_mass[i], a.kT, coeff, a.seed, step_index,
                              std::uint32_t(i));
     for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], 0.5 * a.dt);
   } else {
     for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], a.dt);
   }
   for (int c = 0; c < 3; ++c) a.v[c * a.n + i] = v[c], a.x[c * a.n + i] = x[c];
-  // The pair kernels' layout (pack_kernel's, for this atom).
   if constexpr (P == Precision::double_) {
     static_cast<D4*>(a.pos)[i] = {x[0], x[1], x[2], 0.0};
   } else {
@@ -420,27 +420,52 @@ __global__ void step_first_kernel(const StepArgs a) {
   }
 }
 
+// The forces of atom i from the accumulators (which are zeroed), stored into a.f.
 template <bool kFixed>
-__global__ void step_second_kernel(const StepArgs a) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) *a.step += 1;  // read only by the next step's first kernel
-  if (i >= a.n) return;
-  const double h = 0.5 * a.dt * a.inv_mass[i];
+__device__ __forceinline__ void take_forces(const StepArgs& a, int i, double (&f)[3]) {
   for (int c = 0; c < 3; ++c) {
     const long long k = (long long)c * a.n + i;
-    double f;
     if constexpr (kFixed) {
       long long* acc = static_cast<long long*>(a.force_acc);
-      f = double(acc[k]) / kFixedScale;
+      f[c] = double(acc[k]) / kFixedScale;
       acc[k] = 0;
     } else {
       double* acc = static_cast<double*>(a.force_acc);
-      f = acc[k];
+      f[c] = acc[k];
       acc[k] = 0;
     }
-    a.f[k] = f;
-    physics::kick(a.v[k], f, h);
+    a.f[k] = f[c];
   }
+}
+
+template <Precision P>
+__global__ void step_first_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const double f[3] = {a.f[i], a.f[a.n + i], a.f[2 * a.n + i]};
+  first_half<P>(a, i, f, *a.step + a.offset + 1);
+}
+
+template <Precision P>
+__global__ void step_between_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  double f[3];
+  take_forces<P != Precision::double_>(a, i, f);
+  const double h = 0.5 * a.dt * a.inv_mass[i];
+  for (int c = 0; c < 3; ++c) physics::kick(a.v[c * a.n + i], f[c], h);  // ends step offset
+  first_half<P>(a, i, f, *a.step + a.offset + 1);
+}
+
+template <bool kFixed>
+__global__ void step_second_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) *a.step += a.advance;  // no other thread of this kernel reads it
+  if (i >= a.n) return;
+  double f[3];
+  take_forces<kFixed>(a, i, f);
+  const double h = 0.5 * a.dt * a.inv_mass[i];
+  for (int c = 0; c < 3; ++c) physics::kick(a.v[c * a.n + i], f[c], h);
 }
 
 }  // namespace
@@ -460,6 +485,23 @@ void launch_step_first(const StepArgs& a) {
       break;
   }
   PW_CUDA_LAUNCH("ljc step_first_kernel");
+}
+
+void launch_step_between(const StepArgs& a) {
+  const unsigned blocks = unsigned((a.n + 127) / 128);
+  auto s = static_cast<cudaStream_t>(a.stream);
+  switch (a.precision) {
+    case Precision::single:
+      step_between_kernel<Precision::single><<<blocks, 128, 0, s>>>(a);
+      break;
+    case Precision::mixed:
+      step_between_kernel<Precision::mixed><<<blocks, 128, 0, s>>>(a);
+      break;
+    case Precision::double_:
+      step_between_kernel<Precision::double_><<<blocks, 128, 0, s>>>(a);
+      break;
+  }
+  PW_CUDA_LAUNCH("ljc step_between_kernel");
 }
 
 void launch_step_second(const StepArgs& a) {

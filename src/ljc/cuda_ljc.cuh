@@ -120,10 +120,16 @@ struct StepArgs {
   bool langevin = false;
   double kT = 0, c1 = 1, c2 = 0;
   unsigned long long seed = 0;
-  unsigned long long* step = nullptr;  // device: the index of the last step taken
+  unsigned long long* step = nullptr;  // device: the index of the last step before this chain
+  int offset = 0;   // this launch starts step *step + offset + 1 (its Langevin counter)
+  int advance = 0;  // second half only: *step += advance (the chain's length)
   void* stream = nullptr;
 };
 void launch_step_first(const StepArgs& a);
 void launch_step_second(const StepArgs& a);
+// A chain of S steps is  first(0), pairs, [between(k), pairs] for k = 1 .. S-1, second(S):
+// `between` is the second half of step k and the first half of step k + 1 in one kernel (the two
+// half kicks use the same forces), one launch per step fewer.
+void launch_step_between(const StepArgs& a);
 
 }  // namespace pairwise::ljc::cuda
