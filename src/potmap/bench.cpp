@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 #include "core/bench_json.hpp"
 #include "core/io/pqr.hpp"
@@ -160,12 +161,17 @@ int run_potmap_bench(const BenchOptions& options) {
     p["repeats"] = c.repeats;
     record(c.result, atoms.size(), "cutoff", "time", c.seconds * 1e3, "ms", c.seconds, p);
   }
-  for (const auto& [prec, kahan, name] : {std::tuple{Precision::single, false, "cutoff"},
-                                          std::tuple{Precision::single, true, "cutoff-kahan"},
-                                          std::tuple{Precision::mixed, false, "cutoff-mixed"}}) {
+  for (const auto& [prec, kahan, bin, name] :
+       {std::tuple{Precision::single, false, 0.0, "cutoff"},
+        std::tuple{Precision::single, false, 2.0, "cutoff-bin2"},
+        std::tuple{Precision::single, false, 1.0, "cutoff-bin1"},
+        std::tuple{Precision::single, true, 0.0, "cutoff-kahan"},
+        std::tuple{Precision::mixed, false, 0.0, "cutoff-mixed"}}) {
+    if (bin > 0 && backend != BackendKind::cuda) continue;  // bins are the cuda backend's
     MapOptions oo = o;
     oo.precision = prec;
     oo.kahan = kahan;
+    oo.bin_size = bin;
     const Timed t = time_map(backend, atoms, lattice, oo, repeats);
     nlohmann::json p = base;
     const auto e = sampled_errors(atoms, lattice, oo, t.result.values, idx, ref);
@@ -173,6 +179,7 @@ int run_potmap_bench(const BenchOptions& options) {
     p["error_points_over_1e-4"] = e.points;
     p["repeats"] = t.repeats;
     p["kahan"] = kahan;
+    if (bin > 0) p["bin_size"] = bin;
     p["pairs_within_cutoff_per_second"] = pairs / t.seconds;
     p["slabs"] = t.result.slabs;
     if (cpu_seconds > 0)
@@ -180,10 +187,12 @@ int run_potmap_bench(const BenchOptions& options) {
     record(t.result, atoms.size(), name, "time", t.seconds * 1e3, "ms", t.seconds, p);
   }
 
-  // ---- Direct summation: every atom at every point of a 64³ lattice inside the box.
+  // ---- Direct summation: every atom at every point of a 128³ lattice inside the box (32³ on the
+  // cpu).
   {
     Lattice d = lattice;
-    for (auto& c : d.counts) c = std::min<std::size_t>(c, 64);
+    const std::size_t edge = backend == BackendKind::cuda ? 128 : 32;
+    for (auto& c : d.counts) c = std::min<std::size_t>(c, edge);
     for (int a = 0; a < 3; ++a)
       d.origin[std::size_t(a)] += 0.25 * double(lattice.counts[std::size_t(a)]) * kSpacing;
     MapOptions od;

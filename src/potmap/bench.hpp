@@ -4,8 +4,9 @@
 //            the backend (binning, summation, exclusions; no file I/O); the cpu backend's time and
 //            the speedup; Table 2 errors (single, compensated, mixed) against the double reference
 //            at sampled points.
-//   direct:  direct summation of all atoms on a 64³ sub-lattice: evaluations/s and GFLOP/s.
-//   scaling: cutoff maps of generated water boxes from 10³ to 10⁷ Å³ (Figures 4-6), backend vs cpu.
+//   direct:  direct summation of all atoms on a 128³ sub-lattice (32³ on the cpu): evaluations/s
+//   and GFLOP/s. scaling: cutoff maps of generated water boxes from 10³ to 10⁷ Å³ (Figures 4-6),
+//   backend vs cpu.
 #pragma once
 
 #include <string>

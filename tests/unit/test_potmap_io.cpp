@@ -17,6 +17,7 @@
 #include "core/io/pdb.hpp"
 #include "core/io/pqr.hpp"
 #include "pairwise/error.hpp"
+#include "pairwise/physics/coulomb_potential.hpp"
 #include "potmap/map.hpp"
 #include "potmap/run.hpp"
 
@@ -268,6 +269,31 @@ TEST(PotmapIo, WaterBoxIsNeutralAndDense) {
   EXPECT_NEAR(q, 0.0, 1e-9);
   EXPECT_NEAR(double(w.size()) / 3 / (30.0 * 30 * 30), 0.0334, 0.0045) << w.size();
   EXPECT_EQ(potmap::water_box(30.0, 1).x, w.x);  // seeded
+}
+
+}  // namespace
+
+namespace {
+
+// The switching of coulomb_potential.hpp is exactly 0 at and beyond rc, in float and double, and
+// (1 - r²/rc²)² inside.
+TEST(PotmapEvaluator, SwitchingIsExactlyZeroFromTheCutoff) {
+  using namespace pairwise::physics;
+  for (const double rc : {12.0, 7.5, 3.3, 0.7}) {
+    const auto pf = switch_params<float>(rc);
+    const auto pd = switch_params<double>(rc);
+    EXPECT_EQ(switching(pf.rc2, pf), 0.0f);
+    EXPECT_EQ(switching(pd.rc2, pd), 0.0);
+    float r2 = pf.rc2;
+    for (int s = 0; s < 1000; ++s, r2 = std::nextafter(r2, 1e30f)) {
+      ASSERT_EQ(cutoff_term(1.0f, r2, pf), 0.0f) << rc << " " << r2;
+    }
+    EXPECT_GT(switching(std::nextafter(pf.rc2, 0.0f), pf), -1.0f);
+    const double r = 0.6 * rc;
+    EXPECT_NEAR(cutoff_term(2.0, r * r, pd), 2.0 * std::pow(1 - 0.36, 2) / r, 1e-15);
+    EXPECT_EQ(cutoff_term(2.0, 0.0, pd), 0.0);
+    EXPECT_EQ(direct_term(2.0f, 0.0f), 0.0f);
+  }
 }
 
 }  // namespace
