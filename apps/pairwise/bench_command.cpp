@@ -54,7 +54,9 @@ Command add_bench_command(CLI::App& app) {
   nbody->add_option("--repeats", args->repeats, "Timed repetitions per case (median reported)")
       ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
   nbody->add_flag("--no-cpu", args->no_cpu, "Skip the cpu-backend comparison");
-  return {nbody, [args] { return bench_nbody(*args); }};
+  const Command potmap = add_potmap_bench(*bench);
+  return {bench,
+          [args, potmap] { return potmap.app->parsed() ? potmap.run() : bench_nbody(*args); }};
 }
 
 }  // namespace pairwise::cli

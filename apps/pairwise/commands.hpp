@@ -16,5 +16,7 @@ struct Command {
 Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_potmap_command(CLI::App& app);
+Command add_potmap_bench(CLI::App& bench);  // `bench potmap`, registered by add_bench_command
 
 }  // namespace pairwise::cli

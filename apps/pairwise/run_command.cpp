@@ -12,6 +12,7 @@
 #include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
 #include "pairwise/error.hpp"
+#include "potmap/run.hpp"
 
 namespace pairwise::cli {
 
@@ -44,7 +45,9 @@ int run(const RunArgs& args) {
   const auto root = config.root();
   const std::string workload = root.string("workload", "nbody");
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
-  const std::string known[] = {"nbody"};
+  if (workload == "potmap")
+    return potmap::run_potmap(potmap::read_potmap_config(config), std::cout);
+  const std::string known[] = {"nbody", "potmap"};
   root.fail("workload", "unknown workload '" + workload + "'" +
                             config::suggestion_suffix(workload, known) + " (expected nbody)");
 }
