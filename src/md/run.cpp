@@ -26,6 +26,7 @@ std::array<int, 3> parse_cells(const config::Section& s, const std::string& text
     if (v < 1 || v > 4096) s.fail("cells", "each count must be in [1, 4096]");
     c[k] = int(v);
   }
+  in.clear();
   std::string rest;
   if (k == 1 && !(in >> rest)) return {c[0], c[0], c[0]};
   if (k != 3 || (in >> rest)) s.fail("cells", "expected \"n\" or \"nx ny nz\", got '" + text + "'");
@@ -37,6 +38,8 @@ std::array<int, 3> parse_cells(const config::Section& s, const std::string& text
 MdRunConfig read_md_config(config::Config& config) {
   MdRunConfig rc;
   rc.source = config.source();
+  if (const std::string w = config.root().string("workload", "md"); w != "md")
+    config.root().fail("workload", "expected 'md', got '" + w + "'");
   {
     const auto s = config.section("system");
     const std::string file = s.string("data_file", "");

@@ -108,7 +108,7 @@ LammpsData parse_lammps_data(const std::string& text, const std::string& source)
       const int dim = w[2][0] - 'x';
       if (!(b > a)) throw Error("box " + w[2] + " >= " + w[3], where(k, "header"));
       d.lo[dim] = a, d.hi[dim] = b, have_box[dim] = true;
-    } else if (w.size() == 5 && w[3] == "xz" && w[4] == "yz") {
+    } else if (w.size() == 6 && w[3] == "xy" && w[4] == "xz" && w[5] == "yz") {
       throw Error("triclinic boxes are not supported (orthogonal boxes only)", where(k, "header"));
     } else if (w.size() >= 2 &&
                (w[1] == "bonds" || w[1] == "angles" || w[1] == "dihedrals" ||
