@@ -16,5 +16,6 @@ struct Command {
 Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_rng_command(CLI::App& app);
 
 }  // namespace pairwise::cli

@@ -114,6 +114,7 @@ MdRunConfig read_md_config(config::Config& config) {
     const auto s = config.section("output");
     const std::string dir = s.string("directory", "");
     rc.directory = dir.empty() ? config.base_directory() : config.base_directory() / dir;
+    if (rc.directory.empty()) rc.directory = ".";
     rc.prefix = s.string("prefix", std::filesystem::path(config.source()).stem().string());
     rc.thermo_every = s.integer("thermo_every", 10, 1, std::int64_t(1) << 40);
     const std::string csv = s.string("csv", rc.prefix + ".csv");
