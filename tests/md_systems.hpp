@@ -2,12 +2,19 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 
 #include "md/system.hpp"
 
 namespace pairwise::test {
+
+// tests/data, or $PAIRWISE_TEST_DATA_DIR (the device machine runs copied executables elsewhere).
+inline std::string md_test_data() {
+  if (const char* env = std::getenv("PAIRWISE_TEST_DATA_DIR"); env && *env) return env;
+  return PAIRWISE_TEST_DATA;
+}
 
 // A perturbed lattice (no overlaps): `jitter` is the uniform displacement amplitude.
 inline md::System jittered_lattice(const char* kind, double density, int cells, double jitter,

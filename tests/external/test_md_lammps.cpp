@@ -12,6 +12,7 @@
 
 #include "md/engine.hpp"
 #include "md/run.hpp"
+#include "md_systems.hpp"
 
 namespace {
 
@@ -22,7 +23,7 @@ struct Row {
 };
 
 std::map<int, Row> lammps_thermo() {
-  std::ifstream in(std::string(PAIRWISE_TEST_DATA) + "/lj32k-ref.log");
+  std::ifstream in(test::md_test_data() + "/lj32k-ref.log");
   std::map<int, Row> rows;
   bool table = false;
   for (std::string line; std::getline(in, line);) {
@@ -48,7 +49,7 @@ double rel(double a, double b) {
 void reproduce(BackendKind backend, Precision precision, double tol0, double tol_steps) {
   const auto ref = lammps_thermo();
   ASSERT_EQ(ref.size(), 11u);
-  md::System s = md::system_from_data(std::string(PAIRWISE_TEST_DATA) + "/lj32k-initial.data.gz");
+  md::System s = md::system_from_data(test::md_test_data() + "/lj32k-initial.data.gz");
   ASSERT_EQ(s.atoms.size(), 32000u);
   s.ff.cutoff = 2.5;
   md::validate(s, 0.3, false);
