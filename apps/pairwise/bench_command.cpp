@@ -1,4 +1,5 @@
-// `pairwise bench nbody [flags]`: the N-body benchmark suite (src/nbody/bench.hpp).
+// `pairwise bench <suite> [flags]`: every benchmark suite is a subcommand of `bench`, registered by
+// its room's add_*_bench function (declared in commands.hpp); `bench nbody` lives here.
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,11 +37,9 @@ int bench_nbody(const BenchArgs& args) {
 
 }  // namespace
 
-Command add_bench_command(CLI::App& app) {
+Command add_nbody_bench(CLI::App& bench) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark suite (results as JSON)");
-  bench->require_subcommand(1);
-  CLI::App* nbody = bench->add_subcommand(
+  CLI::App* nbody = bench.add_subcommand(
       "nbody", "Direct N-body gravity: GA, GAJ and block steps over a range of N");
   nbody->add_option("--json", args->json, "Write the records to this JSON file");
   nbody->add_option("--sizes", args->sizes, "Particle counts, e.g. 1024,4096,16384")
@@ -54,9 +53,20 @@ Command add_bench_command(CLI::App& app) {
   nbody->add_option("--repeats", args->repeats, "Timed repetitions per case (median reported)")
       ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
   nbody->add_flag("--no-cpu", args->no_cpu, "Skip the cpu-backend comparison");
-  const Command potmap = add_potmap_bench(*bench);
-  return {bench,
-          [args, potmap] { return potmap.app->parsed() ? potmap.run() : bench_nbody(*args); }};
+  return {nbody, [args] { return bench_nbody(*args); }};
+}
+
+Command add_bench_command(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark suite (results as JSON)");
+  bench->require_subcommand(1);
+  const std::vector<Command> suites = {add_nbody_bench(*bench), add_potmap_bench(*bench),
+                                       add_md_bench(*bench), add_rng_bench(*bench)};
+  return {bench, [suites] {
+            for (const auto& suite : suites) {
+              if (suite.app->parsed()) return suite.run();
+            }
+            return 2;  // unreachable: require_subcommand(1)
+          }};
 }
 
 }  // namespace pairwise::cli

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "core/config.hpp"
+#include "md/run.hpp"
 #include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
 #include "pairwise/error.hpp"
@@ -47,9 +48,11 @@ int run(const RunArgs& args) {
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
   if (workload == "potmap")
     return potmap::run_potmap(potmap::read_potmap_config(config), std::cout);
-  const std::string known[] = {"nbody", "potmap"};
+  if (workload == "md") return md::run_md(md::read_md_config(config), std::cout);
+  const std::string known[] = {"nbody", "potmap", "md"};
   root.fail("workload", "unknown workload '" + workload + "'" +
-                            config::suggestion_suffix(workload, known) + " (expected nbody)");
+                            config::suggestion_suffix(workload, known) +
+                            " (expected one of: nbody, potmap, md)");
 }
 
 }  // namespace
