@@ -22,6 +22,7 @@ Command add_rng_command(CLI::App& app);
 // The benchmark suites, subcommands of `bench` (each registered by add_bench_command).
 Command add_nbody_bench(CLI::App& bench);
 Command add_potmap_bench(CLI::App& bench);
+Command add_ljc_bench(CLI::App& bench);
 Command add_md_bench(CLI::App& bench);
 Command add_rng_bench(CLI::App& bench);
 

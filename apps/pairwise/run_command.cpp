@@ -9,6 +9,8 @@
 
 #include "commands.hpp"
 #include "core/config.hpp"
+#include "ljc/run.hpp"
+#include "ljc/run_config.hpp"
 #include "md/run.hpp"
 #include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
@@ -48,11 +50,12 @@ int run(const RunArgs& args) {
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
   if (workload == "potmap")
     return potmap::run_potmap(potmap::read_potmap_config(config), std::cout);
+  if (workload == "ljc") return ljc::run_ljc(ljc::read_run_config(config), std::cout, std::cerr);
   if (workload == "md") return md::run_md(md::read_md_config(config), std::cout);
-  const std::string known[] = {"nbody", "potmap", "md"};
+  const std::string known[] = {"nbody", "potmap", "ljc", "md"};
   root.fail("workload", "unknown workload '" + workload + "'" +
                             config::suggestion_suffix(workload, known) +
-                            " (expected one of: nbody, potmap, md)");
+                            " (expected one of: nbody, potmap, ljc, md)");
 }
 
 }  // namespace

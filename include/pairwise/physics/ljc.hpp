@@ -1,0 +1,88 @@
+// One LJ + Coulomb pair in implicit solvent (Elsen et al., Table 1: LJC(constant), LJC(linear),
+// LJC(sigmoidal)), the evaluator every ljc backend is templated on (DESIGN.md principle 1).
+//
+// Per-atom parameters are combined by Lorentz–Berthelot: σ_ij = (σ_i + σ_j) / 2 and
+// ε_ij = sqrt(ε_i ε_j); atoms carry σ/2 and sqrt(ε) so that mixing is an add and a multiply. The LJ
+// part is physics::lennard_jones (lennard_jones.hpp), the Coulomb part dielectric.hpp. Both scale
+// factors `lj_scale`, `coulomb_scale` of a pair (1 for ordinary pairs, 0 for excluded ones, the
+// 1-4 factors for 1-4 pairs) multiply the terms; a pair with both 0 is computed from r² = 1 so a
+// masked pair at r = 0 (an atom with itself) contributes exactly 0, never NaN.
+#pragma once
+
+#include "pairwise/hd.hpp"
+#include "pairwise/math.hpp"
+#include "pairwise/physics/dielectric.hpp"
+#include "pairwise/physics/lennard_jones.hpp"
+
+namespace pairwise::physics {
+
+// An atom as the pair loops see it.
+template <class T>
+struct LjcAtom {
+  T q = 0;  // charge times sqrt(k / ε) (constant), sqrt(k / s) (linear), sqrt(k) (sigmoidal)
+  T half_sigma = 0;  // σ / 2, Å
+  T sqrt_eps = 0;    // sqrt(ε), sqrt(kcal/mol)
+};
+
+template <class T>
+struct LjcTerms {
+  T lj = 0, coulomb = 0;  // energies
+  T force_over_r = 0;     // -(dU/dr) / r: times d = r_i - r_j gives the force on i
+};
+
+// Lorentz–Berthelot A, B of a pair.
+template <class T>
+PW_HD LennardJonesCoefficients<T> lorentz_berthelot(const LjcAtom<T>& a, const LjcAtom<T>& b) {
+  return lennard_jones_coefficients(a.sqrt_eps * b.sqrt_eps, a.half_sigma + b.half_sigma);
+}
+
+// U_LJ, U_C and F/r of the pair at squared distance r2 with LJ coefficients `lj` and qq = q_i q_j
+// (scaled charges, see LjcAtom). Flops, Elsen's count: 30 (constant, linear), 43 (sigmoidal).
+template <DielectricKind D, class T>
+PW_HD LjcTerms<T> ljc_pair(T r2, T qq, const LennardJonesCoefficients<T>& lj,
+                           const SigmoidalTerms<T>& sig) {
+  if constexpr (D == DielectricKind::linear) {
+    const T r2inv = T(1) / r2;
+    const PairTerms<T> l = lennard_jones(r2inv, lj);
+    const PairTerms<T> c = coulomb_linear(r2inv, qq);
+    return {l.energy, c.energy, l.force_over_r2 + c.force_over_r2};
+  } else {
+    const T rinv = rsqrt(r2);
+    const T r2inv = rinv * rinv;
+    const PairTerms<T> l = lennard_jones(r2inv, lj);
+    if constexpr (D == DielectricKind::constant) {
+      const PairTerms<T> c = coulomb_constant(r2inv, rinv, qq);
+      return {l.energy, c.energy, l.force_over_r2 + c.force_over_r2};
+    } else {
+      const PairTerms<T> c = coulomb_sigmoidal(r2 * rinv, rinv, qq, sig);
+      return {l.energy, c.energy, l.force_over_r2 + c.force_over_r2};
+    }
+  }
+}
+
+// The same with per-pair scale factors (exclusions and 1-4 pairs, see the header comment).
+template <DielectricKind D, class T>
+PW_HD LjcTerms<T> ljc_pair_scaled(T r2, const LjcAtom<T>& a, const LjcAtom<T>& b, T lj_scale,
+                                  T coulomb_scale, const SigmoidalTerms<T>& sig) {
+  const bool skip = lj_scale == T(0) && coulomb_scale == T(0);
+  const T r2s = skip ? T(1) : r2;
+  LennardJonesCoefficients<T> lj = lorentz_berthelot(a, b);
+  lj.a *= lj_scale;
+  lj.b *= lj_scale;
+  return ljc_pair<D>(r2s, a.q * b.q * coulomb_scale, lj, sig);
+}
+
+// k / ε (constant), k / s (linear) or k (sigmoidal): the square of the charge scale of LjcAtom.
+inline double coulomb_prefactor(DielectricKind d, double epsilon, double linear_factor) {
+  switch (d) {
+    case DielectricKind::constant:
+      return kCoulombKcal / epsilon;
+    case DielectricKind::linear:
+      return kCoulombKcal / linear_factor;
+    case DielectricKind::sigmoidal:
+      break;
+  }
+  return kCoulombKcal;
+}
+
+}  // namespace pairwise::physics

@@ -1,0 +1,449 @@
+// The cuda backend of LjcKernel: device memory, transfers and the launch sequence
+// (pack positions -> tile kernel -> bonds and 1-4 pairs -> finish). Per-tile exclusion masks are
+// built on the host once per topology (tile_masks.hpp).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "engine/device_buffer.cuh"
+#include "ljc/backends.hpp"
+#include "ljc/cuda_ljc.cuh"
+#include "ljc/tile_masks.hpp"
+#include "pairwise/error.hpp"
+#include "pairwise/physics/dynamics.hpp"
+
+namespace pairwise::ljc {
+namespace {
+
+struct CudaFree {
+  void operator()(void* p) const { cudaFree(p); }
+};
+using DevicePtr = std::unique_ptr<void, CudaFree>;
+
+DevicePtr device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes == 0) bytes = 16;
+  const cudaError_t e = cudaMalloc(&p, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("out of GPU memory: the ljc cuda backend needed " + std::to_string(bytes) +
+                " more bytes");
+  }
+  return DevicePtr(p);
+}
+
+template <class T>
+DevicePtr upload(const std::vector<T>& v) {
+  DevicePtr p = device_alloc(v.size() * sizeof(T));
+  if (!v.empty())
+    PW_CUDA(cudaMemcpy(p.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return p;
+}
+
+class CudaLjcKernel final : public LjcKernel {
+ public:
+  explicit CudaLjcKernel(const LjcKernelOptions& o) : options_(o) {
+    PW_CUDA(cudaSetDevice(o.device));
+    cudaDeviceProp prop{};
+    PW_CUDA(cudaGetDeviceProperties(&prop, o.device));
+    name_ = std::string("cuda: ") + prop.name;
+    sms_ = prop.multiProcessorCount;
+    PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaLjcKernel() override {
+    destroy_graphs();
+    cudaStreamDestroy(stream_);
+  }
+
+  std::string device_name() const override { return name_; }
+  BackendKind backend() const override { return BackendKind::cuda; }
+  Precision precision() const override { return options_.precision; }
+
+  // Newton's third law by default in single and mixed (fixed-point sums, deterministic); double
+  // defaults to one-sided (no FP64 atomics on the main sum's targets... see docs/ljc.md).
+  bool newton3() const {
+    if (options_.pair_kernel == PairKernel::newton3) return true;
+    if (options_.pair_kernel == PairKernel::one_sided) return false;
+    return options_.precision != Precision::double_;
+  }
+
+  void set_system(const Molecule& m, const NonbondedOptions& nb) override {
+    destroy_graphs();
+    v_.reset(), inv_mass_.reset(), step_.reset();
+    system_ = prepare_system(m, nb);
+    n_ = static_cast<int>(system_.n);
+    const bool n3 = newton3();
+    masks_newton3_ = n3;
+    // Targets per lane of the Newton-3 tiles: 1 for small N (more warps to fill the GPU), the wide
+    // tile (4 in FP32, 2 in FP64: fewer shuffles per pair) from N = 8192 on.
+    const int kI = n_ < 8192 ? 1 : (options_.precision == Precision::double_ ? 2 : 4);
+    masks_ = build_tile_masks(n_, system_.lists, n3 ? kI : 1, true);
+    if (!n3) {
+      const RowMasks rows = build_row_masks(n_, system_.lists);
+      row_start_ = upload(rows.row_start);
+      row_masks_ = upload(rows.entries);
+      plan_ = cuda::plan_one_sided(options_.precision, system_.dielectric, n_, sms_,
+                                   std::size_t(256) << 20);
+      workspace_.prepare(plan_, cuda::one_sided_partial_bytes(options_.precision, plan_, n_),
+                         stream_);
+    }
+    padded_ = masks_.n_blocks * masks_.block;
+    const bool dbl = options_.precision == Precision::double_;
+    const std::size_t v4 = dbl ? 32 : 16;
+    pos_ = device_alloc(padded_ * v4);
+    pos_lo_ = device_alloc(options_.precision == Precision::mixed ? padded_ * 16 : 16);
+    // Parameters, padded with zeros.
+    if (dbl) {
+      std::vector<double> p(4 * padded_, 0.0);
+      for (int i = 0; i < n_; ++i) {
+        p[4 * i] = system_.atoms[i].q, p[4 * i + 1] = system_.atoms[i].half_sigma;
+        p[4 * i + 2] = system_.atoms[i].sqrt_eps, p[4 * i + 3] = double(i);
+      }
+      par_ = upload(p);
+    } else {
+      std::vector<float> p(4 * padded_, 0.0f);
+      for (int i = 0; i < n_; ++i) {
+        p[4 * i] = float(system_.atoms[i].q), p[4 * i + 1] = float(system_.atoms[i].half_sigma);
+        p[4 * i + 2] = float(system_.atoms[i].sqrt_eps);
+        std::memcpy(&p[4 * i + 3], &i, sizeof(float));  // the index, as float bits
+      }
+      par_ = upload(p);
+    }
+    mask_index_ = upload(masks_.index);
+    mask_words_ = upload(masks_.words);
+    std::vector<int> bij(2 * system_.bonds.size());
+    std::vector<double> brk(2 * system_.bonds.size());
+    const std::size_t nbnd = system_.bonds.size();
+    for (std::size_t k = 0; k < nbnd; ++k) {
+      bij[k] = system_.bonds[k].i, bij[nbnd + k] = system_.bonds[k].j;
+      brk[k] = system_.bonds[k].r0, brk[nbnd + k] = system_.bonds[k].k;
+    }
+    bond_ij_ = upload(bij);
+    bond_rk_ = upload(brk);
+    const std::size_t n14 = system_.lists.scaled14.size();
+    std::vector<int> pij(2 * n14);
+    for (std::size_t k = 0; k < n14; ++k) {
+      pij[k] = system_.lists.scaled14[k].first, pij[n14 + k] = system_.lists.scaled14[k].second;
+    }
+    pair_ij_ = upload(pij);
+    x_ = device_alloc(3 * sizeof(double) * n_);
+    force_acc_ = device_alloc(3 * 8 * std::size_t(n_));
+    energy_acc_ = device_alloc(8 * 3);
+    force_out_ = device_alloc(3 * sizeof(double) * n_);
+    energy_out_ = device_alloc(3 * sizeof(double));
+    PW_CUDA(cudaMemset(force_acc_.get(), 0, 3 * 8 * std::size_t(n_)));
+    PW_CUDA(cudaMemset(energy_acc_.get(), 0, 24));
+    set_positions(m.x.data(), m.y.data(), m.z.data());
+  }
+
+  void set_positions(const double* x, const double* y, const double* z) override {
+    double* d = static_cast<double*>(x_.get());
+    // Ordered in the stream of the kernels (a plain cudaMemcpy from pageable memory may return
+    // before its DMA has landed, and the stream does not wait for the legacy stream).
+    PW_CUDA(cudaMemcpyAsync(d, x, sizeof(double) * n_, cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaMemcpyAsync(d + n_, y, sizeof(double) * n_, cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaMemcpyAsync(d + 2 * n_, z, sizeof(double) * n_, cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  void compute(LjcForces& out) override {
+    launch_all(true);
+    read_forces(out);
+  }
+
+  void read_forces(LjcForces& out) {
+    out.resize(system_.n);
+    std::vector<double> f(3 * std::size_t(n_));
+    double e[3];
+    PW_CUDA(cudaMemcpyAsync(f.data(), force_out_.get(), f.size() * sizeof(double),
+                            cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaMemcpyAsync(e, energy_out_.get(), sizeof(e), cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(f.begin(), f.begin() + n_, out.fx.begin());
+    std::copy(f.begin() + n_, f.begin() + 2 * n_, out.fy.begin());
+    std::copy(f.begin() + 2 * n_, f.end(), out.fz.begin());
+    out.lj = e[0], out.coulomb = e[1], out.bond = e[2];
+  }
+
+  double time_compute(int repeats) override {
+    launch_all(false);
+    cudaEvent_t start, stop;
+    PW_CUDA(cudaEventCreate(&start));
+    PW_CUDA(cudaEventCreate(&stop));
+    std::vector<float> t;
+    for (int r = 0; r < std::max(1, repeats); ++r) {
+      PW_CUDA(cudaEventRecord(start, stream_));
+      launch_all(false);
+      PW_CUDA(cudaEventRecord(stop, stream_));
+      PW_CUDA(cudaEventSynchronize(stop));
+      float ms = 0;
+      PW_CUDA(cudaEventElapsedTime(&ms, start, stop));
+      t.push_back(ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    return 1e-3 * t[t.size() / 2];
+  }
+
+  // The whole step on the device: positions, velocities and forces stay there; the step's
+  // kernels (first half, pack, tiles, bonded, finish, second half) are captured once into CUDA
+  // graphs of 1 and kGraphSteps steps and replayed; the host copies the state back at the end.
+  void advance(Molecule& m, const std::vector<double>& inv_mass, const engine::DynamicsOptions& o,
+               std::uint64_t first_step, std::int64_t steps, LjcForces& f) override {
+    if (o.thermostat == engine::Thermostat::andersen) {
+      return LjcKernel::advance(m, inv_mass, o, first_step, steps, f);
+    }
+    const std::size_t bytes = 3 * sizeof(double) * n_;
+    if (!v_) {
+      v_ = device_alloc(bytes);
+      inv_mass_ = device_alloc(sizeof(double) * n_);
+      step_ = device_alloc(sizeof(unsigned long long));
+    }
+    set_positions(m.x.data(), m.y.data(), m.z.data());
+    double* dv = static_cast<double*>(v_.get());
+    auto h2d = [&](void* dst, const void* src, std::size_t b) {
+      PW_CUDA(cudaMemcpyAsync(dst, src, b, cudaMemcpyHostToDevice, stream_));
+    };
+    h2d(dv, m.vx.data(), sizeof(double) * n_);
+    h2d(dv + n_, m.vy.data(), sizeof(double) * n_);
+    h2d(dv + 2 * n_, m.vz.data(), sizeof(double) * n_);
+    h2d(inv_mass_.get(), inv_mass.data(), sizeof(double) * n_);
+    const unsigned long long s0 = first_step;
+    h2d(step_.get(), &s0, sizeof s0);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    // Forces at the current positions on the device (the host's f may come from another
+    // evaluation order; this keeps the device trajectory self-consistent).
+    launch_all(false);
+    cuda::StepArgs sa;
+    sa.x = static_cast<double*>(x_.get());
+    sa.v = dv;
+    sa.precision = options_.precision;
+    sa.pos = pos_.get();
+    sa.pos_lo = pos_lo_.get();
+    sa.force_acc = force_acc_.get();
+    sa.f = static_cast<double*>(force_out_.get());
+    sa.inv_mass = static_cast<const double*>(inv_mass_.get());
+    sa.n = n_;
+    sa.dt = o.dt;
+    sa.langevin = o.thermostat == engine::Thermostat::langevin;
+    const auto c = physics::langevin_coefficients(o.gamma, o.dt);
+    sa.kT = o.kT, sa.c1 = c.c1, sa.c2 = c.c2, sa.seed = o.seed;
+    sa.step = static_cast<unsigned long long*>(step_.get());
+    sa.stream = stream_;
+    if (!graphs_ready_ || !same_step(sa)) build_graphs(sa);
+    std::int64_t left = steps;
+    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
+    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+    // Energies at the final positions (the forces are recomputed identically).
+    launch_all(true);
+    std::vector<double> h(3 * std::size_t(n_));
+    PW_CUDA(cudaMemcpyAsync(h.data(), x_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(h.begin(), h.begin() + n_, m.x.begin());
+    std::copy(h.begin() + n_, h.begin() + 2 * n_, m.y.begin());
+    std::copy(h.begin() + 2 * n_, h.end(), m.z.begin());
+    PW_CUDA(cudaMemcpyAsync(h.data(), dv, bytes, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(h.begin(), h.begin() + n_, m.vx.begin());
+    std::copy(h.begin() + n_, h.begin() + 2 * n_, m.vy.begin());
+    std::copy(h.begin() + 2 * n_, h.end(), m.vz.begin());
+    read_forces(f);
+  }
+
+  // Seconds per full MD step (velocity Verlet, dt fs) on the device from the loaded positions at
+  // rest, graph replays timed with events over `steps` steps (for benchmarks).
+  double time_md_steps(double dt, std::int64_t steps) {
+    Molecule m;
+    m.resize(n_);
+    std::vector<double> h(3 * std::size_t(n_));
+    PW_CUDA(cudaMemcpyAsync(h.data(), x_.get(), h.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                            stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    std::copy(h.begin(), h.begin() + n_, m.x.begin());
+    std::copy(h.begin() + n_, h.begin() + 2 * n_, m.y.begin());
+    std::copy(h.begin() + 2 * n_, h.end(), m.z.begin());
+    m.vx.assign(n_, 0.0), m.vy.assign(n_, 0.0), m.vz.assign(n_, 0.0);
+    std::vector<double> inv_mass(n_, 4.184e-4 / 12.011);
+    engine::DynamicsOptions o;
+    o.dt = dt;
+    LjcForces f;
+    advance(m, inv_mass, o, 0, kGraphSteps, f);  // builds the graphs, warms up
+    cudaEvent_t start, stop;
+    PW_CUDA(cudaEventCreate(&start));
+    PW_CUDA(cudaEventCreate(&stop));
+    PW_CUDA(cudaEventRecord(start, stream_));
+    std::int64_t left = steps;
+    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
+    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+    PW_CUDA(cudaEventRecord(stop, stream_));
+    PW_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    PW_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    set_positions(m.x.data(), m.y.data(), m.z.data());
+    return 1e-3 * ms / double(steps);
+  }
+
+  // One force evaluation on the device from x_ into force_out_ (and energy_out_).
+  void launch_all(bool energy) {
+    cuda::launch_pack_positions(options_.precision, static_cast<double*>(x_.get()), n_, padded_,
+                                pos_.get(), pos_lo_.get(), stream_);
+    launch_pairs(energy);
+    cuda::launch_finish_forces(options_.precision, force_acc_.get(), energy_acc_.get(), n_,
+                               static_cast<double*>(force_out_.get()),
+                               static_cast<double*>(energy_out_.get()), stream_);
+  }
+
+  // The pair sum and the bonded terms into the accumulators (positions already packed).
+  void launch_pairs(bool energy) {
+    const Precision p = options_.precision;
+    const double sig[4] = {system_.sigmoidal.alpha, system_.sigmoidal.beta, system_.sigmoidal.gamma,
+                           system_.sigmoidal.delta};
+    if (!masks_newton3_) {
+      cuda::OneSidedArgs o;
+      o.n_i = o.n_j = n_;
+      o.plan = plan_;
+      o.partial = workspace_.partial();
+      o.tickets = workspace_.tickets();
+      o.precision = p;
+      o.dielectric = system_.dielectric;
+      o.energy = energy;
+      o.pos = pos_.get();
+      o.pos_lo = pos_lo_.get();
+      o.par = par_.get();
+      o.row_start = static_cast<const int*>(row_start_.get());
+      o.row_masks = row_masks_.get();
+      o.force = force_acc_.get();
+      o.energy_acc = energy_acc_.get();
+      for (int c = 0; c < 4; ++c) o.sig[c] = sig[c];
+      o.stream = stream_;
+      cuda::launch_one_sided(o);
+    } else {
+      launch_newton3(energy, sig);
+    }
+    launch_bonded(energy, sig);
+  }
+
+  void launch_newton3(bool energy, const double (&sig)[4]) {
+    const Precision p = options_.precision;
+    cuda::TileArgs a;
+    a.precision = p;
+    a.dielectric = system_.dielectric;
+    a.newton3 = masks_.newton3;
+    a.energy = energy;
+    a.n = n_;
+    a.n_blocks = masks_.n_blocks;
+    a.i_per_lane = masks_.i_per_lane;
+    a.n_tiles = masks_.tiles();
+    // Enough warps to fill the GPU (16 per SM), each a chunk of at least one tile.
+    a.warps = int(std::min<long long>(a.n_tiles, 16LL * sms_));
+    a.pos = pos_.get();
+    a.pos_lo = pos_lo_.get();
+    a.par = par_.get();
+    a.tile_mask_index = static_cast<const int*>(mask_index_.get());
+    a.masks = static_cast<const std::uint32_t*>(mask_words_.get());
+    a.force = force_acc_.get();
+    a.energy_acc = energy_acc_.get();
+    for (int c = 0; c < 4; ++c) a.sig[c] = sig[c];
+    a.stream = stream_;
+    cuda::launch_tiles(a);
+  }
+
+  void launch_bonded(bool energy, const double (&sig)[4]) {
+    const Precision p = options_.precision;
+    cuda::BondedArgs b;
+    b.precision = p;
+    b.dielectric = system_.dielectric;
+    b.energy = energy;
+    b.n_bonds = int(system_.bonds.size());
+    b.n_pairs14 = int(system_.lists.scaled14.size());
+    b.bond_ij = static_cast<const int*>(bond_ij_.get());
+    b.bond_rk = static_cast<const double*>(bond_rk_.get());
+    b.pair_ij = static_cast<const int*>(pair_ij_.get());
+    b.scale14_lj = system_.scale14_lj;
+    b.scale14_coulomb = system_.scale14_coulomb;
+    b.x = static_cast<const double*>(x_.get());
+    b.par = par_.get();
+    b.force = force_acc_.get();
+    b.energy_acc = energy_acc_.get();
+    b.n = n_;
+    for (int c = 0; c < 4; ++c) b.sig[c] = sig[c];
+    b.stream = stream_;
+    cuda::launch_bonded(b);
+  }
+
+ private:
+  static constexpr int kGraphSteps = 20;
+
+  // One step: first half + packing, the pair kernel, bonds and 1-4 pairs, finish + second half.
+  void record_step(const cuda::StepArgs& sa) {
+    cuda::launch_step_first(sa);
+    launch_pairs(false);
+    cuda::launch_step_second(sa);
+  }
+  cudaGraphExec_t capture(const cuda::StepArgs& sa, int steps) {
+    cudaGraph_t graph = nullptr;
+    PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    for (int s = 0; s < steps; ++s) record_step(sa);
+    PW_CUDA(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    PW_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    PW_CUDA(cudaGraphDestroy(graph));
+    return exec;
+  }
+  void build_graphs(const cuda::StepArgs& sa) {
+    destroy_graphs();
+    exec_one_ = capture(sa, 1);
+    exec_many_ = capture(sa, kGraphSteps);
+    graph_args_ = sa;
+    graphs_ready_ = true;
+  }
+  bool same_step(const cuda::StepArgs& sa) const {
+    const auto& g = graph_args_;
+    return g.x == sa.x && g.v == sa.v && g.dt == sa.dt && g.langevin == sa.langevin &&
+           g.kT == sa.kT && g.c1 == sa.c1 && g.seed == sa.seed && g.inv_mass == sa.inv_mass;
+  }
+  void destroy_graphs() {
+    if (exec_one_) cudaGraphExecDestroy(exec_one_);
+    if (exec_many_) cudaGraphExecDestroy(exec_many_);
+    exec_one_ = exec_many_ = nullptr;
+    graphs_ready_ = false;
+  }
+
+  LjcKernelOptions options_;
+  std::string name_;
+  int sms_ = 1;
+  cudaStream_t stream_ = nullptr;
+  PreparedSystem system_;
+  TileMasks masks_;
+  int n_ = 0, padded_ = 0;
+  DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
+  engine::AllPairsPlan plan_;
+  engine::AllPairsWorkspace workspace_;
+  bool masks_newton3_ = true;
+  cudaGraphExec_t exec_one_ = nullptr, exec_many_ = nullptr;
+  cuda::StepArgs graph_args_;
+  bool graphs_ready_ = false;
+  DevicePtr pos_, pos_lo_, par_, mask_index_, mask_words_, bond_ij_, bond_rk_, pair_ij_, x_,
+      force_acc_, energy_acc_, force_out_, energy_out_;
+};
+
+}  // namespace
+
+std::unique_ptr<LjcKernel> make_cuda_ljc_kernel(const LjcKernelOptions& options) {
+  return std::make_unique<CudaLjcKernel>(options);
+}
+
+double cuda_time_md_steps(LjcKernel& kernel, double dt, std::int64_t steps) {
+  auto* k = dynamic_cast<CudaLjcKernel*>(&kernel);
+  return k ? k->time_md_steps(dt, steps) : -1.0;
+}
+
+}  // namespace pairwise::ljc

@@ -1,0 +1,529 @@
+// CUDA kernels of the ljc workload (see cuda_ljc.cuh for the tile scheme). The pair arithmetic is
+// physics::ljc_pair (pairwise/physics/ljc.hpp), unchanged.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/cuda_check.cuh"
+#include "ljc/cuda_ljc.cuh"
+#include "pairwise/physics/dynamics.hpp"
+#include "pairwise/physics/ljc.hpp"
+
+namespace pairwise::ljc::cuda {
+namespace {
+
+using physics::DielectricKind;
+
+struct alignas(32) D4 {
+  double x, y, z, w;
+};
+
+template <Precision P>
+struct Traits;
+template <>
+struct Traits<Precision::single> {
+  using F = float;
+  using A = float;  // sums over tiles
+  using V4 = float4;
+  static constexpr bool kLo = false, kFixed = true;
+};
+template <>
+struct Traits<Precision::mixed> {
+  using F = float;
+  using A = double;
+  using V4 = float4;
+  static constexpr bool kLo = true, kFixed = true;
+};
+template <>
+struct Traits<Precision::double_> {
+  using F = double;
+  using A = double;
+  using V4 = D4;
+  static constexpr bool kLo = false, kFixed = false;
+};
+
+// Adds v to an accumulator: 64-bit fixed point (deterministic) or FP64 atomics.
+template <bool kFixed>
+__device__ __forceinline__ void accumulate(void* base, long long index, double v) {
+  if constexpr (kFixed) {
+    const long long fixed = __double2ll_rn(v * kFixedScale);
+    atomicAdd(reinterpret_cast<unsigned long long*>(base) + index,
+              static_cast<unsigned long long>(fixed));
+  } else {
+    atomicAdd(static_cast<double*>(base) + index, v);
+  }
+}
+
+template <class F>
+__device__ __forceinline__ F shfl_next(F v) {
+  return __shfl_sync(0xffffffffu, v, (threadIdx.x + 1) & 31);
+}
+
+// The tile kernel: each warp walks a contiguous chunk of tiles (row-major over the square, or the
+// upper triangle with newton3), keeping its kI targets' forces in registers while the row stays
+// the same.
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
+__global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
+  using T = Traits<P>;
+  using F = typename T::F;
+  using V4 = typename T::V4;
+  constexpr int B = 32 * kI;
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+  if (warp >= a.warps) return;
+  const long long chunk = (a.n_tiles + a.warps - 1) / a.warps;
+  long long t = warp * chunk;
+  const long long t_end = min(a.n_tiles, t + chunk);
+  if (t >= t_end) return;
+  const int nb = a.n_blocks;
+  // Decode the first tile.
+  int I, J;
+  if constexpr (kN3) {
+    // Row I starts at s(I) = I·nb - I(I-1)/2; binary search for the last s(I) <= t.
+    int lo = 0, hi = nb - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      const long long s = (long long)mid * nb - (long long)mid * (mid - 1) / 2;
+      if (s <= t)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    I = lo;
+    J = I + int(t - ((long long)I * nb - (long long)I * (I - 1) / 2));
+  } else {
+    I = int(t / nb);
+    J = int(t - (long long)I * nb);
+  }
+  const V4* pos = static_cast<const V4*>(a.pos);
+  const V4* lo4 = static_cast<const V4*>(a.pos_lo);
+  const V4* par = static_cast<const V4*>(a.par);
+  const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
+
+  F xi[kI][3], xil[kI][3];
+  physics::LjcAtom<F> ai[kI];
+  using A = typename T::A;
+  A fi[kI][3];
+  A e_lj = 0, e_c = 0;
+  int row = -1;
+  auto flush_row = [&]() {
+    if (row < 0) return;
+#pragma unroll
+    for (int k = 0; k < kI; ++k) {
+      const int i = row * B + k * 32 + lane;
+      if (i < a.n) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c)
+          accumulate<T::kFixed>(a.force, (long long)c * a.n + i, double(fi[k][c]));
+      }
+    }
+  };
+  for (; t < t_end; ++t) {
+    if (I != row) {
+      flush_row();
+      row = I;
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const int i = I * B + k * 32 + lane;
+        const V4 p = pos[i];
+        xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
+        if constexpr (T::kLo) {
+          const V4 l = lo4[i];
+          xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
+        }
+        const V4 q = par[i];
+        ai[k] = {q.x, q.y, q.z};
+        fi[k][0] = fi[k][1] = fi[k][2] = 0;
+      }
+    }
+    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
+    const bool n3 = kN3 && I != J;
+#pragma unroll 1
+    for (int u = 0; u < kI; ++u) {
+      const int j0 = J * B + u * 32 + lane;
+      const V4 p = pos[j0];
+      F xj[3] = {p.x, p.y, p.z}, xjl[3] = {0, 0, 0};
+      if constexpr (T::kLo) {
+        const V4 l = lo4[j0];
+        xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
+      }
+      const V4 q = par[j0];
+      physics::LjcAtom<F> aj{q.x, q.y, q.z};
+      F fj[3] = {0, 0, 0}, ft[kI][3] = {}, t_lj = 0, t_c = 0;
+      std::uint32_t m[kI];
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        m[k] = mask_index >= 0
+                   ? a.masks[(long long)mask_index * (kI * kI * 32) + (k * kI + u) * 32 + lane]
+                   : 0u;
+      }
+      // 32 rotation steps. Three variants: unmasked off-diagonal tiles (most of them: no mask
+      // test, Newton's third law), masked off-diagonal tiles, and diagonal tiles (one-sided).
+      auto sweep = [&](auto masked, auto pair_n3) {
+        constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
+        const F e_w = kPairN3 ? F(1) : F(0.5);
+#pragma unroll 2
+        for (int s = 0; s < 32; ++s) {
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            F d[3];
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+              d[c] = xi[k][c] - xj[c];
+              if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+            }
+            const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            physics::LjcTerms<F> term;
+            if constexpr (kMasked) {
+              const F keep = ((m[k] >> s) & 1u) ? F(0) : F(1);
+              term = physics::ljc_pair_scaled<D, F>(r2, ai[k], aj, keep, keep, sig);
+            } else {
+              term = physics::ljc_pair<D, F>(r2, ai[k].q * aj.q,
+                                             physics::lorentz_berthelot(ai[k], aj), sig);
+            }
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+              ft[k][c] += term.force_over_r * d[c];
+              if constexpr (kPairN3) fj[c] -= term.force_over_r * d[c];
+            }
+            if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
+          }
+          // Rotate the sources (and their forces) one lane down.
+#pragma unroll
+          for (int c = 0; c < 3; ++c) {
+            xj[c] = shfl_next(xj[c]);
+            if constexpr (T::kLo) xjl[c] = shfl_next(xjl[c]);
+            if constexpr (kPairN3) fj[c] = shfl_next(fj[c]);
+          }
+          aj.q = shfl_next(aj.q), aj.half_sigma = shfl_next(aj.half_sigma);
+          aj.sqrt_eps = shfl_next(aj.sqrt_eps);
+        }
+      };
+      using True = std::integral_constant<bool, true>;
+      using False = std::integral_constant<bool, false>;
+      if (mask_index < 0) {
+        sweep(False{}, std::integral_constant<bool, kN3>{});
+      } else if (n3) {
+        sweep(True{}, True{});
+      } else {
+        sweep(True{}, False{});
+      }
+#pragma unroll
+      for (int k = 0; k < kI; ++k)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) fi[k][c] += A(ft[k][c]);
+      if constexpr (kEnergy) e_lj += A(t_lj), e_c += A(t_c);
+      if (n3 && j0 < a.n) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) accumulate<T::kFixed>(a.force, (long long)c * a.n + j0, fj[c]);
+      }
+    }
+    ++J;
+    if (J == nb) {
+      ++I;
+      J = kN3 ? I : 0;
+    }
+  }
+  flush_row();
+  if constexpr (kEnergy) {
+    for (int off = 16; off > 0; off >>= 1) {
+      e_lj += __shfl_down_sync(0xffffffffu, e_lj, off);
+      e_c += __shfl_down_sync(0xffffffffu, e_c, off);
+    }
+    if (lane == 0) {
+      accumulate<T::kFixed>(a.energy_acc, 0, double(e_lj));
+      accumulate<T::kFixed>(a.energy_acc, 1, double(e_c));
+    }
+  }
+}
+
+template <Precision P, DielectricKind D, int kI, bool kN3>
+void launch_tiles_for(const TileArgs& a) {
+  const unsigned blocks = unsigned((a.warps * 32LL + 127) / 128);
+  auto stream = static_cast<cudaStream_t>(a.stream);
+  if (a.energy) {
+    tiles_kernel<P, D, kI, kN3, true><<<blocks, 128, 0, stream>>>(a);
+  } else {
+    tiles_kernel<P, D, kI, kN3, false><<<blocks, 128, 0, stream>>>(a);
+  }
+  PW_CUDA_LAUNCH("ljc tiles_kernel");
+}
+
+// Newton-3 tiles only (the one-sided kernel is the engine's, cuda_one_sided.cu); kI = 1 (small
+// N: more warps) or the wide tile, 4 in FP32 and 2 in FP64.
+template <Precision P, DielectricKind D>
+void launch_tiles_p(const TileArgs& a) {
+  constexpr int kWide = P == Precision::double_ ? 2 : 4;
+  if (a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true>(a);
+  return launch_tiles_for<P, D, 1, true>(a);
+}
+
+template <Precision P>
+void launch_tiles_d(const TileArgs& a) {
+  switch (a.dielectric) {
+    case DielectricKind::linear:
+      return launch_tiles_p<P, DielectricKind::linear>(a);
+    case DielectricKind::sigmoidal:
+      return launch_tiles_p<P, DielectricKind::sigmoidal>(a);
+    case DielectricKind::constant:
+      break;
+  }
+  launch_tiles_p<P, DielectricKind::constant>(a);
+}
+
+// ---- bonds and 1-4 pairs: one thread per item, in the kernel's precision ----
+
+template <Precision P, DielectricKind D>
+__global__ void bonded_kernel(const BondedArgs a) {
+  using T = Traits<P>;
+  using F = typename T::F;
+  using V4 = typename T::V4;
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  const double* x = a.x;
+  if (k < a.n_bonds) {
+    const int i = a.bond_ij[k], j = a.bond_ij[a.n_bonds + k];
+    const double r0 = a.bond_rk[k], kb = a.bond_rk[a.n_bonds + k];
+    double d[3];
+    for (int c = 0; c < 3; ++c) d[c] = x[c * a.n + i] - x[c * a.n + j];
+    const double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    const double dr = r - r0;
+    const double f = r > 0 ? -kb * dr / r : 0.0;
+    for (int c = 0; c < 3; ++c) {
+      accumulate<T::kFixed>(a.force, (long long)c * a.n + i, f * d[c]);
+      accumulate<T::kFixed>(a.force, (long long)c * a.n + j, -f * d[c]);
+    }
+    if (a.energy) accumulate<T::kFixed>(a.energy_acc, 2, 0.5 * kb * dr * dr);
+    return;
+  }
+  const int p = k - a.n_bonds;
+  if (p >= a.n_pairs14) return;
+  const int i = a.pair_ij[p], j = a.pair_ij[a.n_pairs14 + p];
+  const V4* par = static_cast<const V4*>(a.par);
+  const V4 pi = par[i], pj = par[j];
+  F d[3];
+  for (int c = 0; c < 3; ++c) d[c] = F(x[c * a.n + i] - x[c * a.n + j]);
+  const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
+  const auto t = physics::ljc_pair_scaled<D, F>(r2, physics::LjcAtom<F>{pi.x, pi.y, pi.z},
+                                                physics::LjcAtom<F>{pj.x, pj.y, pj.z},
+                                                F(a.scale14_lj), F(a.scale14_coulomb), sig);
+  for (int c = 0; c < 3; ++c) {
+    accumulate<T::kFixed>(a.force, (long long)c * a.n + i, double(t.force_over_r * d[c]));
+    accumulate<T::kFixed>(a.force, (long long)c * a.n + j, -double(t.force_over_r * d[c]));
+  }
+  if (a.energy) {
+    accumulate<T::kFixed>(a.energy_acc, 0, double(t.lj));
+    accumulate<T::kFixed>(a.energy_acc, 1, double(t.coulomb));
+  }
+}
+
+template <Precision P>
+void launch_bonded_p(const BondedArgs& a) {
+  const int items = a.n_bonds + a.n_pairs14;
+  if (items == 0) return;
+  const unsigned blocks = unsigned((items + 127) / 128);
+  auto stream = static_cast<cudaStream_t>(a.stream);
+  switch (a.dielectric) {
+    case DielectricKind::linear:
+      bonded_kernel<P, DielectricKind::linear><<<blocks, 128, 0, stream>>>(a);
+      break;
+    case DielectricKind::sigmoidal:
+      bonded_kernel<P, DielectricKind::sigmoidal><<<blocks, 128, 0, stream>>>(a);
+      break;
+    case DielectricKind::constant:
+      bonded_kernel<P, DielectricKind::constant><<<blocks, 128, 0, stream>>>(a);
+      break;
+  }
+  PW_CUDA_LAUNCH("ljc bonded_kernel");
+}
+
+// ---- packing and finishing ----
+
+template <Precision P>
+__global__ void pack_kernel(const double* x, int n, int n_padded, void* pos, void* pos_lo) {
+  using V4 = typename Traits<P>::V4;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n_padded) return;
+  double p[3];
+  for (int c = 0; c < 3; ++c) p[c] = i < n ? x[c * n + i] : 1.0e4 + 10.0 * i * (c + 1);
+  if constexpr (P == Precision::double_) {
+    static_cast<D4*>(pos)[i] = {p[0], p[1], p[2], 0.0};
+  } else {
+    const float hx = float(p[0]), hy = float(p[1]), hz = float(p[2]);
+    static_cast<V4*>(pos)[i] = make_float4(hx, hy, hz, 0.f);
+    if constexpr (Traits<P>::kLo) {
+      static_cast<float4*>(pos_lo)[i] =
+          make_float4(float(p[0] - hx), float(p[1] - hy), float(p[2] - hz), 0.f);
+    }
+  }
+}
+
+template <bool kFixed>
+__global__ void finish_kernel(void* force, void* energy_acc, int n, double* out,
+                              double* energy_out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < 3 * n) {
+    if constexpr (kFixed) {
+      long long* f = static_cast<long long*>(force);
+      out[k] = double(f[k]) / kFixedScale;
+      f[k] = 0;
+    } else {
+      double* f = static_cast<double*>(force);
+      out[k] = f[k];
+      f[k] = 0;
+    }
+  }
+  if (k < 3) {
+    if constexpr (kFixed) {
+      long long* e = static_cast<long long*>(energy_acc);
+      energy_out[k] = double(e[k]) / kFixedScale;
+      e[k] = 0;
+    } else {
+      double* e = static_cast<double*>(energy_acc);
+      energy_out[k] = e[k];
+      e[k] = 0;
+    }
+  }
+}
+
+template <Precision P>
+__global__ void step_first_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const double h = 0.5 * a.dt * a.inv_mass[i];
+  double v[3], x[3];
+  for (int c = 0; c < 3; ++c) {
+    v[c] = a.v[c * a.n + i], x[c] = a.x[c * a.n + i];
+    physics::kick(v[c], a.f[c * a.n + i], h);
+  }
+  if (a.langevin) {
+    for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], 0.5 * a.dt);
+    const physics::LangevinCoefficients coeff{a.c1, a.c2};
+    physics::langevin_o_step(v[0], v[1], v[2], a.inv_mass[i], a.kT, coeff, a.seed, *a.step + 1,
+                             std::uint32_t(i));
+    for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], 0.5 * a.dt);
+  } else {
+    for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], a.dt);
+  }
+  for (int c = 0; c < 3; ++c) a.v[c * a.n + i] = v[c], a.x[c * a.n + i] = x[c];
+  // The pair kernels' layout (pack_kernel's, for this atom).
+  if constexpr (P == Precision::double_) {
+    static_cast<D4*>(a.pos)[i] = {x[0], x[1], x[2], 0.0};
+  } else {
+    const float hx = float(x[0]), hy = float(x[1]), hz = float(x[2]);
+    static_cast<float4*>(a.pos)[i] = make_float4(hx, hy, hz, 0.f);
+    if constexpr (P == Precision::mixed) {
+      static_cast<float4*>(a.pos_lo)[i] =
+          make_float4(float(x[0] - hx), float(x[1] - hy), float(x[2] - hz), 0.f);
+    }
+  }
+}
+
+template <bool kFixed>
+__global__ void step_second_kernel(const StepArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) *a.step += 1;  // read only by the next step's first kernel
+  if (i >= a.n) return;
+  const double h = 0.5 * a.dt * a.inv_mass[i];
+  for (int c = 0; c < 3; ++c) {
+    const long long k = (long long)c * a.n + i;
+    double f;
+    if constexpr (kFixed) {
+      long long* acc = static_cast<long long*>(a.force_acc);
+      f = double(acc[k]) / kFixedScale;
+      acc[k] = 0;
+    } else {
+      double* acc = static_cast<double*>(a.force_acc);
+      f = acc[k];
+      acc[k] = 0;
+    }
+    a.f[k] = f;
+    physics::kick(a.v[k], f, h);
+  }
+}
+
+}  // namespace
+
+void launch_step_first(const StepArgs& a) {
+  const unsigned blocks = unsigned((a.n + 127) / 128);
+  auto s = static_cast<cudaStream_t>(a.stream);
+  switch (a.precision) {
+    case Precision::single:
+      step_first_kernel<Precision::single><<<blocks, 128, 0, s>>>(a);
+      break;
+    case Precision::mixed:
+      step_first_kernel<Precision::mixed><<<blocks, 128, 0, s>>>(a);
+      break;
+    case Precision::double_:
+      step_first_kernel<Precision::double_><<<blocks, 128, 0, s>>>(a);
+      break;
+  }
+  PW_CUDA_LAUNCH("ljc step_first_kernel");
+}
+
+void launch_step_second(const StepArgs& a) {
+  const unsigned blocks = unsigned((a.n + 127) / 128);
+  auto s = static_cast<cudaStream_t>(a.stream);
+  if (a.precision == Precision::double_) {
+    step_second_kernel<false><<<blocks, 128, 0, s>>>(a);
+  } else {
+    step_second_kernel<true><<<blocks, 128, 0, s>>>(a);
+  }
+  PW_CUDA_LAUNCH("ljc step_second_kernel");
+}
+
+void launch_tiles(const TileArgs& a) {
+  if (a.n_tiles == 0) return;
+  switch (a.precision) {
+    case Precision::single:
+      return launch_tiles_d<Precision::single>(a);
+    case Precision::mixed:
+      return launch_tiles_d<Precision::mixed>(a);
+    case Precision::double_:
+      return launch_tiles_d<Precision::double_>(a);
+  }
+}
+
+void launch_bonded(const BondedArgs& a) {
+  switch (a.precision) {
+    case Precision::single:
+      return launch_bonded_p<Precision::single>(a);
+    case Precision::mixed:
+      return launch_bonded_p<Precision::mixed>(a);
+    case Precision::double_:
+      return launch_bonded_p<Precision::double_>(a);
+  }
+}
+
+void launch_pack_positions(Precision p, const double* x, int n, int n_padded, void* pos,
+                           void* pos_lo, void* stream) {
+  const unsigned blocks = unsigned((n_padded + 127) / 128);
+  auto s = static_cast<cudaStream_t>(stream);
+  switch (p) {
+    case Precision::single:
+      pack_kernel<Precision::single><<<blocks, 128, 0, s>>>(x, n, n_padded, pos, pos_lo);
+      break;
+    case Precision::mixed:
+      pack_kernel<Precision::mixed><<<blocks, 128, 0, s>>>(x, n, n_padded, pos, pos_lo);
+      break;
+    case Precision::double_:
+      pack_kernel<Precision::double_><<<blocks, 128, 0, s>>>(x, n, n_padded, pos, pos_lo);
+      break;
+  }
+  PW_CUDA_LAUNCH("ljc pack_kernel");
+}
+
+void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, double* force_out,
+                          double* energy_out, void* stream) {
+  const unsigned blocks = unsigned((3 * n + 127) / 128);
+  auto s = static_cast<cudaStream_t>(stream);
+  if (p == Precision::double_) {
+    finish_kernel<false><<<blocks, 128, 0, s>>>(force, energy_acc, n, force_out, energy_out);
+  } else {
+    finish_kernel<true><<<blocks, 128, 0, s>>>(force, energy_acc, n, force_out, energy_out);
+  }
+  PW_CUDA_LAUNCH("ljc finish_kernel");
+}
+
+}  // namespace pairwise::ljc::cuda

@@ -1,0 +1,129 @@
+// CUDA kernels of the ljc workload behind host launchers taking plain structs (compiles with g++:
+// no device code here). Layout and algorithms: cuda_ljc.cu and docs/ljc.md.
+//
+// The pair sum runs over warp tiles of B = 32·kI targets × B sources (kI targets per lane in
+// registers, sources in registers rotated across the lanes by shuffles, 32 at a time). Two modes:
+//   one-sided  every tile (I, J): each ordered pair once, only the target's force is accumulated;
+//   newton3    tiles with J >= I: each unordered pair once, the source's force is rotated along
+//              with it and added back (Newton's third law); diagonal tiles run one-sided.
+// Excluded pairs (1-2, 1-3, explicit), 1-4 pairs (added back scaled by the bonded kernel), the
+// atom with itself and the padding past N are skipped by a compact per-tile mask: kI·kI·32 words
+// per tile that has any (one bit per (target lane, rotation step)); tiles without are unmasked and
+// run the branch-free path. Forces are summed with 64-bit fixed-point integer atomics (2^-32
+// kcal/(mol·Å) resolution) in single and mixed, so results are bitwise reproducible; double uses
+// FP64 atomics (order not fixed: reproducible to rounding, not bitwise).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/all_pairs.hpp"
+#include "pairwise/physics/dielectric.hpp"
+#include "pairwise/precision.hpp"
+
+namespace pairwise::ljc::cuda {
+
+inline constexpr double kFixedScale = 4294967296.0;  // 2^32
+
+struct TileArgs {
+  Precision precision = Precision::single;
+  physics::DielectricKind dielectric = physics::DielectricKind::constant;
+  bool newton3 = false, energy = true;
+  int n = 0, n_blocks = 0, i_per_lane = 1;  // B = 32 · i_per_lane
+  long long n_tiles = 0;                    // tiles enumerated (triangle or square)
+  int warps = 0;                            // warps launched; each takes a contiguous chunk
+  const void* pos = nullptr;                // float4 / double4 [n_blocks·B]: x, y, z, 0
+  const void* pos_lo = nullptr;             // float4, mixed only
+  const void* par = nullptr;                // float4 / double4: q (scaled), σ/2, sqrt ε, 0
+  const int* tile_mask_index = nullptr;     // [n_blocks²] -1 or the tile's mask
+  const std::uint32_t* masks = nullptr;     // [masked tiles][kI·kI·32]
+  void* force = nullptr;                    // long long or double [3][n]
+  void* energy_acc = nullptr;               // long long or double [2]: LJ, Coulomb
+  double sig[4] = {};
+  void* stream = nullptr;
+};
+void launch_tiles(const TileArgs& a);
+
+// The one-sided kernel: an instantiation of the shared all-pairs engine (cuda_one_sided.cu), with
+// per-target rows of the 32 × 32 tile masks (int2 {J, bits}, sorted by J) for the exclusions.
+// Sources carry their index in par.w (float bits, or a double).
+struct OneSidedArgs {
+  // The engine's members (engine/all_pairs.cuh).
+  int n_i = 0, n_j = 0;
+  engine::AllPairsPlan plan;
+  void* partial = nullptr;
+  unsigned* tickets = nullptr;
+  // The ljc policy's.
+  Precision precision = Precision::single;
+  physics::DielectricKind dielectric = physics::DielectricKind::constant;
+  bool energy = true;
+  const void* pos = nullptr;
+  const void* pos_lo = nullptr;
+  const void* par = nullptr;
+  const int* row_start = nullptr;   // [n + 1]
+  const void* row_masks = nullptr;  // int2 {J, bits} [row_start[n]]
+  void* force = nullptr;
+  void* energy_acc = nullptr;
+  double sig[4] = {};
+  void* stream = nullptr;
+};
+engine::AllPairsPlan plan_one_sided(Precision p, physics::DielectricKind d, int n, int sms,
+                                    std::size_t max_partial_bytes);
+std::size_t one_sided_partial_bytes(Precision p, const engine::AllPairsPlan& plan, int n);
+void launch_one_sided(const OneSidedArgs& a);
+
+// Bonds (½ k (r - r0)²) and 1-4 pairs (scaled LJ + Coulomb) from double positions, into the same
+// accumulators (energy_acc[2] holds the bond energy).
+struct BondedArgs {
+  Precision precision = Precision::single;
+  physics::DielectricKind dielectric = physics::DielectricKind::constant;
+  bool energy = true;
+  int n_bonds = 0, n_pairs14 = 0;
+  const int* bond_ij = nullptr;     // [2][n_bonds]
+  const double* bond_rk = nullptr;  // [2][n_bonds]: r0, k
+  const int* pair_ij = nullptr;     // [2][n_pairs14]
+  double scale14_lj = 0, scale14_coulomb = 0;
+  const double* x = nullptr;  // [3][n] double positions
+  const void* par = nullptr;
+  void* force = nullptr;
+  void* energy_acc = nullptr;  // [3]
+  int n = 0;
+  double sig[4] = {};
+  void* stream = nullptr;
+};
+void launch_bonded(const BondedArgs& a);
+
+// Builds pos (and pos_lo) of the tile layout from double positions [3][n]; pads with far atoms.
+void launch_pack_positions(Precision p, const double* x, int n, int n_padded, void* pos,
+                           void* pos_lo, void* stream);
+// force_out[3][n] (double) = accumulators converted, accumulators zeroed; energies likewise.
+void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, double* force_out,
+                          double* energy_out, void* stream);
+
+// The two halves of one step of the shared dynamics around the force evaluation
+// (engine::dynamics_step, with the PW_HD steps of pairwise/physics/dynamics.hpp), arrays double
+// [3][n]: first = half kick + drift (BAOAB: half kick, drift dt/2, O step, drift dt/2), second =
+// half kick, then the device step counter (the Langevin random counter) is advanced. Fused: the
+// first half also packs the new positions into the pair kernels' layout (pos, pos_lo); the second
+// first converts the force accumulators into f (and zeroes them), as launch_finish_forces does.
+struct StepArgs {
+  Precision precision = Precision::single;
+  void* pos = nullptr;
+  void* pos_lo = nullptr;
+  void* force_acc = nullptr;  // long long or double [3][n]
+  double* x = nullptr;
+  double* v = nullptr;
+  double* f = nullptr;
+  const double* inv_mass = nullptr;
+  int n = 0;
+  double dt = 1;
+  bool langevin = false;
+  double kT = 0, c1 = 1, c2 = 0;
+  unsigned long long seed = 0;
+  unsigned long long* step = nullptr;  // device: the index of the last step taken
+  void* stream = nullptr;
+};
+void launch_step_first(const StepArgs& a);
+void launch_step_second(const StepArgs& a);
+
+}  // namespace pairwise::ljc::cuda

@@ -1,0 +1,123 @@
+#include "ljc/run_config.hpp"
+
+#include "pairwise/error.hpp"
+
+namespace pairwise::ljc {
+namespace {
+
+void reject_unused(const config::Section& s, std::string_view key, std::string_view why) {
+  if (s.has(key)) s.fail(key, "is not used " + std::string(why));
+}
+
+void read_system(config::Config& config, RunConfig& rc) {
+  const auto s = config.section("system");
+  const std::string molecule = s.choice("molecule", "globule", [](std::string_view t) {
+    if (t != "globule" && t != "file") {
+      throw Error("unknown molecule '" + std::string(t) + "' (expected globule or file)");
+    }
+    return std::string(t);
+  });
+  rc.from_file = molecule == "file";
+  GlobuleOptions& g = rc.globule;
+  g.n = static_cast<std::size_t>(s.integer("n", 1280, 1, std::int64_t(1) << 26));
+  g.seed = static_cast<std::uint64_t>(s.integer("seed", 1, 0, INT64_MAX));
+  g.spacing = s.number("spacing", g.spacing, config::Range::positive());
+  g.charge = s.number("charge", g.charge, config::Range::non_negative());
+  const std::string file = s.string("file", "");
+  if (rc.from_file) {
+    for (auto key : {"n", "seed", "spacing", "charge"}) {
+      reject_unused(s, key, "with molecule = 'file'");
+    }
+    if (file.empty()) s.fail("file", "molecule = 'file' needs file = \"molecule.toml\" (or .json)");
+    rc.file = config.base_directory() / file;
+  } else {
+    reject_unused(s, "file", "with molecule = 'globule'");
+  }
+}
+
+void read_forcefield(config::Config& config, RunConfig& rc) {
+  const auto s = config.section("forcefield");
+  NonbondedOptions& f = rc.forcefield;
+  f.dielectric = s.choice("dielectric", "constant", parse_dielectric);
+  f.epsilon = s.number("epsilon", f.epsilon, config::Range::positive());
+  f.linear_factor = s.number("linear_factor", f.linear_factor, config::Range::positive());
+  f.sigmoidal.alpha = s.number("sigmoidal_alpha", f.sigmoidal.alpha);
+  f.sigmoidal.beta = s.number("sigmoidal_beta", f.sigmoidal.beta);
+  f.sigmoidal.gamma = s.number("sigmoidal_gamma", f.sigmoidal.gamma);
+  f.sigmoidal.delta = s.number("sigmoidal_delta", f.sigmoidal.delta);
+  f.scale14_lj = s.number("scale14_lj", f.scale14_lj, {0.0, 1.0});
+  f.scale14_coulomb = s.number("scale14_coulomb", f.scale14_coulomb, {0.0, 1.0});
+  const std::string with = "with dielectric = '" + std::string(to_string(f.dielectric)) + "'";
+  using physics::DielectricKind;
+  if (f.dielectric != DielectricKind::constant) reject_unused(s, "epsilon", with);
+  if (f.dielectric != DielectricKind::linear) reject_unused(s, "linear_factor", with);
+  if (f.dielectric != DielectricKind::sigmoidal) {
+    for (auto key : {"sigmoidal_alpha", "sigmoidal_beta", "sigmoidal_gamma", "sigmoidal_delta"}) {
+      reject_unused(s, key, with);
+    }
+  }
+}
+
+void read_integrator(config::Config& config, RunConfig& rc) {
+  const auto s = config.section("integrator");
+  const std::string t = s.choice("thermostat", "none", [](std::string_view v) {
+    if (v != "none" && v != "langevin") {
+      throw Error("unknown thermostat '" + std::string(v) +
+                  "' (expected none (velocity Verlet, NVE) or langevin (BAOAB))");
+    }
+    return std::string(v);
+  });
+  rc.langevin = t == "langevin";
+  rc.dt_fs = s.number("dt", 1.0, {0.0, 10.0, true});
+  rc.temperature = s.number("temperature", 300.0, config::Range::non_negative());
+  rc.friction_per_ps = s.number("friction", 1.0, config::Range::non_negative());
+  rc.seed = static_cast<std::uint64_t>(s.integer("seed", 1, 0, INT64_MAX));
+  if (!rc.langevin) reject_unused(s, "friction", "with thermostat = 'none'");
+}
+
+void read_run(config::Config& config, RunConfig& rc) {
+  const auto s = config.section("run");
+  rc.steps = s.integer("steps", 1000, 0, std::int64_t(1) << 40);
+  rc.backend = s.choice("backend", "auto", parse_backend);
+  rc.precision = s.choice("precision", "mixed", parse_precision);
+  rc.pair_kernel = s.choice("pair_kernel", "auto", parse_pair_kernel);
+}
+
+void read_output(config::Config& config, RunConfig& rc) {
+  const auto s = config.section("output");
+  auto& o = rc.output;
+  o.directory = (config.base_directory() / s.string("directory", ".")).lexically_normal();
+  const std::string stem = std::filesystem::path(config.source()).stem().string();
+  o.prefix = s.string("prefix", stem.empty() ? "ljc" : stem);
+  if (o.prefix.empty() || o.prefix.find('/') != std::string::npos) {
+    s.fail("prefix", "must be a non-empty file name without '/'");
+  }
+  o.interval = s.integer(
+      "interval", std::max<std::int64_t>(1, std::min<std::int64_t>(100, rc.steps)), 1, INT64_MAX);
+  const std::string csv = s.string("csv", o.prefix + ".csv");
+  const std::string final_topology = s.string("final", o.prefix + ".final.json");
+  o.csv = csv.empty() ? std::filesystem::path() : o.directory / csv;
+  o.final_topology =
+      final_topology.empty() ? std::filesystem::path() : o.directory / final_topology;
+  o.progress = s.boolean("progress", true);
+  if (rc.steps / o.interval > 10000000) s.fail("interval", "gives more than 10^7 rows");
+}
+
+}  // namespace
+
+RunConfig read_run_config(config::Config& config) {
+  RunConfig rc;
+  rc.source = config.source();
+  const auto root = config.root();
+  const std::string workload = root.string("workload", "ljc");
+  if (workload != "ljc") root.fail("workload", "expected \"ljc\", got \"" + workload + "\"");
+  read_system(config, rc);
+  read_forcefield(config, rc);
+  read_integrator(config, rc);
+  read_run(config, rc);
+  read_output(config, rc);
+  config.check_unused();
+  return rc;
+}
+
+}  // namespace pairwise::ljc

@@ -1,0 +1,54 @@
+// The TOML schema of an ljc run (`workload = "ljc"`), documented key by key in docs/ljc.md:
+//   [system]      molecule ("globule" | "file"), n, seed, spacing, charge, file
+//   [forcefield]  dielectric, epsilon, linear_factor, sigmoidal_alpha .. sigmoidal_delta,
+//                 scale14_lj, scale14_coulomb
+//   [integrator]  thermostat ("none": velocity Verlet NVE | "langevin": BAOAB), dt (fs),
+//                 temperature (K), friction (1/ps), seed
+//   [run]         steps, backend, precision, pair_kernel
+//   [output]      directory, prefix, interval (steps), csv, final, progress
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "core/config.hpp"
+#include "ljc/generator.hpp"
+#include "ljc/ljc_kernel.hpp"
+#include "pairwise/backend.hpp"
+#include "pairwise/precision.hpp"
+
+namespace pairwise::ljc {
+
+struct RunConfig {
+  std::string source;
+  // [system]
+  bool from_file = false;
+  GlobuleOptions globule;
+  std::filesystem::path file;
+  // [forcefield]
+  NonbondedOptions forcefield;
+  // [integrator]
+  bool langevin = false;
+  double dt_fs = 1.0;
+  double temperature = 300.0;  // K: initial velocities (when the file has none) and Langevin
+  double friction_per_ps = 1.0;
+  std::uint64_t seed = 1;
+  // [run]
+  std::int64_t steps = 1000;
+  BackendKind backend = BackendKind::automatic;
+  Precision precision = Precision::mixed;
+  PairKernel pair_kernel = PairKernel::automatic;
+  // [output]
+  struct Output {
+    std::filesystem::path directory;
+    std::string prefix;
+    std::int64_t interval = 100;
+    std::filesystem::path csv, final_topology;
+    bool progress = true;
+  } output;
+};
+
+RunConfig read_run_config(config::Config& config);
+
+}  // namespace pairwise::ljc

@@ -1,0 +1,43 @@
+// The per-tile exclusion masks of the CUDA pair kernels (cuda_ljc.cuh), built on the host.
+// Targets and sources are grouped in blocks of B = 32·kI atoms (padded to a multiple of B); tile
+// (I, J) holds B × B pairs. A tile that contains an excluded pair, a 1-4 pair (added back by the
+// bonded kernel), an atom with itself or a padding atom gets kI·kI·32 words: word
+// [(k·kI + u)·32 + lane] bit s is set when the pair (target I·B + 32k + lane,
+// source J·B + 32u + ((lane + s) mod 32)) is to be skipped. Every other tile has no mask
+// (index -1) and runs the unmasked path.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ljc/molecule.hpp"
+
+namespace pairwise::ljc {
+
+struct TileMasks {
+  int i_per_lane = 1;  // kI
+  int block = 32;      // B
+  int n_blocks = 0;
+  bool newton3 = false;              // only tiles J >= I are used (and masked)
+  std::vector<int> index;            // [n_blocks²], -1: unmasked
+  std::vector<std::uint32_t> words;  // [masked tiles][kI·kI·32]
+  long long tiles() const {
+    return newton3 ? (long long)n_blocks * (n_blocks + 1) / 2 : (long long)n_blocks * n_blocks;
+  }
+  // True when the pair (target i, source j) is skipped (for tests).
+  bool skipped(int i, int j) const;
+};
+
+TileMasks build_tile_masks(int n, const PairLists& lists, int i_per_lane, bool newton3);
+
+// The same skips for the one-sided engine kernel, per target: the rows of its 32 × 32 tiles that
+// hold any skipped pair, entries (J, bits) sorted by J with bit b for source 32 J + b; the atom
+// itself, excluded and 1-4 pairs are skipped. Entries of target i: [row_start[i], row_start[i+1]).
+struct RowMasks {
+  std::vector<int> row_start;
+  std::vector<std::int32_t> entries;  // pairs J, bits (an int2 array on the device)
+  bool skipped(int i, int j) const;
+};
+RowMasks build_row_masks(int n, const PairLists& lists);
+
+}  // namespace pairwise::ljc

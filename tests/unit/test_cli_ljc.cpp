@@ -1,0 +1,133 @@
+// End-to-end tests of `pairwise run` with workload = "ljc": a short run writes its CSV and final
+// topology; bad input (a type without parameters, bonds or exclusions naming atoms that do not
+// exist, unknown keys) fails with a clear message, exit code 1 and no output files; a declared net
+// charge that the atoms do not sum to is a warning.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string binary() {
+  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
+  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
+  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
+          "pairwise")
+      .string();
+}
+
+class CliLjc : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::temp_directory_path() / ("pw_ljc_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    inputs_.insert(name);
+  }
+  int run(const std::string& args, std::string& out) {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + binary() + "' " + args + " 2>&1";
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (!pipe) return -1;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    const int status = ::pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  void expect_error(const std::string& molecule, const std::string& fragment) {
+    write("mol.toml", molecule);
+    write("run.toml", kFileRun);
+    std::string out;
+    EXPECT_EQ(run("run run.toml", out), 1) << out;
+    EXPECT_NE(out.find("error: "), std::string::npos) << out;
+    EXPECT_NE(out.find(fragment), std::string::npos) << out;
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
+    }
+  }
+  static constexpr const char* kFileRun =
+      "workload = \"ljc\"\n[system]\nmolecule = \"file\"\nfile = \"mol.toml\"\n[run]\nsteps = "
+      "10\nbackend = \"reference\"\nprecision = \"double\"\n[output]\nprogress = false\n";
+  static constexpr const char* kTypes = "[types.C]\nsigma = 3.0\nepsilon = 0.12\nmass = 12.0\n";
+  static constexpr const char* kAtoms =
+      "atoms = [{type = \"C\", charge = 0.4, pos = [0, 0, 0]}, {type = \"C\", charge = -0.4, pos "
+      "= [3.8, 0, 0]}, {type = \"C\", charge = 0.0, pos = [3.8, 3.8, 0]}]\n";
+  fs::path dir_;
+  std::set<std::string> inputs_;
+};
+
+TEST_F(CliLjc, GlobuleRunWritesCsvAndFinalTopology) {
+  write("run.toml",
+        "workload = \"ljc\"\n[system]\nn = 64\n[forcefield]\ndielectric = \"linear\"\n"
+        "[integrator]\nthermostat = \"langevin\"\nfriction = 10.0\n[run]\nsteps = 40\nbackend = "
+        "\"cpu\"\nprecision = \"double\"\n[output]\ninterval = 20\nprogress = false\n");
+  std::string out;
+  ASSERT_EQ(run("run run.toml", out), 0) << out;
+  EXPECT_NE(out.find("globule n=64, 63 bonds, dielectric linear, Langevin"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("done: 40 steps"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(dir_ / "run.csv"));
+  EXPECT_TRUE(fs::exists(dir_ / "run.final.json"));
+  std::ifstream csv(dir_ / "run.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 4);  // header + steps 0, 20, 40
+}
+
+TEST_F(CliLjc, FileRunAndNetChargeWarning) {
+  write("mol.toml",
+        std::string("net_charge = 1.0\nbonds = [[0, 1, 3.8, 100.0]]\n") + kAtoms + kTypes);
+  write("run.toml", kFileRun);
+  std::string out;
+  ASSERT_EQ(run("run run.toml", out), 0) << out;
+  EXPECT_NE(out.find("warning: the atoms' charges sum to 0 e, not the declared net_charge 1 e"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("1 excluded pairs, 0 1-4 pairs"), std::string::npos) << out;
+}
+
+TEST_F(CliLjc, TypeWithoutParameters) {
+  expect_error(std::string("atoms = [{type = \"X\", pos = [0, 0, 0]}]\n") + kTypes,
+               "type 'X' has no parameters");
+}
+
+TEST_F(CliLjc, BondNamingMissingAtom) {
+  expect_error(std::string("bonds = [[0, 9, 3.8, 100.0]]\n") + kAtoms + kTypes,
+               "bond names atom 9, which does not exist (atoms are 0 to 2), mol.toml: bond 0");
+}
+
+TEST_F(CliLjc, ExclusionNamingMissingAtom) {
+  expect_error(std::string("exclusions = [[1, 3]]\n") + kAtoms + kTypes,
+               "exclusion names atom 3, which does not exist");
+}
+
+TEST_F(CliLjc, UnknownConfigKey) {
+  write("run.toml", "workload = \"ljc\"\n[forcefield]\ndielectrc = \"linear\"\n");
+  std::string out;
+  EXPECT_EQ(run("run run.toml", out), 1) << out;
+  EXPECT_NE(out.find("did you mean 'dielectric'"), std::string::npos) << out;
+}
+
+TEST_F(CliLjc, UnknownDielectric) {
+  write("run.toml", "workload = \"ljc\"\n[forcefield]\ndielectric = \"sigmoid\"\n");
+  std::string out;
+  EXPECT_EQ(run("run run.toml", out), 1) << out;
+  EXPECT_NE(out.find("unknown dielectric 'sigmoid', did you mean 'sigmoidal'?"), std::string::npos)
+      << out;
+}
+
+}  // namespace
