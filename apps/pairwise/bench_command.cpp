@@ -1,10 +1,10 @@
-// `pairwise bench nbody [flags]`: the N-body benchmark suite (src/nbody/bench.hpp).
+// `pairwise bench <suite> [flags]`: every benchmark suite is a subcommand of `bench`, registered by
+// its room's add_*_bench function (declared in commands.hpp); `bench nbody` lives here.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
-#include "ljc/bench.hpp"
 #include "nbody/bench.hpp"
 #include "pairwise/error.hpp"
 
@@ -35,42 +35,11 @@ int bench_nbody(const BenchArgs& args) {
   return nbody::run_nbody_bench(options);
 }
 
-struct LjcBenchArgs {
-  std::vector<std::size_t> sizes;
-  std::vector<std::string> precisions, kernels;
-  std::string backend = "auto";
-  int repeats = 0;
-  bool no_cpu = false, constant_only = false, no_md = false;
-  std::string json;
-};
-
-int bench_ljc(const LjcBenchArgs& args) {
-  ljc::BenchOptions options;
-  if (!args.sizes.empty()) options.sizes = args.sizes;
-  if (!args.precisions.empty()) {
-    options.precisions.clear();
-    for (const auto& p : args.precisions) options.precisions.push_back(parse_precision(p));
-  }
-  if (!args.kernels.empty()) {
-    options.pair_kernels.clear();
-    for (const auto& k : args.kernels) options.pair_kernels.push_back(ljc::parse_pair_kernel(k));
-  }
-  options.backend = parse_backend(args.backend);
-  if (args.repeats > 0) options.repeats = args.repeats;
-  options.compare_cpu = !args.no_cpu;
-  options.all_dielectrics = !args.constant_only;
-  options.md_steps = !args.no_md;
-  options.json_path = args.json;
-  return ljc::run_ljc_bench(options);
-}
-
 }  // namespace
 
-Command add_bench_command(CLI::App& app) {
+Command add_nbody_bench(CLI::App& bench) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark suite (results as JSON)");
-  bench->require_subcommand(1);
-  CLI::App* nbody = bench->add_subcommand(
+  CLI::App* nbody = bench.add_subcommand(
       "nbody", "Direct N-body gravity: GA, GAJ and block steps over a range of N");
   nbody->add_option("--json", args->json, "Write the records to this JSON file");
   nbody->add_option("--sizes", args->sizes, "Particle counts, e.g. 1024,4096,16384")
@@ -84,30 +53,20 @@ Command add_bench_command(CLI::App& app) {
   nbody->add_option("--repeats", args->repeats, "Timed repetitions per case (median reported)")
       ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
   nbody->add_flag("--no-cpu", args->no_cpu, "Skip the cpu-backend comparison");
-  auto largs = std::make_shared<LjcBenchArgs>();
-  CLI::App* ljc = bench->add_subcommand(
-      "ljc", "All-pairs LJ + Coulomb (implicit solvent): forces and MD steps over a range of N");
-  ljc->add_option("--json", largs->json, "Write the records to this JSON file");
-  ljc->add_option("--sizes", largs->sizes, "Atom counts, e.g. 1280,65536")
-      ->delimiter(',')
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26, "an atom count from 1 to 2^26"));
-  ljc->add_option("--precision", largs->precisions, "Precisions, e.g. single,mixed")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"single", "mixed", "double"}));
-  ljc->add_option("--kernels", largs->kernels, "CUDA pair kernels: one-sided,newton3")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"one-sided", "newton3", "auto"}));
-  ljc->add_option("--backend", largs->backend, "auto | reference | cpu | cuda")
-      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}));
-  ljc->add_option("--repeats", largs->repeats, "Timed repetitions per case (median reported)")
-      ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
-  ljc->add_flag("--no-cpu", largs->no_cpu, "Skip the cpu-backend comparison");
-  ljc->add_flag("--constant-only", largs->constant_only, "Time the constant dielectric only");
-  ljc->add_flag("--no-md", largs->no_md, "Skip the full MD step timings");
-  // The bench command runs whichever subcommand was parsed.
-  return {bench, [args, largs, nbody, ljc] {
-            if (ljc->parsed()) return bench_ljc(*largs);
-            return bench_nbody(*args);
+  return {nbody, [args] { return bench_nbody(*args); }};
+}
+
+Command add_bench_command(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark suite (results as JSON)");
+  bench->require_subcommand(1);
+  const std::vector<Command> suites = {add_nbody_bench(*bench), add_potmap_bench(*bench),
+                                       add_ljc_bench(*bench), add_md_bench(*bench),
+                                       add_rng_bench(*bench)};
+  return {bench, [suites] {
+            for (const auto& suite : suites) {
+              if (suite.app->parsed()) return suite.run();
+            }
+            return 2;  // unreachable: require_subcommand(1)
           }};
 }
 

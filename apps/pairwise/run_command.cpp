@@ -11,9 +11,11 @@
 #include "core/config.hpp"
 #include "ljc/run.hpp"
 #include "ljc/run_config.hpp"
+#include "md/run.hpp"
 #include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
 #include "pairwise/error.hpp"
+#include "potmap/run.hpp"
 
 namespace pairwise::cli {
 
@@ -46,11 +48,14 @@ int run(const RunArgs& args) {
   const auto root = config.root();
   const std::string workload = root.string("workload", "nbody");
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
+  if (workload == "potmap")
+    return potmap::run_potmap(potmap::read_potmap_config(config), std::cout);
   if (workload == "ljc") return ljc::run_ljc(ljc::read_run_config(config), std::cout, std::cerr);
-  const std::string known[] = {"nbody", "ljc"};
+  if (workload == "md") return md::run_md(md::read_md_config(config), std::cout);
+  const std::string known[] = {"nbody", "potmap", "ljc", "md"};
   root.fail("workload", "unknown workload '" + workload + "'" +
                             config::suggestion_suffix(workload, known) +
-                            " (expected nbody or ljc)");
+                            " (expected one of: nbody, potmap, ljc, md)");
 }
 
 }  // namespace

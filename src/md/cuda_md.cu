@@ -1,0 +1,974 @@
+// The cuda engine of the md workload: the whole velocity-Verlet step on the device.
+//
+// One step is seven kernels, captured into a CUDA graph of `kGraphSteps` steps and replayed:
+//   integrate1  half kick, drift (BAOAB: half drift, O step, half drift), wrap + image flags,
+//               |r − r_build|² per atom, block top-2 → last block: rebuild flag = d1 + d2 > skin
+//   cell_count  \
+//   cell_scan    | cell list by counting sort (cells numbered along a Morton curve); in-cell
+//   cell_scatter | order sorted by index so the lists, and so the forces, are deterministic
+//   cell_sort   /
+//   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, column-major
+//               nbr[k * N + i]; count > capacity raises the overflow maximum
+//   forces      pair forces over the list (thread per atom, no atomics) + second half kick
+//               (+ Andersen collisions)
+// The five list kernels return at once unless integrate1 raised the flag, so no step needs the
+// host: the step index for the random streams lives on the device. Thermo (PE, virial, KE) is a
+// separate reduction launched only when thermo() is asked. Overflow: advance() snapshots the state
+// first; if the overflow maximum is set at the end, the capacity grows to it, the snapshot is
+// restored and the same steps run again, so no step ever used a truncated list. Every
+// `sort_every` steps the atoms are permuted into cell (Morton) order.
+//
+// Precision: single = float4 positions/velocities, float pair arithmetic and accumulation;
+// mixed = double4 positions/velocities, displacements in double rounded to float for the pair
+// terms, accumulation in double; double = double throughout.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "engine/cell_list.hpp"
+#include "md/engine.hpp"
+#include "pairwise/error.hpp"
+#include "pairwise/physics/dynamics.hpp"
+#include "pairwise/physics/lj_styles.hpp"
+
+namespace pairwise::md {
+namespace {
+
+constexpr int kMaxTypes = 16;
+constexpr int kBlock = 128;
+constexpr int kGraphSteps = 10;
+
+__constant__ physics::LjPairParams<float> c_params_f[kMaxTypes * kMaxTypes];
+__constant__ physics::LjPairParams<double> c_params_d[kMaxTypes * kMaxTypes];
+
+template <class P>
+__device__ __forceinline__ const physics::LjPairParams<P>& pair_params(int k);
+template <>
+__device__ __forceinline__ const physics::LjPairParams<float>& pair_params<float>(int k) {
+  return c_params_f[k];
+}
+template <>
+__device__ __forceinline__ const physics::LjPairParams<double>& pair_params<double>(int k) {
+  return c_params_d[k];
+}
+
+template <class R>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+struct __align__(32) Double4 {  // (CUDA 13 deprecates double4 for double4_16a/_32a)
+  double x, y, z, w;
+};
+template <>
+struct Vec4<double> {
+  using type = Double4;
+};
+
+template <class R>
+struct BoxP {
+  R lo[3], hi[3], L[3], half[3];
+};
+
+struct GridP {
+  int n[3];
+  double lo[3], inv_cell[3];
+};
+
+struct DynP {
+  double dt, kT, c1, c2, andersen_p;
+  unsigned long long seed;
+  int thermostat;  // 0 none, 1 langevin, 2 andersen
+};
+
+struct Flags {
+  unsigned int done;          // last-block ticket of integrate1
+  int rebuild;                // this step rebuilds the lists
+  int force_rebuild;          // the host asks for a rebuild at the next step
+  int overflow;               // largest neighbor count seen above the capacity (0: none)
+  unsigned long long step;    // index of the step being taken (random counters)
+  unsigned long long builds;  // neighbor-list builds
+  int bad;                    // first bad atom (set_state index), INT_MAX: none
+};
+
+template <class R>
+__device__ __forceinline__ R min_image(R d, R L, R half) {
+  d = d > half ? d - L : d;
+  return d < -half ? d + L : d;
+}
+
+__device__ __forceinline__ void top2_merge(double& a1, double& a2, double b1, double b2) {
+  if (b1 > a1) {
+    a2 = fmax(a1, b2);
+    a1 = b1;
+  } else {
+    a2 = fmax(a2, b1);
+  }
+}
+
+// Folds x into [lo, hi) of dimension d, counting box crossings in m.
+template <class R>
+__device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
+  if (x >= box.hi[d] || x < box.lo[d]) {
+    const R k = floor((x - box.lo[d]) / box.L[d]);
+    x -= k * box.L[d], m += int(k);
+    if (x >= box.hi[d]) x -= box.L[d], m += 1;
+    if (x < box.lo[d]) x = box.lo[d];
+  }
+}
+
+template <class R, int Thermostat>
+__global__ void __launch_bounds__(kBlock)
+    integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
+               typename Vec4<R>::type* __restrict__ vel,
+               const typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
+               const unsigned* __restrict__ id, const typename Vec4<R>::type* __restrict__ x0,
+               BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double d2 = 0;
+  if (i < n) {
+    auto v = vel[i];
+    const auto f = force[i];
+    auto p = pos[i];
+    const R h = R(0.5 * dyn.dt) * v.w;
+    v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
+    if (Thermostat == 1) {
+      const R hd = R(0.5 * dyn.dt);
+      p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
+      physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed,
+                               flags->step, id[i]);
+      p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
+    } else {
+      const R dt = R(dyn.dt);
+      p.x += v.x * dt, p.y += v.y * dt, p.z += v.z * dt;
+    }
+    int4 im = image[i];
+    wrap1(p.x, im.x, box, 0);
+    wrap1(p.y, im.y, box, 1);
+    wrap1(p.z, im.z, box, 2);
+    pos[i] = p, vel[i] = v, image[i] = im;
+    const auto q = x0[i];
+    const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
+    const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
+    const double dz = min_image(double(p.z - q.z), double(box.L[2]), double(box.half[2]));
+    d2 = dx * dx + dy * dy + dz * dz;
+    if (!(d2 == d2)) d2 = 1e300;  // NaN: rebuild (and thermo will report the atom)
+  }
+  // Stage 1: block top-2 of d².
+  double a1 = d2, a2 = 0;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
+    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
+    top2_merge(a1, a2, b1, b2);
+  }
+  __shared__ double s1[kBlock / 32], s2[kBlock / 32];
+  __shared__ bool last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b1 = s1[0], b2 = s2[0];
+    for (int w = 1; w < kBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    block_top2[blockIdx.x] = make_double2(b1, b2);
+    __threadfence();
+    last = atomicAdd(&flags->done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  // Stage 2 (the last block): top-2 over the blocks, then the rebuild decision.
+  __threadfence();
+  a1 = 0, a2 = 0;
+  for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+    const volatile double* t = reinterpret_cast<volatile double*>(block_top2) + 2 * b;
+    top2_merge(a1, a2, t[0], t[1]);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
+    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
+    top2_merge(a1, a2, b1, b2);
+  }
+  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b1 = s1[0], b2 = s2[0];
+    for (int w = 1; w < kBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    flags->rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
+    flags->force_rebuild = 0;
+    flags->done = 0;
+    flags->step += 1;  // every block has read the step index by now
+  }
+}
+
+template <class R>
+__device__ __forceinline__ int cell_of(const typename Vec4<R>::type& p, const GridP& g,
+                                       const int* rank) {
+  int c[3];
+  const double x[3] = {double(p.x), double(p.y), double(p.z)};
+#pragma unroll
+  for (int d = 0; d < 3; ++d) {
+    int k = int((x[d] - g.lo[d]) * g.inv_cell[d]);
+    c[d] = k < 0 ? 0 : (k >= g.n[d] ? g.n[d] - 1 : k);
+  }
+  return rank[c[0] + g.n[0] * (c[1] + g.n[1] * c[2])];
+}
+
+template <class R>
+__global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos, GridP g,
+                           const int* __restrict__ rank, int* __restrict__ cell,
+                           int* __restrict__ slot, int* __restrict__ count, const Flags* flags) {
+  if (!flags->rebuild) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int c = cell_of<R>(pos[i], g, rank);
+  cell[i] = c;
+  slot[i] = atomicAdd(&count[c], 1);
+}
+
+// Exclusive scan of the cell counts by one block of 1024 threads (each a contiguous chunk).
+__global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
+                                                  int* __restrict__ start, const Flags* flags) {
+  if (!flags->rebuild) return;
+  __shared__ int sums[1024];
+  const int t = threadIdx.x;
+  const int chunk = (cells + 1023) / 1024;
+  const int b = min(cells, t * chunk), e = min(cells, b + chunk);
+  int s = 0;
+  for (int c = b; c < e; ++c) s += count[c];
+  sums[t] = s;
+  __syncthreads();
+  for (int o = 1; o < 1024; o <<= 1) {
+    const int v = t >= o ? sums[t - o] : 0;
+    __syncthreads();
+    sums[t] += v;
+    __syncthreads();
+  }
+  int run = sums[t] - s;
+  for (int c = b; c < e; ++c) {
+    start[c] = run;
+    run += count[c];
+  }
+  if (t == 0) start[cells] = n;
+}
+
+__global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __restrict__ slot,
+                             const int* __restrict__ start, int* __restrict__ order,
+                             const Flags* flags) {
+  if (!flags->rebuild) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) order[start[cell[i]] + slot[i]] = i;
+}
+
+__global__ void cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
+                          int* __restrict__ count, const Flags* flags) {
+  if (!flags->rebuild) return;
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cells) return;
+  const int b = start[c], e = start[c + 1];
+  for (int k = b + 1; k < e; ++k) {
+    const int v = order[k];
+    int q = k - 1;
+    while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
+    order[q + 1] = v;
+  }
+  count[c] = 0;  // ready for the next build
+}
+
+template <class R>
+__global__ void __launch_bounds__(kBlock)
+    build_list(int n, const typename Vec4<R>::type* __restrict__ pos,
+               typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ cell,
+               const int* __restrict__ start, const int* __restrict__ order,
+               const int* __restrict__ stencil, BoxP<R> box, R r_list2, int capacity,
+               int* __restrict__ nbr, int* __restrict__ nbr_count, Flags* flags) {
+  if (!flags->rebuild) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) flags->builds += 1;
+  if (i >= n) return;
+  const auto p = pos[i];
+  x0[i] = p;
+  const int* st = stencil + 27 * cell[i];
+  int count = 0;
+  for (int k = 0; k < 27; ++k) {
+    const int c = st[k];
+    if (c < 0) break;
+    const int e = start[c + 1];
+    for (int q = start[c]; q < e; ++q) {
+      const int j = order[q];
+      const auto pj = pos[j];
+      const R dx = min_image(p.x - pj.x, box.L[0], box.half[0]);
+      const R dy = min_image(p.y - pj.y, box.L[1], box.half[1]);
+      const R dz = min_image(p.z - pj.z, box.L[2], box.half[2]);
+      if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
+        if (count < capacity) nbr[std::size_t(count) * n + i] = j;
+        ++count;
+      }
+    }
+  }
+  nbr_count[i] = count;
+  if (count > capacity) atomicMax(&flags->overflow, count);
+}
+
+template <class R, class P, class A, bool SF, bool OneType, int Thermostat>
+__global__ void __launch_bounds__(kBlock)
+    forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
+                typename Vec4<R>::type* __restrict__ vel,
+                typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
+                const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types, DynP dyn,
+                const unsigned* __restrict__ id, bool kick, const Flags* flags) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const auto p = pos[i];
+  const int ti = int(p.w);
+  A fx = 0, fy = 0, fz = 0;
+  const int count = min(nbr_count[i], capacity);
+  physics::LjPairParams<P> one;
+  if (OneType) one = pair_params<P>(0);
+  for (int k = 0; k < count; ++k) {
+    const int j = __ldg(nbr + std::size_t(k) * n + i);
+    const auto q = pos[j];
+    const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
+    const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
+    const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
+    const P r2 = dx * dx + dy * dy + dz * dz;
+    const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
+    if (r2 < pp.rc2) {
+      const auto t = physics::lj_truncated<SF>(r2, pp);
+      fx += A(t.force_over_r2 * dx), fy += A(t.force_over_r2 * dy), fz += A(t.force_over_r2 * dz);
+    }
+  }
+  typename Vec4<R>::type f;
+  f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
+  force[i] = f;
+  if (!kick) return;
+  auto v = vel[i];
+  const R h = R(0.5 * dyn.dt) * v.w;
+  v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
+  if (Thermostat == 2)
+    physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
+                                flags->step - 1, id[i]);
+  vel[i] = v;
+}
+
+// Thermo: per block Σ (½ U, ½ r·f, ½ m v²) over the full list, in double.
+template <class R, class P, bool SF>
+__global__ void __launch_bounds__(kBlock)
+    energy_terms(int n, const typename Vec4<R>::type* __restrict__ pos,
+                 const typename Vec4<R>::type* __restrict__ vel, const int* __restrict__ nbr,
+                 const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types,
+                 double* __restrict__ partial) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double e = 0, w = 0, ke = 0;
+  if (i < n) {
+    const auto p = pos[i];
+    const int ti = int(p.w);
+    const int count = min(nbr_count[i], capacity);
+    for (int k = 0; k < count; ++k) {
+      const int j = nbr[std::size_t(k) * n + i];
+      const auto q = pos[j];
+      const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
+      const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
+      const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
+      const P r2 = dx * dx + dy * dy + dz * dz;
+      const auto& pp = pair_params<P>(ti * types + int(q.w));
+      if (r2 < pp.rc2) {
+        const auto t = physics::lj_truncated<SF>(r2, pp);
+        e += double(t.energy), w += double(t.force_over_r2 * r2);
+      }
+    }
+    const auto v = vel[i];
+    ke = double(v.x * v.x + v.y * v.y + v.z * v.z) / double(v.w);
+  }
+  double vals[3] = {0.5 * e, 0.5 * w, 0.5 * ke};
+  __shared__ double s[3][kBlock / 32];
+  for (int c = 0; c < 3; ++c) {
+    for (int o = 16; o > 0; o >>= 1) vals[c] += __shfl_down_sync(0xffffffffu, vals[c], o);
+    if ((threadIdx.x & 31) == 0) s[c][threadIdx.x >> 5] = vals[c];
+  }
+  __syncthreads();
+  if (threadIdx.x < 3) {
+    double t = 0;
+    for (int k = 0; k < kBlock / 32; ++k) t += s[threadIdx.x][k];
+    partial[3 * blockIdx.x + threadIdx.x] = t;
+  }
+}
+
+__global__ void sum_partials(int blocks, const double* __restrict__ partial, double* out) {
+  __shared__ double s[3][256];
+  double t[3] = {0, 0, 0};
+  for (int b = threadIdx.x; b < blocks; b += blockDim.x)
+    for (int c = 0; c < 3; ++c) t[c] += partial[3 * b + c];
+  for (int c = 0; c < 3; ++c) s[c][threadIdx.x] = t[c];
+  __syncthreads();
+  if (threadIdx.x < 3) {
+    double r = 0;
+    for (int k = 0; k < 256; ++k) r += s[threadIdx.x][k];  // fixed order: deterministic
+    out[threadIdx.x] = r;
+  }
+}
+
+template <class R>
+__global__ void find_bad(int n, const typename Vec4<R>::type* __restrict__ pos,
+                         const typename Vec4<R>::type* __restrict__ vel,
+                         const int* __restrict__ orig, double max_speed2, Flags* flags) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const auto p = pos[i];
+  const auto v = vel[i];
+  const double v2 = double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z;
+  const bool finite =
+      isfinite(double(p.x)) && isfinite(double(p.y)) && isfinite(double(p.z)) && isfinite(v2);
+  if (!finite || v2 > max_speed2) atomicMin(&flags->bad, orig[i]);
+}
+
+template <class T>
+__global__ void gather(int n, const int* __restrict__ order, const T* __restrict__ src,
+                       T* __restrict__ dst) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[k] = src[order[k]];
+}
+
+// A device allocation freed on destruction; reports the bytes on failure.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  void allocate(std::size_t bytes) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    if (bytes == 0) bytes = 16;
+    if (cudaMalloc(&ptr_, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      std::size_t free = 0, total = 0;
+      cudaMemGetInfo(&free, &total);
+      throw Error("out of GPU memory: needed " + std::to_string(bytes) + " bytes, " +
+                      std::to_string(free) + " free",
+                  "md cuda engine");
+    }
+    bytes_ = bytes;
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+int blocks_for(std::size_t n, int block = kBlock) {
+  return int((n + block - 1) / block);
+}
+
+template <class R, class P, class A>
+class CudaEngine final : public MdEngine {
+  using R4 = typename Vec4<R>::type;
+
+ public:
+  explicit CudaEngine(const EngineOptions& o) : options_(o) {
+    std::string note;
+    resolve_backend(BackendKind::cuda, &note);
+    PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    int dev = 0;
+    PW_CUDA(cudaGetDevice(&dev));
+    cudaDeviceProp prop{};
+    PW_CUDA(cudaGetDeviceProperties(&prop, dev));
+    device_ = prop.name;
+  }
+  ~CudaEngine() override {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  BackendKind backend() const override { return BackendKind::cuda; }
+  Precision precision() const override { return options_.precision; }
+  std::string device_name() const override { return device_; }
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    Flags f{};
+    cudaStreamSynchronize(stream_);
+    cudaMemcpy(&f, flags_.as<Flags>(), sizeof f, cudaMemcpyDeviceToHost);
+    s.rebuilds = (long long)f.builds;
+    s.capacity = capacity_;
+    return s;
+  }
+
+  void set_state(const System& s) override {
+    n_ = s.atoms.size();
+    if (n_ == 0) throw Error("no atoms", "md cuda engine");
+    if (n_ >= (std::size_t(1) << 31)) throw Error("too many atoms for the cuda engine (< 2^31)");
+    table_ = build_pair_table(s.ff);
+    if (table_.types > kMaxTypes)
+      throw Error("the cuda engine supports up to " + std::to_string(kMaxTypes) + " atom types");
+    types_ = table_.types;
+    any_sf_ = false;
+    std::vector<physics::LjPairParams<float>> pf(kMaxTypes * kMaxTypes);
+    std::vector<physics::LjPairParams<double>> pd(kMaxTypes * kMaxTypes);
+    for (std::size_t k = 0; k < table_.params.size(); ++k) {
+      pd[k] = table_.params[k];
+      pf[k] = physics::lj_pair_params_cast<float>(table_.params[k]);
+      any_sf_ = any_sf_ || table_.params[k].f_shift != 0;
+    }
+    PW_CUDA(cudaMemcpyToSymbol(c_params_f, pf.data(), sizeof(pf[0]) * pf.size()));
+    PW_CUDA(cudaMemcpyToSymbol(c_params_d, pd.data(), sizeof(pd[0]) * pd.size()));
+    for (int d = 0; d < 3; ++d) {
+      box_.lo[d] = R(s.box.lo[d]), box_.hi[d] = R(s.box.hi[d]);
+      box_.L[d] = R(s.box.length(d)), box_.half[d] = R(0.5 * s.box.length(d));
+      length_[d] = s.box.length(d);
+    }
+    r_list_ = table_.max_cutoff + options_.skin;
+    const auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
+    for (int d = 0; d < 3; ++d)
+      grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
+    cells_ = grid.total();
+    const std::vector<int> stencil = engine::cell_stencils(grid);
+    // Device memory.
+    const std::size_t n = n_;
+    for (Buffer* b : {&pos_, &vel_, &force_, &x0_, &pos_s_, &vel_s_, &force_s_, &tmp_})
+      b->allocate(n * sizeof(R4));
+    image_.allocate(n * sizeof(int4)), image_s_.allocate(n * sizeof(int4));
+    id_.allocate(n * 4), id_s_.allocate(n * 4), orig_.allocate(n * 4), orig_s_.allocate(n * 4);
+    cell_.allocate(n * 4), slot_.allocate(n * 4), order_.allocate(n * 4);
+    nbr_count_.allocate(n * 4);
+    count_.allocate(std::size_t(cells_) * 4), start_.allocate(std::size_t(cells_ + 1) * 4);
+    stencil_.allocate(stencil.size() * 4), rank_.allocate(grid.rank.size() * 4);
+    top2_.allocate(std::size_t(blocks_for(n)) * sizeof(double2));
+    partial_.allocate(std::size_t(blocks_for(n)) * 3 * sizeof(double));
+    result_.allocate(3 * sizeof(double));
+    flags_.allocate(sizeof(Flags));
+    PW_CUDA(
+        cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
+                       cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemset(count_.as<int>(), 0, std::size_t(cells_) * 4));
+    // Atoms.
+    const auto& a = s.atoms;
+    std::vector<R4> p(n), v(n);
+    std::vector<int4> im(n);
+    std::vector<int> orig(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (a.type[i] < 1 || a.type[i] > types_)
+        throw Error("unknown atom type " + std::to_string(a.type[i]),
+                    "atom id " + std::to_string(a.id[i]));
+      p[i].x = R(a.x[i]), p[i].y = R(a.y[i]), p[i].z = R(a.z[i]), p[i].w = R(a.type[i] - 1);
+      v[i].x = R(a.vx[i]), v[i].y = R(a.vy[i]), v[i].z = R(a.vz[i]);
+      v[i].w = R(table_.inv_mass[std::size_t(a.type[i] - 1)]);
+      im[i] = make_int4(a.ix[i], a.iy[i], a.iz[i], 0);
+      orig[i] = int(i);
+    }
+    host_ids_ = a.id;
+    PW_CUDA(cudaMemcpy(pos_.as<R4>(), p.data(), n * sizeof(R4), cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemcpy(vel_.as<R4>(), v.data(), n * sizeof(R4), cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemset(force_.as<R4>(), 0, n * sizeof(R4)));
+    PW_CUDA(cudaMemcpy(image_.as<int4>(), im.data(), n * sizeof(int4), cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemcpy(id_.as<unsigned>(), a.id.data(), n * 4, cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemcpy(orig_.as<int>(), orig.data(), n * 4, cudaMemcpyHostToDevice));
+    Flags f{};
+    f.bad = 0x7fffffff;
+    PW_CUDA(cudaMemcpy(flags_.as<Flags>(), &f, sizeof f, cudaMemcpyHostToDevice));
+    // Wrap (a zero-length step would do it; the host does it once here instead).
+    wrap_on_host(p, im, s);
+    if (capacity_ == 0) {
+      const double density = double(n) / s.box.volume();
+      capacity_ = options_.neighbor_capacity > 0
+                      ? options_.neighbor_capacity
+                      : int(density * 4.18879 * r_list_ * r_list_ * r_list_ * 1.25) + 16;
+    }
+    nbr_.allocate(std::size_t(capacity_) * n * 4);
+    invalidate_graph();
+    sort_atoms();
+    rebuild_now();
+    compute_forces(false);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  void get_state(System& s) override {
+    std::vector<R4> p(n_), v(n_);
+    std::vector<int4> im(n_);
+    std::vector<int> orig(n_);
+    download(p, v, im, orig);
+    auto& a = s.atoms;
+    for (std::size_t k = 0; k < n_; ++k) {
+      const std::size_t i = std::size_t(orig[k]);
+      a.x[i] = double(p[k].x), a.y[i] = double(p[k].y), a.z[i] = double(p[k].z);
+      a.vx[i] = double(v[k].x), a.vy[i] = double(v[k].y), a.vz[i] = double(v[k].z);
+      a.ix[i] = im[k].x, a.iy[i] = im[k].y, a.iz[i] = im[k].z;
+    }
+  }
+
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    std::vector<R4> f(n_);
+    std::vector<int> orig(n_);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    PW_CUDA(cudaMemcpy(f.data(), force_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
+    PW_CUDA(cudaMemcpy(orig.data(), orig_.as<int>(), n_ * 4, cudaMemcpyDeviceToHost));
+    fx.resize(n_), fy.resize(n_), fz.resize(n_);
+    for (std::size_t k = 0; k < n_; ++k) {
+      const std::size_t i = std::size_t(orig[k]);
+      fx[i] = double(f[k].x), fy[i] = double(f[k].y), fz[i] = double(f[k].z);
+    }
+  }
+
+  std::vector<std::pair<int, int>> neighbor_pairs() override {
+    std::vector<int> count(n_), orig(n_), nbr(std::size_t(capacity_) * n_);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    PW_CUDA(cudaMemcpy(count.data(), nbr_count_.as<int>(), n_ * 4, cudaMemcpyDeviceToHost));
+    PW_CUDA(cudaMemcpy(orig.data(), orig_.as<int>(), n_ * 4, cudaMemcpyDeviceToHost));
+    PW_CUDA(cudaMemcpy(nbr.data(), nbr_.as<int>(), nbr.size() * 4, cudaMemcpyDeviceToHost));
+    std::vector<std::pair<int, int>> pairs;
+    for (std::size_t i = 0; i < n_; ++i)
+      for (int k = 0; k < std::min(count[i], capacity_); ++k) {
+        const int a = orig[i], b = orig[std::size_t(nbr[std::size_t(k) * n_ + i])];
+        if (a < b) pairs.emplace_back(a, b);
+      }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+  }
+
+  void advance(std::uint64_t first_step, int steps) override {
+    if (steps <= 0) return;
+    snapshot();
+    for (;;) {
+      set_step(first_step);
+      int left = steps;
+      while (left > 0) {
+        if (options_.sort_every > 0 && steps_since_sort_ >= options_.sort_every) {
+          sort_atoms();
+          int one = 1;
+          PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->force_rebuild, &one, sizeof one,
+                                  cudaMemcpyHostToDevice, stream_));
+        }
+        int chunk = left;
+        if (options_.sort_every > 0)
+          chunk = std::min(chunk, std::max(1, options_.sort_every - steps_since_sort_));
+        int done = 0;
+        while (chunk - done >= kGraphSteps) {
+          launch_graph();
+          done += kGraphSteps;
+        }
+        for (; done < chunk; ++done) launch_step(stream_);
+        left -= chunk;
+        steps_since_sort_ += chunk;
+      }
+      int overflow = 0;
+      PW_CUDA(cudaMemcpyAsync(&overflow, &flags_.as<Flags>()->overflow, sizeof overflow,
+                              cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (overflow == 0) return;
+      // A list overflowed during these steps: grow, restore the snapshot, run them again.
+      grow(overflow);
+      restore();
+    }
+  }
+
+  Thermo thermo() override {
+    const int blocks = blocks_for(n_);
+    if (any_sf_)
+      energy_terms<R, P, true><<<blocks, kBlock, 0, stream_>>>(
+          int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
+          box_, types_, partial_.as<double>());
+    else
+      energy_terms<R, P, false><<<blocks, kBlock, 0, stream_>>>(
+          int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
+          box_, types_, partial_.as<double>());
+    PW_CUDA_LAUNCH("energy_terms");
+    sum_partials<<<1, 256, 0, stream_>>>(blocks, partial_.as<double>(), result_.as<double>());
+    PW_CUDA_LAUNCH("sum_partials");
+    double r[3];
+    PW_CUDA(cudaMemcpyAsync(r, result_.as<double>(), sizeof r, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    return {r[2], r[0], r[1]};
+  }
+
+  std::uint32_t first_bad_atom(double max_speed) override {
+    int big = 0x7fffffff;
+    PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->bad, &big, sizeof big, cudaMemcpyHostToDevice,
+                            stream_));
+    find_bad<R><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(),
+                                                        orig_.as<int>(), max_speed * max_speed,
+                                                        flags_.as<Flags>());
+    PW_CUDA_LAUNCH("find_bad");
+    int bad = 0;
+    PW_CUDA(cudaMemcpyAsync(&bad, &flags_.as<Flags>()->bad, sizeof bad, cudaMemcpyDeviceToHost,
+                            stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    return bad == 0x7fffffff ? 0u : host_ids_[std::size_t(bad)];
+  }
+
+  double time_steps(int steps) override {
+    cudaEvent_t a, b;
+    PW_CUDA(cudaEventCreate(&a));
+    PW_CUDA(cudaEventCreate(&b));
+    PW_CUDA(cudaEventRecord(a, stream_));
+    advance(1, steps);
+    PW_CUDA(cudaEventRecord(b, stream_));
+    PW_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    PW_CUDA(cudaEventElapsedTime(&ms, a, b));
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return double(ms) * 1e-3 / steps;
+  }
+
+ private:
+  void wrap_on_host(std::vector<R4>& p, std::vector<int4>& im, const System& s) {
+    bool changed = false;
+    for (std::size_t i = 0; i < n_; ++i) {
+      R* c[3] = {&p[i].x, &p[i].y, &p[i].z};
+      int* m[3] = {&im[i].x, &im[i].y, &im[i].z};
+      for (int d = 0; d < 3; ++d) {
+        const double L = s.box.length(d), lo = s.box.lo[d];
+        const double k = std::floor((double(*c[d]) - lo) / L);
+        if (k != 0) {
+          *c[d] = R(double(*c[d]) - k * L), *m[d] += int(k), changed = true;
+          if (*c[d] >= R(s.box.hi[d])) *c[d] = R(lo);
+        }
+      }
+    }
+    if (changed) {
+      PW_CUDA(cudaMemcpy(pos_.as<R4>(), p.data(), n_ * sizeof(R4), cudaMemcpyHostToDevice));
+      PW_CUDA(cudaMemcpy(image_.as<int4>(), im.data(), n_ * sizeof(int4), cudaMemcpyHostToDevice));
+    }
+  }
+
+  void download(std::vector<R4>& p, std::vector<R4>& v, std::vector<int4>& im,
+                std::vector<int>& orig) {
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    PW_CUDA(cudaMemcpy(p.data(), pos_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
+    PW_CUDA(cudaMemcpy(v.data(), vel_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
+    PW_CUDA(cudaMemcpy(im.data(), image_.as<int4>(), n_ * sizeof(int4), cudaMemcpyDeviceToHost));
+    PW_CUDA(cudaMemcpy(orig.data(), orig_.as<int>(), n_ * 4, cudaMemcpyDeviceToHost));
+  }
+
+  void set_step(std::uint64_t step) {
+    host_step_ = step;
+    PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->step, &host_step_, sizeof host_step_,
+                            cudaMemcpyHostToDevice, stream_));
+  }
+
+  DynP dyn() const {
+    const auto& d = options_.dynamics;
+    DynP p{};
+    p.dt = d.dt, p.kT = d.kT, p.seed = d.seed;
+    const auto c = physics::langevin_coefficients(d.gamma, d.dt);
+    p.c1 = c.c1, p.c2 = c.c2;
+    p.andersen_p = physics::andersen_probability(d.nu, d.dt);
+    p.thermostat = d.thermostat == engine::Thermostat::langevin   ? 1
+                   : d.thermostat == engine::Thermostat::andersen ? 2
+                                                                  : 0;
+    return p;
+  }
+
+  void launch_rebuild(cudaStream_t s) {
+    const int nb = blocks_for(n_);
+    Flags* f = flags_.as<Flags>();
+    cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
+                                        cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
+    PW_CUDA_LAUNCH("cell_count");
+    cell_scan<<<1, 1024, 0, s>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+    PW_CUDA_LAUNCH("cell_scan");
+    cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
+                                       order_.as<int>(), f);
+    PW_CUDA_LAUNCH("cell_scatter");
+    cell_sort<<<blocks_for(std::size_t(cells_)), kBlock, 0, s>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), f);
+    PW_CUDA_LAUNCH("cell_sort");
+    build_list<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), x0_.as<R4>(), cell_.as<int>(),
+                                        start_.as<int>(), order_.as<int>(), stencil_.as<int>(),
+                                        box_, R(r_list_ * r_list_), capacity_, nbr_.as<int>(),
+                                        nbr_count_.as<int>(), f);
+    PW_CUDA_LAUNCH("build_list");
+  }
+
+  template <bool SF, bool One>
+  void launch_forces_t(cudaStream_t s, bool kick) {
+    const DynP d = dyn();
+    const int nb = blocks_for(n_);
+#define PW_FORCES(TH)                                                                          \
+  forces_kick<R, P, A, SF, One, TH>                                                            \
+      <<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),           \
+                             nbr_.as<int>(), nbr_count_.as<int>(), capacity_, box_, types_, d, \
+                             id_.as<unsigned>(), kick, flags_.as<Flags>())
+    if (d.thermostat == 2)
+      PW_FORCES(2);
+    else
+      PW_FORCES(0);
+#undef PW_FORCES
+    PW_CUDA_LAUNCH("forces_kick");
+  }
+
+  void compute_forces(bool kick, cudaStream_t s = nullptr) {
+    if (!s) s = stream_;
+    const bool one = types_ == 1;
+    if (any_sf_)
+      one ? launch_forces_t<true, true>(s, kick) : launch_forces_t<true, false>(s, kick);
+    else
+      one ? launch_forces_t<false, true>(s, kick) : launch_forces_t<false, false>(s, kick);
+  }
+
+  void launch_step(cudaStream_t s) {
+    const DynP d = dyn();
+    const int nb = blocks_for(n_);
+#define PW_INTEGRATE(TH)                                                                          \
+  integrate1<R, TH><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), \
+                                          image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(),    \
+                                          box_, d, options_.skin, top2_.as<double2>(),            \
+                                          flags_.as<Flags>())
+    if (d.thermostat == 1)
+      PW_INTEGRATE(1);
+    else
+      PW_INTEGRATE(0);
+#undef PW_INTEGRATE
+    PW_CUDA_LAUNCH("integrate1");
+    launch_rebuild(s);
+    compute_forces(true, s);
+  }
+
+  void launch_graph() {
+    if (!exec_) {
+      cudaGraph_t graph;
+      PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      for (int k = 0; k < kGraphSteps; ++k) launch_step(stream_);
+      PW_CUDA(cudaStreamEndCapture(stream_, &graph));
+      PW_CUDA(cudaGraphInstantiate(&exec_, graph, 0));
+      cudaGraphDestroy(graph);
+    }
+    PW_CUDA(cudaGraphLaunch(exec_, stream_));
+  }
+
+  void invalidate_graph() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+  }
+
+  // Builds the lists now (host-driven, checked for overflow and regrown until they fit).
+  void rebuild_now() {
+    for (;;) {
+      Flags* f = flags_.as<Flags>();
+      int one = 1, zero = 0;
+      PW_CUDA(cudaMemcpyAsync(&f->rebuild, &one, sizeof one, cudaMemcpyHostToDevice, stream_));
+      PW_CUDA(cudaMemcpyAsync(&f->overflow, &zero, sizeof zero, cudaMemcpyHostToDevice, stream_));
+      launch_rebuild(stream_);
+      int overflow = 0;
+      PW_CUDA(cudaMemcpyAsync(&overflow, &f->overflow, sizeof overflow, cudaMemcpyDeviceToHost,
+                              stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (overflow == 0) return;
+      grow(overflow);
+    }
+  }
+
+  void grow(int needed) {
+    capacity_ = needed + needed / 8 + 4;
+    ++stats_.regrows;
+    nbr_.allocate(std::size_t(capacity_) * n_ * 4);
+    int zero = 0;
+    PW_CUDA(cudaMemcpy(&flags_.as<Flags>()->overflow, &zero, sizeof zero, cudaMemcpyHostToDevice));
+    invalidate_graph();
+  }
+
+  // Permutes the atoms into cell (Morton) order.
+  void sort_atoms() {
+    Flags* f = flags_.as<Flags>();
+    int one = 1;
+    PW_CUDA(cudaMemcpyAsync(&f->rebuild, &one, sizeof one, cudaMemcpyHostToDevice, stream_));
+    const int nb = blocks_for(n_);
+    cell_count<R><<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
+                                              cell_.as<int>(), slot_.as<int>(), count_.as<int>(),
+                                              f);
+    cell_scan<<<1, 1024, 0, stream_>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+    cell_scatter<<<nb, kBlock, 0, stream_>>>(int(n_), cell_.as<int>(), slot_.as<int>(),
+                                             start_.as<int>(), order_.as<int>(), f);
+    cell_sort<<<blocks_for(std::size_t(cells_)), kBlock, 0, stream_>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), f);
+    PW_CUDA_LAUNCH("sort cell list");
+    auto permute = [&](Buffer& b, auto tag) {
+      using T = decltype(tag);
+      gather<T><<<nb, kBlock, 0, stream_>>>(int(n_), order_.as<int>(), b.as<T>(), tmp_.as<T>());
+      PW_CUDA_LAUNCH("gather");
+      PW_CUDA(cudaMemcpyAsync(b.as<T>(), tmp_.as<T>(), n_ * sizeof(T), cudaMemcpyDeviceToDevice,
+                              stream_));
+    };
+    permute(pos_, R4{}), permute(vel_, R4{}), permute(force_, R4{}), permute(x0_, R4{});
+    permute(image_, int4{}), permute(id_, unsigned{}), permute(orig_, int{});
+    ++stats_.reorders;
+    steps_since_sort_ = 0;
+  }
+
+  void snapshot() {
+    const std::size_t n = n_;
+    auto copy = [&](Buffer& dst, const Buffer& src, std::size_t bytes) {
+      PW_CUDA(cudaMemcpyAsync(dst.as<char>(), src.as<char>(), bytes, cudaMemcpyDeviceToDevice,
+                              stream_));
+    };
+    copy(pos_s_, pos_, n * sizeof(R4)), copy(vel_s_, vel_, n * sizeof(R4));
+    copy(force_s_, force_, n * sizeof(R4)), copy(image_s_, image_, n * sizeof(int4));
+    copy(id_s_, id_, n * 4), copy(orig_s_, orig_, n * 4);
+    snapshot_since_sort_ = steps_since_sort_;
+  }
+
+  void restore() {
+    const std::size_t n = n_;
+    auto copy = [&](Buffer& dst, const Buffer& src, std::size_t bytes) {
+      PW_CUDA(cudaMemcpyAsync(dst.as<char>(), src.as<char>(), bytes, cudaMemcpyDeviceToDevice,
+                              stream_));
+    };
+    copy(pos_, pos_s_, n * sizeof(R4)), copy(vel_, vel_s_, n * sizeof(R4));
+    copy(force_, force_s_, n * sizeof(R4)), copy(image_, image_s_, n * sizeof(int4));
+    copy(id_, id_s_, n * 4), copy(orig_, orig_s_, n * 4);
+    steps_since_sort_ = snapshot_since_sort_;
+    rebuild_now();  // lists for the restored positions, with the new capacity
+  }
+
+  EngineOptions options_;
+  std::string device_;
+  cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  std::size_t n_ = 0;
+  PairTable table_;
+  int types_ = 1;
+  bool any_sf_ = false;
+  BoxP<R> box_{};
+  std::array<double, 3> length_{};
+  GridP grid_{};
+  int cells_ = 0;
+  double r_list_ = 0;
+  int capacity_ = 0;
+  int steps_since_sort_ = 0, snapshot_since_sort_ = 0;
+  std::uint64_t host_step_ = 0;
+  std::vector<std::uint32_t> host_ids_;
+  EngineStats stats_;
+  Buffer pos_, vel_, force_, x0_, image_, id_, orig_;
+  Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
+  Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
+  Buffer top2_, partial_, result_, flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<MdEngine> make_cuda_engine(const EngineOptions& o) {
+  switch (o.precision) {
+    case Precision::single:
+      return std::make_unique<CudaEngine<float, float, float>>(o);
+    case Precision::mixed:
+      return std::make_unique<CudaEngine<double, float, double>>(o);
+    case Precision::double_:
+      return std::make_unique<CudaEngine<double, double, double>>(o);
+  }
+  throw Error("unknown precision");
+}
+
+}  // namespace pairwise::md

@@ -1,0 +1,139 @@
+#include "md/host_engine.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "pairwise/error.hpp"
+
+namespace pairwise::md {
+
+std::string HostEngine::device_name() const {
+  return "host";
+}
+
+double MdEngine::time_steps(int steps) {
+  const auto t0 = std::chrono::steady_clock::now();
+  advance(1, steps);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+}
+
+double pressure(const Thermo& t, double volume) {
+  return (2.0 * t.kinetic + t.virial) / (3.0 * volume);
+}
+
+void HostEngine::set_state(const System& s) {
+  box_ = s.box;
+  for (int d = 0; d < 3; ++d) length_[d] = s.box.length(d);
+  table_ = build_pair_table(s.ff);
+  const auto& a = s.atoms;
+  const std::size_t count = a.size();
+  x_ = a.x, y_ = a.y, z_ = a.z, vx_ = a.vx, vy_ = a.vy, vz_ = a.vz;
+  type_ = a.type, ix_ = a.ix, iy_ = a.iy, iz_ = a.iz, id_ = a.id;
+  fx_.assign(count, 0), fy_.assign(count, 0), fz_.assign(count, 0);
+  inv_mass_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (type_[i] < 1 || type_[i] > table_.types)
+      throw Error("unknown atom type " + std::to_string(type_[i]),
+                  "atom id " + std::to_string(id_[i]));
+    inv_mass_[i] = table_.inv_mass[std::size_t(type_[i] - 1)];
+  }
+  slot_.resize(count);
+  std::iota(slot_.begin(), slot_.end(), 0);
+  wrap();
+  prepare();
+  compute_forces();
+}
+
+void HostEngine::get_state(System& s) {
+  auto& a = s.atoms;
+  for (std::size_t k = 0; k < n(); ++k) {
+    const std::size_t i = std::size_t(slot_[k]);
+    a.x[i] = x_[k], a.y[i] = y_[k], a.z[i] = z_[k];
+    a.vx[i] = vx_[k], a.vy[i] = vy_[k], a.vz[i] = vz_[k];
+    a.ix[i] = ix_[k], a.iy[i] = iy_[k], a.iz[i] = iz_[k];
+  }
+}
+
+void HostEngine::forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) {
+  fx.resize(n()), fy.resize(n()), fz.resize(n());
+  for (std::size_t k = 0; k < n(); ++k) {
+    const std::size_t i = std::size_t(slot_[k]);
+    fx[i] = fx_[k], fy[i] = fy_[k], fz[i] = fz_[k];
+  }
+}
+
+engine::DynamicsArrays HostEngine::arrays() {
+  return {n(),        x_.data(),  y_.data(),  z_.data(),  vx_.data(),       vy_.data(),
+          vz_.data(), fx_.data(), fy_.data(), fz_.data(), inv_mass_.data(), id_.data()};
+}
+
+void HostEngine::wrap() {
+  double* xs[3] = {x_.data(), y_.data(), z_.data()};
+  int* im[3] = {ix_.data(), iy_.data(), iz_.data()};
+  const std::ptrdiff_t count = std::ptrdiff_t(n());
+  for (int d = 0; d < 3; ++d) {
+    const double L = length_[d], lo = box_.lo[d], hi = box_.hi[d];
+    double* xd = xs[d];
+    int* id = im[d];
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < count; ++i) {
+      if (xd[i] >= hi) {
+        xd[i] -= L, ++id[i];
+        if (xd[i] >= hi) {  // moved more than a box length: fold fully
+          const double k = std::floor((xd[i] - lo) / L);
+          xd[i] -= k * L, id[i] += int(k);
+        }
+      } else if (xd[i] < lo) {
+        xd[i] += L, --id[i];
+        if (xd[i] < lo) {
+          const double k = std::floor((xd[i] - lo) / L);
+          xd[i] -= k * L, id[i] += int(k);
+        }
+        if (xd[i] >= hi) xd[i] = lo;  // -tiny + L rounded up to L
+      }
+    }
+  }
+}
+
+void HostEngine::permute(const std::vector<int>& perm) {
+  auto apply = [&](auto& v) {
+    auto copy = v;
+    for (std::size_t k = 0; k < perm.size(); ++k) v[k] = copy[std::size_t(perm[k])];
+  };
+  apply(x_), apply(y_), apply(z_), apply(vx_), apply(vy_), apply(vz_);
+  apply(fx_), apply(fy_), apply(fz_), apply(inv_mass_);
+  apply(type_), apply(ix_), apply(iy_), apply(iz_), apply(id_), apply(slot_);
+}
+
+void HostEngine::advance(std::uint64_t first_step, int steps) {
+  for (int k = 0; k < steps; ++k) {
+    engine::dynamics_step(arrays(), options_.dynamics, first_step + std::uint64_t(k), [&] {
+      wrap();
+      compute_forces();
+    });
+  }
+}
+
+Thermo HostEngine::thermo() {
+  Thermo t;
+  t.kinetic = engine::kinetic_energy(arrays());
+  t.potential = potential_;
+  t.virial = virial_;
+  return t;
+}
+
+std::uint32_t HostEngine::first_bad_atom(double max_speed) {
+  std::uint32_t bad = 0;
+  std::size_t bad_slot = SIZE_MAX;
+  for (std::size_t k = 0; k < n(); ++k) {
+    const double v2 = vx_[k] * vx_[k] + vy_[k] * vy_[k] + vz_[k] * vz_[k];
+    const bool finite =
+        std::isfinite(x_[k]) && std::isfinite(y_[k]) && std::isfinite(z_[k]) && std::isfinite(v2);
+    if ((!finite || v2 > max_speed * max_speed) && std::size_t(slot_[k]) < bad_slot)
+      bad_slot = std::size_t(slot_[k]), bad = id_[k];
+  }
+  return bad;
+}
+
+}  // namespace pairwise::md

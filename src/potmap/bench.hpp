@@ -1,0 +1,32 @@
+// `pairwise bench potmap`: the potmap case of ../shared/BENCHMARKS.md and the paper's figures.
+//   cutoff:  the map of a water box (100 Å, or --input FILE.pqr), 0.5 Å spacing over the atoms'
+//            bounding box plus 0.5 Å, rc = 12 Å, exclusion 1 Å; time of the whole computation on
+//            the backend (binning, summation, exclusions; no file I/O); the cpu backend's time and
+//            the speedup; Table 2 errors (single, compensated, mixed) against the double reference
+//            at sampled points.
+//   direct:  direct summation of all atoms on a 128³ sub-lattice (32³ on the cpu): evaluations/s
+//   and GFLOP/s. scaling: cutoff maps of generated water boxes from 10³ to 10⁷ Å³ (Figures 4-6),
+//   backend vs cpu.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pairwise/backend.hpp"
+
+namespace pairwise::potmap {
+
+struct BenchOptions {
+  std::string input;  // .pqr; empty: a generated 100 Å water box
+  BackendKind backend = BackendKind::automatic;
+  int repeats = 5;
+  bool compare_cpu = true;
+  bool scaling = true;
+  std::vector<double> volumes = {1e3, 1e4, 1e5, 1e6, 1e7};  // Å³ of the scaling sweep
+  double cpu_max_volume = 1e6;  // the cpu backend is timed up to this box volume
+  std::string json_path;
+};
+
+int run_potmap_bench(const BenchOptions& options);
+
+}  // namespace pairwise::potmap

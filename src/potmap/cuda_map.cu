@@ -1,0 +1,518 @@
+// The cuda backend of potential maps (cuda_map.hpp).
+//
+// Work decomposition: a block of 64 threads owns a region of 8 x 8 x 8 lattice points; thread
+// (tx, ty) owns the column (i, j) of the region and computes kP = 8 consecutive points along z (the
+// lattice's fastest axis), so each atom's dx² + dy² is computed once per thread and reused for 8
+// points (1 FFMA for dz, 1 FFMA for r², the switching and 1 MUFU rsqrt per point). Atoms are read
+// by all threads of a warp at the same address (an L1 broadcast).
+//
+// Direct summation: every region scans every atom.
+//
+// Cutoff summation: atoms are binned on the device into cells of c x c x cz Å (c = the region's
+// 4 Å edge divided by an integer, cz = the lattice spacing by default, so that region boundaries
+// are cell boundaries): each atom gets its cell id (z fastest), a stable radix sort orders atoms by
+// cell (deterministic), and a binary search gives every cell's first atom. Cells of one (x, y)
+// column are contiguous in the sorted order, so a region scans, for each column of its
+// precomputed neighborhood (the columns whose xy distance to the region is < rc, clipped per
+// column to the z-range [-e, 7h + e], e = sqrt(rc² - d_xy²), at cz granularity), one contiguous
+// range of atoms. Nothing is capped: a cell holds any number of atoms, so no atom is ever dropped
+// and there is no overflow path. Atoms farther than rc from every lattice point (outside the cell
+// grid) contribute exactly 0 and are not binned.
+//
+// Exclusions: one thread per atom zeroes the points within r_ex (distances in double with _rn
+// intrinsics, the same roundings as the host's apply_exclusions).
+//
+// Lattices larger than the memory budget are computed in slabs of x-planes (multiples of 8).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cub/cub.cuh>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "pairwise/error.hpp"
+#include "pairwise/physics/coulomb_potential.hpp"
+#include "potmap/cuda_map.hpp"
+
+namespace pairwise::potmap {
+
+namespace {
+
+constexpr int kR = 8;              // region edge in points (x and y: threads; z: points a thread)
+constexpr int kP = kR;             // points per thread along z
+constexpr int kThreads = kR * kR;  // threads per block
+constexpr int kMaxNeighbors = 2048;
+
+__constant__ int4 c_neighbors[kMaxNeighbors];  // (dcx, dcy, dcz_lo, dcz_hi) from a region's cell
+
+enum Mode { kPlain = 0, kWide = 1, kKahan = 2 };
+
+// Four doubles in one 32-byte load (CUDA 13 deprecates double4 for double4_16a/_32a).
+struct alignas(32) D4 {
+  double x, y, z, w;
+};
+
+template <class T>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+template <>
+struct Vec4<double> {
+  using type = D4;
+};
+template <class T>
+using vec4_t = typename Vec4<T>::type;
+
+struct CellGrid {
+  int ncx = 0, ncy = 0, ncz = 0;
+  int offx = 0, offy = 0, offz = 0;  // cell index of the lattice origin
+  int m = 1, mz = 1;                 // cells per region edge (xy, z)
+  double c = 0, cz = 0;              // cell edges (Å)
+  __host__ __device__ long long cells() const { return (long long)ncx * ncy * ncz; }
+};
+
+struct Slab {
+  int nx = 0, ny = 0, nz = 0;  // the whole lattice
+  int i0 = 0, planes = 0;      // this slab: planes [i0, i0 + planes)
+};
+
+// Accumulators of kP points in mode M.
+template <class T, int M>
+struct Acc {
+  T s[kP];
+  T c[M == kKahan ? kP : 1];
+  double w[M == kWide ? kP : 1];
+  __device__ void zero() {
+#pragma unroll
+    for (int k = 0; k < kP; ++k) {
+      s[k] = 0;
+      if constexpr (M == kKahan) c[k] = 0;
+      if constexpr (M == kWide) w[k] = 0;
+    }
+  }
+  __device__ void add(int k, T v) {
+    if constexpr (M == kKahan) {
+      const T y = v - c[k];
+      const T t = s[k] + y;
+      c[k] = (t - s[k]) - y;
+      s[k] = t;
+    } else {
+      s[k] += v;
+    }
+  }
+  // Mixed: FP32 partial sums of a few atoms go to FP64 sums.
+  __device__ void flush() {
+    if constexpr (M == kWide) {
+#pragma unroll
+      for (int k = 0; k < kP; ++k) {
+        w[k] += double(s[k]);
+        s[k] = 0;
+      }
+    }
+  }
+  __device__ double value(int k) const {
+    if constexpr (M == kWide) return w[k] + double(s[k]);
+    return double(s[k]);
+  }
+};
+
+// One atom's contribution to the thread's kP points: dz = z_atom - z_k, r² = dz² + dxy2.
+template <bool kCutoff, class T, int M>
+__device__ __forceinline__ void add_atom(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py, T pz0, T h,
+                                         const physics::SwitchParams<T>& sw) {
+  const T dx = a.x - px, dy = a.y - py;
+  const T dxy2 = fmadd(dx, dx, dy * dy);
+  const T dz0 = a.z - pz0;
+  if (dxy2 > T(0)) {
+#pragma unroll
+    for (int k = 0; k < kP; ++k) {
+      const T dz = fmadd(T(-k), h, dz0);
+      const T r2 = fmadd(dz, dz, dxy2);
+      acc.add(k, kCutoff ? physics::cutoff_term_unguarded(a.w, r2, sw) : a.w * pairwise::rsqrt(r2));
+    }
+  } else {  // the atom is on this column: one point may be at r = 0
+#pragma unroll
+    for (int k = 0; k < kP; ++k) {
+      const T dz = fmadd(T(-k), h, dz0);
+      const T r2 = fmadd(dz, dz, dxy2);
+      acc.add(k, kCutoff ? physics::cutoff_term(a.w, r2, sw) : physics::direct_term(a.w, r2));
+    }
+  }
+}
+
+template <class T, class Out, int M>
+__device__ void store(const Acc<T, M>& acc, Out* out, const Slab& s, int i, int j, int k0) {
+  if (i >= s.i0 + s.planes || i >= s.nx || j >= s.ny) return;
+  Out* row = out + ((long long)(i - s.i0) * s.ny + j) * s.nz;
+#pragma unroll
+  for (int k = 0; k < kP; ++k) {
+    if (k0 + k < s.nz) row[k0 + k] = Out(acc.value(k));
+  }
+}
+
+template <class T, class Out, int M>
+__global__ void __launch_bounds__(kThreads)
+    direct_regions(const vec4_t<T>* __restrict__ atoms, int n, Slab s, T h, Out* out) {
+  const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
+  const int i = s.i0 + blockIdx.x * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
+  const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
+  Acc<T, M> acc;
+  acc.zero();
+  const physics::SwitchParams<T> none{};
+  constexpr int kChunk = 64;  // mixed: FP32 partial sums of 64 atoms
+  for (int a0 = 0; a0 < n; a0 += kChunk) {
+    const int a1 = min(n, a0 + kChunk);
+    for (int a = a0; a < a1; ++a) add_atom<false>(acc, atoms[a], px, py, pz0, h, none);
+    acc.flush();
+  }
+  store(acc, out, s, i, j, k0);
+}
+
+template <class T, class Out, int M>
+__global__ void __launch_bounds__(kThreads)
+    cutoff_regions(const vec4_t<T>* __restrict__ atoms, const int* __restrict__ cell_start,
+                   CellGrid g, int n_neighbors, Slab s, T h, physics::SwitchParams<T> sw,
+                   Out* out) {
+  const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
+  const int rx = s.i0 / kR + blockIdx.x;  // the region's index in the whole lattice
+  const int i = rx * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
+  const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
+  const int bcx = rx * g.m + g.offx, bcy = blockIdx.y * g.m + g.offy,
+            bcz = blockIdx.z * g.mz + g.offz;
+  Acc<T, M> acc;
+  acc.zero();
+  for (int c = 0; c < n_neighbors; ++c) {
+    const int4 nb = c_neighbors[c];
+    const int cx = bcx + nb.x, cy = bcy + nb.y;
+    if (cx < 0 || cx >= g.ncx || cy < 0 || cy >= g.ncy) continue;
+    const int z_lo = max(bcz + nb.z, 0), z_hi = min(bcz + nb.w, g.ncz - 1);
+    if (z_lo > z_hi) continue;
+    const int column = (cx * g.ncy + cy) * g.ncz;
+    const int a0 = __ldg(cell_start + column + z_lo), a1 = __ldg(cell_start + column + z_hi + 1);
+    for (int a = a0; a < a1; ++a) add_atom<true>(acc, atoms[a], px, py, pz0, h, sw);
+    acc.flush();
+  }
+  store(acc, out, s, i, j, k0);
+}
+
+// Atom a: coordinates relative to the origin in T, and its cell id (cells() when outside).
+template <class T>
+__global__ void bin_atoms(const D4* __restrict__ abs, int n, double ox, double oy, double oz,
+                          CellGrid g, bool cutoff, vec4_t<T>* rel, unsigned* keys, int* index) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n) return;
+  const D4 p = abs[a];
+  const double x = p.x - ox, y = p.y - oy, z = p.z - oz;
+  vec4_t<T> r;
+  r.x = T(x), r.y = T(y), r.z = T(z), r.w = T(p.w);
+  rel[a] = r;
+  if (!cutoff) return;
+  const double fx = floor(x / g.c) + g.offx, fy = floor(y / g.c) + g.offy,
+               fz = floor(z / g.cz) + g.offz;
+  unsigned key = unsigned(g.cells());
+  if (fx >= 0 && fx < g.ncx && fy >= 0 && fy < g.ncy && fz >= 0 && fz < g.ncz) {
+    key = unsigned((int(fx) * g.ncy + int(fy)) * g.ncz + int(fz));
+  }
+  keys[a] = key;
+  index[a] = a;
+}
+
+template <class T>
+__global__ void gather_atoms(const vec4_t<T>* __restrict__ rel, const int* __restrict__ order,
+                             int n, vec4_t<T>* sorted) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a < n) sorted[a] = rel[order[a]];
+}
+
+// cell_start[c] = the first sorted atom of cell >= c (c = 0 .. cells), by binary search.
+__global__ void cell_starts(const unsigned* __restrict__ keys, int n, long long cells,
+                            int* cell_start) {
+  const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (c > cells) return;
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if ((long long)keys[mid] < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  cell_start[c] = lo;
+}
+
+// Zeroes the points of the slab closer than r_ex to atom a (the host's apply_exclusions, with the
+// same operations in the same order, rounded the same way: no FMA contraction).
+template <class Out>
+__global__ void exclusions(const D4* __restrict__ abs, int n, double ox, double oy, double oz,
+                           double h, double rex, Slab s, Out* out) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n) return;
+  const D4 p = abs[a];
+  const double pc[3] = {p.x, p.y, p.z}, o[3] = {ox, oy, oz};
+  const int cnt[3] = {s.nx, s.ny, s.nz};
+  long lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    const double fl = floor(__ddiv_rn(__dsub_rn(__dsub_rn(pc[d], rex), o[d]), h));
+    const double ce = ceil(__ddiv_rn(__dsub_rn(__dadd_rn(pc[d], rex), o[d]), h));
+    lo[d] = fl < 0 ? 0 : (fl > cnt[d] ? cnt[d] : long(fl));
+    hi[d] = ce > cnt[d] - 1 ? cnt[d] - 1 : (ce < -1 ? -1 : long(ce));
+  }
+  lo[0] = max(lo[0], long(s.i0));
+  hi[0] = min(hi[0], long(s.i0 + s.planes - 1));
+  const double rex2 = __dmul_rn(rex, rex);
+  for (long i = lo[0]; i <= hi[0]; ++i) {
+    const double dx = __dsub_rn(__dadd_rn(ox, __dmul_rn(double(i), h)), p.x);
+    for (long j = lo[1]; j <= hi[1]; ++j) {
+      const double dy = __dsub_rn(__dadd_rn(oy, __dmul_rn(double(j), h)), p.y);
+      for (long k = lo[2]; k <= hi[2]; ++k) {
+        const double dz = __dsub_rn(__dadd_rn(oz, __dmul_rn(double(k), h)), p.z);
+        const double r2 =
+            __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
+        if (r2 < rex2) out[((long long)(i - s.i0) * s.ny + j) * s.nz + k] = Out(0);
+      }
+    }
+  }
+}
+
+// The neighborhood of a region (cells relative to its first cell), as described at the top.
+std::vector<int4> neighborhood(const CellGrid& g, double h, double rc) {
+  const double reach = rc * (1 + 1e-6) + 1e-6;  // a margin for the rounding of cell assignment
+  const double w = (kR - 1) * h;                // the region's extent in points
+  std::vector<int4> out;
+  const int lo = -(g.offx + 1), hi = g.m + g.offx + 1;
+  for (int dx = lo; dx <= hi; ++dx) {
+    for (int dy = lo; dy <= hi; ++dy) {
+      auto gap = [&](int d) { return std::max({0.0, d * g.c - w, -(d + 1) * g.c}); };
+      const double d2 = gap(dx) * gap(dx) + gap(dy) * gap(dy);
+      if (d2 >= reach * reach) continue;
+      const double e = std::sqrt(reach * reach - d2);
+      out.push_back({dx, dy, int(std::floor(-e / g.cz)), int(std::floor((w + e) / g.cz))});
+    }
+  }
+  return out;
+}
+
+template <class T>
+struct Buffer {
+  T* p = nullptr;
+  Buffer() = default;
+  explicit Buffer(std::size_t n) {
+    if (n) PW_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T)));
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (p) cudaFree(p);
+  }
+};
+
+struct Events {
+  cudaEvent_t start{}, stop{};
+  Events() {
+    PW_CUDA(cudaEventCreate(&start));
+    PW_CUDA(cudaEventCreate(&stop));
+  }
+  ~Events() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+// Host-side packing (outside the template: nvcc 13's front end fails on it inside).
+std::vector<D4> pack_atoms(const Atoms& in) {
+  std::vector<D4> out(in.size());
+  D4* p = out.data();
+  for (std::size_t a = 0; a < in.size(); ++a) {
+    p[a].x = in.x[a];
+    p[a].y = in.y[a];
+    p[a].z = in.z[a];
+    p[a].w = in.q[a];
+  }
+  return out;
+}
+
+template <class T, class Out, int M>
+MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
+  const int n = int(atoms.size());
+  const bool cutoff = o.cutoff > 0;
+  const double h = l.spacing;
+  Slab whole;
+  whole.nx = int(l.counts[0]), whole.ny = int(l.counts[1]), whole.nz = int(l.counts[2]);
+  const int nrx = (whole.nx + kR - 1) / kR, nry = (whole.ny + kR - 1) / kR,
+            nrz = (whole.nz + kP - 1) / kP;
+
+  CellGrid g;
+  std::vector<int4> nb;
+  if (cutoff) {
+    const double region = kR * h;
+    const double bin = o.bin_size > 0 ? o.bin_size : kDefaultBinSize;
+    g.m = std::max(1, int(std::lround(region / bin)));
+    g.c = region / g.m;
+    g.mz = kP;  // cz = h
+    g.cz = region / g.mz;
+    g.offx = g.offy = int(std::ceil(o.cutoff * (1 + 1e-6) / g.c)) + 1;
+    g.offz = int(std::ceil(o.cutoff * (1 + 1e-6) / g.cz)) + 1;
+    g.ncx = 2 * g.offx + nrx * g.m;
+    g.ncy = 2 * g.offy + nry * g.m;
+    g.ncz = 2 * g.offz + nrz * g.mz;
+    nb = neighborhood(g, h, o.cutoff);
+    if (nb.size() > std::size_t(kMaxNeighbors)) {
+      throw Error("bin size " + std::to_string(g.c) + " Å is too small for the cutoff (" +
+                      std::to_string(nb.size()) + " neighbor columns, at most " +
+                      std::to_string(kMaxNeighbors) + ")",
+                  "bin_size");
+    }
+    if (g.cells() >= (1LL << 31)) throw Error("too many atom bins for this lattice", "bin_size");
+    PW_CUDA(cudaMemcpyToSymbol(c_neighbors, nb.data(), nb.size() * sizeof(int4)));
+  }
+
+  // Memory: atoms (absolute D4, relative, sorted), keys, cells, sort scratch; the rest may
+  // hold the map.
+  std::size_t sort_bytes = 0;
+  if (cutoff) {
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (unsigned*)nullptr,
+                                            (unsigned*)nullptr, (int*)nullptr, (int*)nullptr, n));
+  }
+  const std::size_t fixed = std::size_t(n) * (sizeof(D4) + 2 * sizeof(vec4_t<T>) + 16) +
+                            (cutoff ? std::size_t(g.cells() + 1) * sizeof(int) : 0) + sort_bytes;
+  const std::size_t plane_bytes = std::size_t(whole.ny) * std::size_t(whole.nz) * sizeof(Out);
+  std::size_t budget = o.device_memory_limit;
+  if (budget == 0) {
+    std::size_t free_b = 0, total_b = 0;
+    PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    budget = free_b > fixed + (256u << 20) ? free_b - fixed - (256u << 20) : 0;
+  }
+  const std::size_t map_bytes = plane_bytes * std::size_t(whole.nx);
+  int planes = whole.nx;
+  if (map_bytes > budget) {
+    if (!o.slabs) {
+      throw Error("the lattice needs " + std::to_string(map_bytes + fixed) +
+                      " bytes of device memory, more than the " + std::to_string(budget + fixed) +
+                      " available (slabs are off)",
+                  "device memory");
+    }
+    planes = int(budget / plane_bytes) / kR * kR;
+    if (planes < kR) {
+      throw Error("not enough device memory for a slab of " + std::to_string(kR) +
+                      " planes: needs " + std::to_string(plane_bytes * kR) + " bytes (besides " +
+                      std::to_string(fixed) + " for atoms and bins)",
+                  "device memory");
+    }
+  }
+  const int n_slabs = (whole.nx + planes - 1) / planes;
+
+  const std::vector<D4> host_atoms = pack_atoms(atoms);
+  Buffer<D4> d_abs(static_cast<std::size_t>(n));
+  Buffer<vec4_t<T>> d_rel(static_cast<std::size_t>(n)), d_sorted(cutoff ? std::size_t(n) : 0);
+  Buffer<unsigned> d_keys(cutoff ? std::size_t(n) : 0), d_keys_sorted(cutoff ? std::size_t(n) : 0);
+  Buffer<int> d_index(cutoff ? std::size_t(n) : 0), d_order(cutoff ? std::size_t(n) : 0);
+  Buffer<int> d_cells(cutoff ? std::size_t(g.cells() + 1) : 0);
+  Buffer<unsigned char> d_sort_tmp(sort_bytes);
+  Buffer<Out> d_map(plane_bytes / sizeof(Out) * std::size_t(planes));
+  PW_CUDA(
+      cudaMemcpy(d_abs.p, host_atoms.data(), std::size_t(n) * sizeof(D4), cudaMemcpyHostToDevice));
+  std::vector<Out> host_map(l.size());
+
+  Events ev;
+  PW_CUDA(cudaEventRecord(ev.start));
+  const int tb = 256, atom_blocks = (n + tb - 1) / tb;
+  bin_atoms<T><<<atom_blocks, tb>>>(d_abs.p, n, l.origin[0], l.origin[1], l.origin[2], g, cutoff,
+                                    d_rel.p, d_keys.p, d_index.p);
+  PW_CUDA_LAUNCH("potmap bin_atoms");
+  if (cutoff) {
+    int end_bit = 1;
+    while ((1LL << end_bit) <= g.cells()) ++end_bit;
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(d_sort_tmp.p, sort_bytes, d_keys.p, d_keys_sorted.p,
+                                            d_index.p, d_order.p, n, 0, end_bit));
+    gather_atoms<T><<<atom_blocks, tb>>>(d_rel.p, d_order.p, n, d_sorted.p);
+    PW_CUDA_LAUNCH("potmap gather_atoms");
+    const long long cells = g.cells();
+    cell_starts<<<unsigned((cells + 1 + tb - 1) / tb), tb>>>(d_keys_sorted.p, n, cells, d_cells.p);
+    PW_CUDA_LAUNCH("potmap cell_starts");
+  }
+  const auto sw = physics::switch_params<T>(o.cutoff);
+  for (int sl = 0; sl < n_slabs; ++sl) {
+    Slab s = whole;
+    s.i0 = sl * planes;
+    s.planes = std::min(planes, whole.nx - s.i0);
+    const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(nry), unsigned(nrz));
+    if (cutoff) {
+      cutoff_regions<T, Out, M>
+          <<<grid, kThreads>>>(d_sorted.p, d_cells.p, g, int(nb.size()), s, T(h), sw, d_map.p);
+      PW_CUDA_LAUNCH("potmap cutoff_regions");
+    } else {
+      direct_regions<T, Out, M><<<grid, kThreads>>>(d_rel.p, n, s, T(h), d_map.p);
+      PW_CUDA_LAUNCH("potmap direct_regions");
+    }
+    if (o.exclusion > 0) {
+      exclusions<Out><<<atom_blocks, tb>>>(d_abs.p, n, l.origin[0], l.origin[1], l.origin[2], h,
+                                           o.exclusion, s, d_map.p);
+      PW_CUDA_LAUNCH("potmap exclusions");
+    }
+    if (sl + 1 < n_slabs) {  // later slabs reuse the buffer: this one goes to the host first
+      PW_CUDA(cudaMemcpy(host_map.data() + std::size_t(s.i0) * (plane_bytes / sizeof(Out)), d_map.p,
+                         plane_bytes * std::size_t(s.planes), cudaMemcpyDeviceToHost));
+    } else {
+      PW_CUDA(cudaEventRecord(ev.stop));
+      PW_CUDA(cudaEventSynchronize(ev.stop));
+      PW_CUDA(cudaMemcpy(host_map.data() + std::size_t(s.i0) * (plane_bytes / sizeof(Out)), d_map.p,
+                         plane_bytes * std::size_t(s.planes), cudaMemcpyDeviceToHost));
+    }
+  }
+  float ms = 0;
+  PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+
+  MapResult r;
+  r.backend = BackendKind::cuda;
+  r.precision = o.precision;
+  r.seconds = ms * 1e-3;
+  r.slabs = n_slabs;
+  if (n_slabs > 1) {
+    r.slab_note =
+        "lattice computed in " + std::to_string(n_slabs) + " slabs of at most " +
+        std::to_string(planes) + " x-planes (" + std::to_string(plane_bytes * std::size_t(planes)) +
+        " bytes each; the map needs " + std::to_string(map_bytes) + ", the budget is " +
+        std::to_string(budget) + "); the time includes the copies of all slabs but the last";
+  }
+  r.values.assign(host_map.begin(), host_map.end());
+  return r;
+}
+
+}  // namespace
+
+MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options) {
+  std::string why;
+  const auto devices = cuda_devices(&why);
+  if (devices.empty()) throw Error("no usable CUDA device: " + why, "backend");
+  const auto it = std::find_if(devices.begin(), devices.end(),
+                               [&](const DeviceInfo& d) { return d.index == options.device; });
+  if (it == devices.end()) {
+    throw Error("CUDA device " + std::to_string(options.device) + " is not usable", "device");
+  }
+  PW_CUDA(cudaSetDevice(options.device));
+  if (lattice.counts[0] > (1u << 30) || lattice.counts[1] > 65535u * kR ||
+      lattice.counts[2] > 65535u * kP || atoms.size() > (1u << 30)) {
+    throw Error("lattice or atom count beyond the cuda backend's index range", "counts");
+  }
+  MapResult r;
+  switch (options.precision) {
+    case Precision::double_:
+      r = run<double, double, kPlain>(atoms, lattice, options);
+      break;
+    case Precision::mixed:
+      r = run<float, float, kWide>(atoms, lattice, options);
+      break;
+    case Precision::single:
+      r = options.kahan ? run<float, float, kKahan>(atoms, lattice, options)
+                        : run<float, float, kPlain>(atoms, lattice, options);
+      break;
+  }
+  r.device = "cuda: " + it->name;
+  return r;
+}
+
+}  // namespace pairwise::potmap

@@ -1,0 +1,193 @@
+// End-to-end tests of `pairwise potmap` and `pairwise run` with workload = "potmap": the map read
+// back equals the reference computed in-process; PQR, PDB + charges and x y z q inputs give the
+// same map; bad input gives "error: ...", exit code 1 and no output file (not even a temporary
+// one).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "core/io/opendx.hpp"
+#include "core/io/pqr.hpp"
+#include "pairwise/physics/coulomb_potential.hpp"
+#include "potmap/map.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace pairwise;
+
+const fs::path kData = PAIRWISE_TEST_DATA;
+
+struct Result {
+  int code = -1;
+  std::string output;
+};
+
+std::string binary() {
+  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
+  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
+  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
+          "pairwise")
+      .string();
+}
+
+class CliPotmap : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("pw_cli_potmap_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    for (const char* f : {"potmap-small.pqr", "potmap-small.pdb", "potmap-tip3.charges"}) {
+      fs::copy_file(kData / f, dir_ / f);
+      inputs_.insert(f);
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result pairwise(const std::string& args) {
+    const std::string command =
+        "cd '" + dir_.string() + "' && '" + binary() + "' " + args + " 2>&1";
+    Result r;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return r;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
+    const int status = ::pclose(pipe);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    inputs_.insert(name);
+  }
+  void expect_error(const std::string& args, std::initializer_list<std::string> fragments) {
+    const Result r = pairwise(args);
+    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
+    for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << r.output;
+    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+      EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
+    }
+  }
+
+  fs::path dir_;
+  std::set<std::string> inputs_;
+};
+
+potmap::Atoms small_atoms() {
+  potmap::Atoms a;
+  for (const auto& r : io::read_pqr(kData / "potmap-small.pqr"))
+    a.push_back(r.x, r.y, r.z, r.charge);
+  return a;
+}
+
+TEST_F(CliPotmap, PqrToDxEqualsReferenceInKtPerE) {
+  const Result r = pairwise(
+      "potmap potmap-small.pqr -o map.dx --spacing 0.4 --padding 3 --cutoff 6 --exclusion 1 "
+      "--backend reference");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("cutoff summation"), std::string::npos) << r.output;
+  const auto g = io::read_dx(dir_ / "map.dx");
+  const auto atoms = small_atoms();
+  const auto l = potmap::lattice_around(atoms, 0.4, 3.0);
+  EXPECT_EQ(g.origin, l.origin);
+  EXPECT_EQ(g.counts, l.counts);
+  EXPECT_EQ(g.spacing, (std::array<double, 3>{0.4, 0.4, 0.4}));
+  potmap::MapOptions o;
+  o.cutoff = 6;
+  o.exclusion = 1;
+  const auto ref = potmap::reference_map(atoms, l, o).values;
+  ASSERT_EQ(g.values.size(), ref.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    ASSERT_EQ(g.values[i], ref[i] * physics::kKtPerEPerAngstrom) << i;
+  }
+  bool named = false;
+  for (const auto& c : g.comments) named = named || c.find("kT/e at 298.15 K") != std::string::npos;
+  EXPECT_TRUE(named);
+  // Volts and kcal/(mol e): the same map times the other factor, named in the comment.
+  ASSERT_EQ(pairwise("potmap potmap-small.pqr -o v.dx --spacing 0.4 --padding 3 --cutoff 6 "
+                     "--exclusion 1 --backend reference --units V")
+                .code,
+            0);
+  const auto v = io::read_dx(dir_ / "v.dx");
+  EXPECT_EQ(v.values[100], ref[100] * physics::kVoltsPerEPerAngstrom);
+  EXPECT_NE(v.comments[0].find("in V"), std::string::npos);
+}
+
+TEST_F(CliPotmap, PdbWithChargesAndXyzqGiveThePqrMap) {
+  const std::string common = " --spacing 0.5 --padding 2 --backend cpu --precision double";
+  ASSERT_EQ(pairwise("potmap potmap-small.pqr -o a.dx" + common).code, 0);
+  const Result pdb =
+      pairwise("potmap potmap-small.pdb --charges potmap-tip3.charges -o b.dx" + common);
+  ASSERT_EQ(pdb.code, 0) << pdb.output;
+  std::string table;
+  for (const auto& r : io::read_pqr(kData / "potmap-small.pqr")) {
+    table += std::to_string(r.x) + " " + std::to_string(r.y) + " " + std::to_string(r.z) + " " +
+             std::to_string(r.charge) + "\n";
+  }
+  write("atoms.txt", table);
+  ASSERT_EQ(pairwise("potmap atoms.txt -o c.dx" + common).code, 0);
+  const auto a = io::read_dx(dir_ / "a.dx"), b = io::read_dx(dir_ / "b.dx"),
+             c = io::read_dx(dir_ / "c.dx");
+  EXPECT_EQ(a.values, b.values);
+  EXPECT_EQ(a.values, c.values);
+  ASSERT_EQ(pairwise("potmap potmap-small.pqr -o a.npy" + common).code, 0);
+  EXPECT_EQ(fs::file_size(dir_ / "a.npy"), 128 + a.values.size() * 8);
+}
+
+TEST_F(CliPotmap, TomlFormAndExplicitLattice) {
+  write("map.toml",
+        "workload = \"potmap\"\n[input]\nfile = \"potmap-small.pqr\"\n[lattice]\nspacing = 0.5\n"
+        "origin_x = -1.0\norigin_y = -2.0\norigin_z = 0.0\nnx = 10\nny = 12\nnz = 14\n"
+        "[map]\ncutoff = 5.0\nunits = \"kcal/mol/e\"\n[run]\nbackend = \"reference\"\n"
+        "[output]\nfile = \"out.dx\"\n");
+  const Result r = pairwise("run map.toml");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto g = io::read_dx(dir_ / "out.dx");
+  EXPECT_EQ(g.origin, (std::array<double, 3>{-1, -2, 0}));
+  EXPECT_EQ(g.counts, (std::array<std::size_t, 3>{10, 12, 14}));
+  const Result same = pairwise(
+      "potmap potmap-small.pqr -o cli.dx --spacing 0.5 --origin=-1,-2,0 --counts 10,12,14 "
+      "--cutoff 5 --units kcal/mol/e --backend reference");
+  ASSERT_EQ(same.code, 0) << same.output;
+  EXPECT_EQ(io::read_dx(dir_ / "cli.dx").values, g.values);
+  inputs_.insert("out.dx"), inputs_.insert("cli.dx");  // made by the successful runs above
+  write("typo.toml",
+        "workload = \"potmap\"\n[input]\nfile = \"potmap-small.pqr\"\n[map]\ncutof = 5\n"
+        "[output]\nfile = \"t.dx\"\n");
+  expect_error("run typo.toml", {"cutof", "did you mean 'cutoff'", "typo.toml:5"});
+  write("small.toml",
+        "workload = \"potmap\"\n[input]\nfile = \"potmap-small.pqr\"\n[map]\n"
+        "cutoff = 0.2\n[output]\nfile = \"t.dx\"\n");
+  expect_error("run small.toml", {"cutoff is smaller than the lattice spacing", "small.toml:5"});
+}
+
+TEST_F(CliPotmap, BadInputIsAClearErrorWithoutOutput) {
+  expect_error("potmap potmap-small.pqr -o m.dx --spacing 0", {"spacing 0", "must be > 0"});
+  expect_error("potmap potmap-small.pqr -o m.dx --spacing -0.5", {"spacing -0.5", "must be > 0"});
+  expect_error("potmap potmap-small.pqr -o m.dx --cutoff 0.3",
+               {"cutoff 0.3 Å is smaller than the lattice spacing 0.5 Å"});
+  write("nan.pqr", "ATOM 1 O HOH 1 1.0 nan 3.0 -0.8 1.5\n");
+  expect_error("potmap nan.pqr -o m.dx", {"bad y 'nan' (not a finite number)", "nan.pqr:1:y"});
+  write("nan.txt", "1 2 3 0.5\n1 2 -nan 0.5\n");
+  expect_error("potmap nan.txt -o m.dx", {"nan.txt:2:z"});
+  write("empty.pqr", "REMARK nothing\nEND\n");
+  expect_error("potmap empty.pqr -o m.dx", {"no atoms", "empty.pqr"});
+  expect_error("potmap potmap-small.pqr -o m.dx --origin=0,0,0 --counts 2000000,2000000,2000000",
+               {"bytes of host memory"});
+  expect_error("potmap potmap-small.pdb -o m.dx", {"needs a charge table"});
+  expect_error("potmap potmap-small.pqr -o m.txt", {"must end in .dx or .npy"});
+  expect_error("potmap missing.pqr -o m.dx", {"cannot open PQR file", "missing.pqr"});
+}
+
+}  // namespace
