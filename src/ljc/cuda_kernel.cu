@@ -342,8 +342,7 @@ class CudaLjcKernel final : public LjcKernel {
     a.n_blocks = masks_.n_blocks;
     a.i_per_lane = masks_.i_per_lane;
     a.n_tiles = masks_.tiles();
-    // Enough warps to fill the GPU (16 per SM), each a chunk of at least one tile.
-    a.warps = int(std::min<long long>(a.n_tiles, 16LL * sms_));
+    a.warps = 0;  // one wave of resident warps (launch_tiles), each a chunk of tiles
     a.pos = pos_.get();
     a.pos_lo = pos_lo_.get();
     a.par = par_.get();

@@ -2,6 +2,7 @@
 // physics::ljc_pair (pairwise/physics/ljc.hpp), unchanged.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -238,8 +239,29 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
   }
 }
 
+// Warps resident on the whole GPU for this instantiation (occupancy × SMs), computed once.
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
+long long resident_warps() {
+  static const long long warps = [] {
+    int device = 0, sms = 1, per_sm = 1;
+    PW_CUDA(cudaGetDevice(&device));
+    PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy>, 128, 0));
+    return (long long)std::max(per_sm, 1) * 4 * sms;
+  }();
+  return warps;
+}
+
+// One wave of warps (as many as are resident at once), each a contiguous chunk of tiles; a.warps
+// caps it (0: no cap).
 template <Precision P, DielectricKind D, int kI, bool kN3>
-void launch_tiles_for(const TileArgs& a) {
+void launch_tiles_for(const TileArgs& a0) {
+  TileArgs a = a0;
+  const long long resident =
+      a.energy ? resident_warps<P, D, kI, kN3, true>() : resident_warps<P, D, kI, kN3, false>();
+  a.warps = int(std::min<long long>(
+      a.n_tiles, a.warps > 0 ? std::min<long long>(a.warps, resident) : resident));
   const unsigned blocks = unsigned((a.warps * 32LL + 127) / 128);
   auto stream = static_cast<cudaStream_t>(a.stream);
   if (a.energy) {

@@ -31,14 +31,14 @@ struct TileArgs {
   bool newton3 = false, energy = true;
   int n = 0, n_blocks = 0, i_per_lane = 1;  // B = 32 · i_per_lane
   long long n_tiles = 0;                    // tiles enumerated (triangle or square)
-  int warps = 0;                            // warps launched; each takes a contiguous chunk
-  const void* pos = nullptr;                // float4 / double4 [n_blocks·B]: x, y, z, 0
-  const void* pos_lo = nullptr;             // float4, mixed only
-  const void* par = nullptr;                // float4 / double4: q (scaled), σ/2, sqrt ε, 0
-  const int* tile_mask_index = nullptr;     // [n_blocks²] -1 or the tile's mask
-  const std::uint32_t* masks = nullptr;     // [masked tiles][kI·kI·32]
-  void* force = nullptr;                    // long long or double [3][n]
-  void* energy_acc = nullptr;               // long long or double [2]: LJ, Coulomb
+  int warps = 0;  // cap on the warps launched (0: one resident wave); each takes a chunk
+  const void* pos = nullptr;             // float4 / double4 [n_blocks·B]: x, y, z, 0
+  const void* pos_lo = nullptr;          // float4, mixed only
+  const void* par = nullptr;             // float4 / double4: q (scaled), σ/2, sqrt ε, 0
+  const int* tile_mask_index = nullptr;  // [n_blocks²] -1 or the tile's mask
+  const std::uint32_t* masks = nullptr;  // [masked tiles][kI·kI·32]
+  void* force = nullptr;                 // long long or double [3][n]
+  void* energy_acc = nullptr;            // long long or double [2]: LJ, Coulomb
   double sig[4] = {};
   void* stream = nullptr;
 };

@@ -10,6 +10,7 @@
 #include "engine/dynamics.hpp"
 #include "ljc/generator.hpp"
 #include "ljc/ljc_kernel.hpp"
+#include "ljc/pqr_molecule.hpp"
 #include "ljc/topology_io.hpp"
 #include "pairwise/error.hpp"
 #include "pairwise/random/philox.hpp"
@@ -82,7 +83,15 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   const auto start = Clock::now();
   std::string note;
   const BackendKind backend = resolve_backend(rc.backend, &note);
-  Molecule mol = rc.from_file ? read_topology(rc.file, err) : make_globule(rc.globule);
+  Molecule mol;
+  if (!rc.from_file) {
+    mol = make_globule(rc.globule);
+  } else if (rc.file.extension() == ".pqr") {
+    mol =
+        molecule_from_pqr(io::read_pqr(rc.file), {rc.pqr_epsilon, rc.pqr_bond_k}, rc.file.string());
+  } else {
+    mol = read_topology(rc.file, err);
+  }
   if (!rc.from_file) mol.validate("[system] molecule = 'globule'");
   const std::size_t n = mol.size();
   {

@@ -24,6 +24,12 @@ void read_system(config::Config& config, RunConfig& rc) {
   g.spacing = s.number("spacing", g.spacing, config::Range::positive());
   g.charge = s.number("charge", g.charge, config::Range::non_negative());
   const std::string file = s.string("file", "");
+  rc.pqr_epsilon = s.number("pqr_epsilon", rc.pqr_epsilon, config::Range::non_negative());
+  rc.pqr_bond_k = s.number("pqr_bond_k", rc.pqr_bond_k, config::Range::non_negative());
+  const bool pqr = std::filesystem::path(file).extension() == ".pqr";
+  if (!pqr) {
+    for (auto key : {"pqr_epsilon", "pqr_bond_k"}) reject_unused(s, key, "without a .pqr file");
+  }
   if (rc.from_file) {
     for (auto key : {"n", "seed", "spacing", "charge"}) {
       reject_unused(s, key, "with molecule = 'file'");

@@ -1,5 +1,6 @@
 // The TOML schema of an ljc run (`workload = "ljc"`), documented key by key in docs/ljc.md:
-//   [system]      molecule ("globule" | "file"), n, seed, spacing, charge, file
+//   [system]      molecule ("globule" | "file"), n, seed, spacing, charge, file, pqr_epsilon,
+//                 pqr_bond_k
 //   [forcefield]  dielectric, epsilon, linear_factor, sigmoidal_alpha .. sigmoidal_delta,
 //                 scale14_lj, scale14_coulomb
 //   [integrator]  thermostat ("none": velocity Verlet NVE | "langevin": BAOAB), dt (fs),
@@ -25,7 +26,9 @@ struct RunConfig {
   // [system]
   bool from_file = false;
   GlobuleOptions globule;
-  std::filesystem::path file;
+  std::filesystem::path file;  // .toml / .json topology or .pqr
+  double pqr_epsilon = 0.1;    // PQR input: ε of every atom (kcal/mol)
+  double pqr_bond_k = 300.0;   // PQR input: k of the bonds found by distance
   // [forcefield]
   NonbondedOptions forcefield;
   // [integrator]

@@ -115,6 +115,41 @@ TEST_F(CliLjc, ExclusionNamingMissingAtom) {
                "exclusion names atom 3, which does not exist");
 }
 
+constexpr const char* kWaterDimer =
+    "REMARK two TIP3P waters\n"
+    "ATOM      1  OH2 TIP3    1       0.000   0.000   0.000 -0.8340 1.7683\n"
+    "ATOM      2  H1  TIP3    1       0.957   0.000   0.000  0.4170 0.2245\n"
+    "ATOM      3  H2  TIP3    1      -0.240   0.927   0.000  0.4170 0.2245\n"
+    "ATOM      4  OH2 TIP3    2       2.900   0.300   0.200 -0.8340 1.7683\n"
+    "ATOM      5  H1  TIP3    2       3.500   1.000   0.300  0.4170 0.2245\n"
+    "ATOM      6  H2  TIP3    2       3.400  -0.500   0.200  0.4170 0.2245\n"
+    "END\n";
+
+TEST_F(CliLjc, PqrMoleculeBondsFromDistances) {
+  write("w.pqr", kWaterDimer);
+  write("run.toml",
+        "workload = \"ljc\"\n[system]\nmolecule = \"file\"\nfile = \"w.pqr\"\npqr_epsilon = "
+        "0.15\n[run]\nsteps = 5\nbackend = \"reference\"\n[integrator]\ndt = 0.5\n[output]\n"
+        "progress = false\n");
+  std::string out;
+  ASSERT_EQ(run("run run.toml", out), 0) << out;
+  // 4 O-H bonds (no bond between the waters): 2 × 3 excluded pairs (O-H, O-H, H-H), no 1-4.
+  EXPECT_NE(out.find("4 bonds"), std::string::npos) << out;
+  EXPECT_NE(out.find("6 excluded pairs, 0 1-4 pairs"), std::string::npos) << out;
+}
+
+TEST_F(CliLjc, PqrWrongFieldCount) {
+  write("w.pqr", "ATOM      1  OH2 TIP3    1       0.000   0.000 -0.8340 1.7683\n");
+  write("run.toml",
+        "workload = \"ljc\"\n[system]\nmolecule = \"file\"\nfile = \"w.pqr\"\n[run]\nbackend "
+        "= \"reference\"\n");
+  std::string out;
+  EXPECT_EQ(run("run run.toml", out), 1) << out;
+  EXPECT_NE(out.find("PQR atom record with 8 fields"), std::string::npos) << out;
+  EXPECT_NE(out.find("w.pqr:1"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir_ / "run.csv"));
+}
+
 TEST_F(CliLjc, UnknownConfigKey) {
   write("run.toml", "workload = \"ljc\"\n[forcefield]\ndielectrc = \"linear\"\n");
   std::string out;
