@@ -1,17 +1,20 @@
 // CUDA kernels of the ljc workload behind host launchers taking plain structs (compiles with g++:
-// no device code here). Layout and algorithms: cuda_ljc.cu and docs/ljc.md.
+// no device code here). Algorithms: cuda_ljc.cu, cuda_one_sided.cu and docs/ljc.md.
 //
-// The pair sum runs over warp tiles of B = 32·kI targets × B sources (kI targets per lane in
-// registers, sources in registers rotated across the lanes by shuffles, 32 at a time). Two modes:
-//   one-sided  every tile (I, J): each ordered pair once, only the target's force is accumulated;
-//   newton3    tiles with J >= I: each unordered pair once, the source's force is rotated along
-//              with it and added back (Newton's third law); diagonal tiles run one-sided.
-// Excluded pairs (1-2, 1-3, explicit), 1-4 pairs (added back scaled by the bonded kernel), the
-// atom with itself and the padding past N are skipped by a compact per-tile mask: kI·kI·32 words
-// per tile that has any (one bit per (target lane, rotation step)); tiles without are unmasked and
-// run the branch-free path. Forces are summed with 64-bit fixed-point integer atomics (2^-32
-// kcal/(mol·Å) resolution) in single and mixed, so results are bitwise reproducible; double uses
-// FP64 atomics (order not fixed: reproducible to rounding, not bitwise).
+// Two pair kernels:
+//   one-sided  the shared all-pairs engine (engine/all_pairs.cuh) instantiated with LjcPolicy
+//              (cuda_one_sided.cu): each ordered pair once, exclusions from per-target rows of the
+//              32 × 32 tile masks (OneSidedArgs);
+//   newton3    warp tiles of B = 32·kI targets × B sources with J >= I (TileArgs): kI targets per
+//              lane in registers, sources and the forces on them rotated across the lanes by
+//              shuffles, 32 at a time, each unordered pair once; diagonal tiles run one-sided.
+//              (tiles_kernel keeps a one-sided mode, kN3 = false, that no launcher instantiates.)
+// In the Newton-3 tiles, excluded pairs (1-2, 1-3, explicit), 1-4 pairs (added back scaled by the
+// bonded kernel), the atom with itself and the padding past N are skipped by a compact per-tile
+// mask: kI·kI·32 words per tile that has any (one bit per (target lane, rotation step)); tiles
+// without are unmasked and run the branch-free path. Forces are summed with 64-bit fixed-point
+// integer atomics (2^-32 kcal/(mol·Å) resolution) in single and mixed, so results are bitwise
+// reproducible; double uses FP64 atomics (order not fixed: reproducible to rounding, not bitwise).
 #pragma once
 
 #include <cstddef>
