@@ -65,7 +65,7 @@ class CudaLjcKernel final : public LjcKernel {
   Precision precision() const override { return options_.precision; }
 
   // Newton's third law by default in single and mixed (fixed-point sums, deterministic); double
-  // defaults to one-sided (no FP64 atomics on the main sum's targets... see docs/ljc.md).
+  // defaults to the one-sided engine kernel, bitwise reproducible (newton3 in FP64 uses atomics).
   bool newton3() const {
     if (options_.pair_kernel == PairKernel::newton3) return true;
     if (options_.pair_kernel == PairKernel::one_sided) return false;
