@@ -14,7 +14,8 @@
 // mask: kI·kI·32 words per tile that has any (one bit per (target lane, rotation step)); tiles
 // without are unmasked and run the branch-free path. Forces are summed with 64-bit fixed-point
 // integer atomics (2^-32 kcal/(mol·Å) resolution) in single and mixed, so results are bitwise
-// reproducible; double uses FP64 atomics (order not fixed: reproducible to rounding, not bitwise).
+// reproducible; double uses FP64 atomics here and in the bonded kernel (order not fixed:
+// reproducible to rounding, not bitwise).
 #pragma once
 
 #include <cstddef>

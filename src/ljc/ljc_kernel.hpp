@@ -29,8 +29,7 @@ struct LjcForces {
 
 // Which CUDA pair kernel evaluates the all-pairs sum: one-sided (the shared all-pairs engine, each
 // ordered pair) or Newton's third law (each unordered pair once per tile pair, j-forces passed
-// across lanes). automatic: newton3 in single and mixed (faster everywhere measured), one-sided in
-// double (deterministic; newton3 sums FP64 forces with atomics).
+// across lanes). automatic: newton3 (faster at every N and precision measured).
 enum class PairKernel { automatic, one_sided, newton3 };
 PairKernel parse_pair_kernel(std::string_view text);  // throws pairwise::Error
 std::string_view to_string(PairKernel k);
