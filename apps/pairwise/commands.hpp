@@ -16,5 +16,7 @@ struct Command {
 Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_fredholm_command(CLI::App& app);
+Command add_bench_fredholm_command(CLI::App& app);  // after add_bench_command
 
 }  // namespace pairwise::cli

@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("pairwise ") + PAIRWISE_VERSION);
   app.require_subcommand(1);
   const std::vector<Command> commands = {add_info_command(app), add_run_command(app),
-                                         add_bench_command(app)};
+                                         add_bench_command(app), add_fredholm_command(app),
+                                         add_bench_fredholm_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

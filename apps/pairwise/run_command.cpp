@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "core/config.hpp"
+#include "fredholm/run.hpp"
 #include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
 #include "pairwise/error.hpp"
@@ -44,9 +45,12 @@ int run(const RunArgs& args) {
   const auto root = config.root();
   const std::string workload = root.string("workload", "nbody");
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
-  const std::string known[] = {"nbody"};
+  if (workload == "fredholm")
+    return fredholm::run_fredholm(fredholm::read_run_config(config), std::cout);
+  const std::string known[] = {"nbody", "fredholm"};
   root.fail("workload", "unknown workload '" + workload + "'" +
-                            config::suggestion_suffix(workload, known) + " (expected nbody)");
+                            config::suggestion_suffix(workload, known) +
+                            " (expected nbody or fredholm)");
 }
 
 }  // namespace
