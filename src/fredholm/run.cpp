@@ -128,6 +128,13 @@ void write_values(std::ostream& os, const S& v) {
   }
 }
 
+// "<sep><l>" (built with append: GCC 12 warns falsely about operator+ on short literals here).
+std::string wave_suffix(const char* sep, int l) {
+  std::string s(sep);
+  s.append(std::to_string(l));
+  return s;
+}
+
 std::string coordinate_header(int dim) {
   return dim == 1 ? "t" : dim == 2 ? "x,y" : "x,y,z";
 }
@@ -167,8 +174,8 @@ int run_typed(const RunConfig& rc, BackendKind backend, std::ostream& out) {
       out << "# backend: " << matvec->device_name() << ", precision " << to_string(rc.precision)
           << "\n";
     Solution<S> sol = solve(spec, nodes, *matvec, rc.method, rc.solve);
-    out << (well ? "l = " + std::to_string(l) + ": " : std::string()) << "method "
-        << sol.report.method << ", " << sol.report.iterations << " iterations, "
+    if (well) out << "l = " << l << ": ";
+    out << "method " << sol.report.method << ", " << sol.report.iterations << " iterations, "
         << sol.report.products << " products, relative residual "
         << fmt(sol.report.residual, "%.3e") << ", " << fmt(sol.report.seconds, "%.4f") << " s\n";
     if constexpr (!kIsComplex<S>) {
@@ -207,7 +214,8 @@ int run_typed(const RunConfig& rc, BackendKind backend, std::ostream& out) {
       }
       const std::vector<S> fi = interpolate(spec, *matvec, sol.f, grid);
       std::string name = rc.output.prefix +
-                         (well && waves.size() > 1 ? ".l" + std::to_string(l) : "") + ".grid.csv";
+                         (well && waves.size() > 1 ? wave_suffix(".l", l) : std::string()) +
+                         ".grid.csv";
       io::write_file_atomically(rc.output.directory / name, [&](std::ostream& os) {
         os << coordinate_header(dim) << (kIsComplex<S> ? ",f_re,f_im" : ",f")
            << (exact && !kIsComplex<S> ? ",exact,error" : "") << "\n";
@@ -233,7 +241,7 @@ int run_typed(const RunConfig& rc, BackendKind backend, std::ostream& out) {
     io::write_file_atomically(path, [&](std::ostream& os) {
       os << coordinate_header(rc.spec.dim) << ",w";
       for (int l : waves) {
-        const std::string suffix = waves.size() > 1 ? "_" + std::to_string(l) : "";
+        const std::string suffix = waves.size() > 1 ? wave_suffix("_", l) : std::string();
         os << (kIsComplex<S> ? ",f_re" + suffix + ",f_im" + suffix : ",f" + suffix);
       }
       if (exact && !kIsComplex<S>) os << ",exact,error";

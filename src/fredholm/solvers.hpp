@@ -39,8 +39,12 @@ struct SolveReport {
 };
 
 // Complex conjugate that keeps real scalars real (conj_(double) is a std::complex).
-inline double conj_(double x) { return x; }
-inline std::complex<double> conj_(const std::complex<double>& x) { return std::conj(x); }
+inline double conj_(double x) {
+  return x;
+}
+inline std::complex<double> conj_(const std::complex<double>& x) {
+  return std::conj(x);
+}
 
 template <class S>
 double norm2(const std::vector<S>& v) {
