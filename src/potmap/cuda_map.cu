@@ -135,15 +135,9 @@ __device__ __forceinline__ double mul_ru(double a, double b) {
   return __dmul_ru(a, b);
 }
 
-// Atoms come in species (bits of the sort key above the cell id, so each species is its own cell
-// list): kGuarded atoms lie exactly on a lattice column (their float x, y equal a column's), the
-// only ones that can be at r = 0 from a point, and take the guarded 1/r; kNegative atoms (cutoff
-// only) have q < 0. The loops are thus compiled per species, without per-atom tests.
-constexpr int kNegative = 1, kGuarded = 2;
-
-// Direct summation: one atom's q/r at the thread's kP points (dz = z_atom - z_k, r² = dz² + dxy2):
-// 3 FP32 + 1 rsqrt a point (2 more for the r = 0 select of guarded atoms). MUFU-bound.
-template <bool kGuard, class T, int M>
+// Direct summation: one atom's q/r at the thread's kP points (dz = z_atom - z_k, r² = dz² + dxy2;
+// r = 0 gives 0). MUFU-bound (3 FP32 + 2 for the r = 0 select, 1 rsqrt per point): no branch.
+template <class T, int M>
 __device__ __forceinline__ void add_atom_direct(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
                                                 T pz0, T h) {
   const T dx = a.x - px, dy = a.y - py;
@@ -152,29 +146,48 @@ __device__ __forceinline__ void add_atom_direct(Acc<T, M>& acc, const vec4_t<T>&
 #pragma unroll
   for (int k = 0; k < kP; ++k) {
     const T dz = fmadd(T(-k), h, dz0);
-    const T r2 = fmadd(dz, dz, dxy2);
-    acc.fma(k, a.w, kGuard ? physics::guarded_rinv(r2) : pairwise::rsqrt(r2));
+    acc.add(k, physics::direct_term(a.w, fmadd(dz, dz, dxy2)));
   }
 }
 
-// Cutoff summation: the atom carries σ = sqrt|q| (physics::scaled_switch_square); per point dz,
-// r², t_σ, max, t_σ², ±t_σ²/r accumulated: 6 FP32 + 1 rsqrt (the sign is the FFMA's operand
-// negation, fixed per species).
-template <bool kNeg, bool kGuard, class T, int M>
-__device__ __forceinline__ void add_atom_cutoff(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
-                                                T pz0, T h, T inv_rc2) {
-  const T dx = a.x - px, dy = a.y - py;
-  const T dxy2 = fmadd(dx, dx, dy * dy);
-  const T dz0 = a.z - pz0;
-  const T sigma = a.w;
-  const T sigma_inv = mul_ru(sigma, inv_rc2);
+// Cutoff summation: the atom carries σ = ±sqrt|q| (physics::scaled_switch_square): per point
+// dz, r², t_σ, max, t_σ², ±t_σ²/r accumulated (6 FP32 + 1 rsqrt). The sign of q is the same for
+// every thread (all read the same atom), so the branch on it does not diverge; the r = 0 guard is
+// needed only when the atom lies on the thread's column (dxy2 = 0), a branch that almost never
+// diverges either.
+template <bool kNegative, bool kGuard, class T, int M>
+__device__ __forceinline__ void cutoff_points(Acc<T, M>& acc, T dxy2, T dz0, T h, T sigma,
+                                              T sigma_inv) {
 #pragma unroll
   for (int k = 0; k < kP; ++k) {
     const T dz = fmadd(T(-k), h, dz0);
     const T r2 = fmadd(dz, dz, dxy2);
     const T w = physics::scaled_switch_square(r2, sigma, sigma_inv);
     const T rinv = kGuard ? physics::guarded_rinv(r2) : pairwise::rsqrt(r2);
-    acc.fma(k, kNeg ? -w : w, rinv);
+    acc.fma(k, kNegative ? -w : w, rinv);
+  }
+}
+
+template <class T, int M>
+__device__ __forceinline__ void add_atom_cutoff(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
+                                                T pz0, T h, T inv_rc2) {
+  const T dx = a.x - px, dy = a.y - py;
+  const T dxy2 = fmadd(dx, dx, dy * dy);
+  const T dz0 = a.z - pz0;
+  const T sigma = a.w < T(0) ? -a.w : a.w;
+  const T sigma_inv = mul_ru(sigma, inv_rc2);
+  if (dxy2 > T(0)) {
+    if (a.w < T(0)) {
+      cutoff_points<true, false>(acc, dxy2, dz0, h, sigma, sigma_inv);
+    } else {
+      cutoff_points<false, false>(acc, dxy2, dz0, h, sigma, sigma_inv);
+    }
+  } else {
+    if (a.w < T(0)) {
+      cutoff_points<true, true>(acc, dxy2, dz0, h, sigma, sigma_inv);
+    } else {
+      cutoff_points<false, true>(acc, dxy2, dz0, h, sigma, sigma_inv);
+    }
   }
 }
 
@@ -188,42 +201,37 @@ __device__ void store(const Acc<T, M>& acc, Out* out, const Slab& s, int i, int 
   }
 }
 
-template <bool kGuard, class T, int M>
-__device__ __forceinline__ void direct_range(Acc<T, M>& acc, const vec4_t<T>* __restrict__ atoms,
-                                             int a0, int a1, T px, T py, T pz0, T h) {
-  constexpr int kChunk = 64;  // mixed: FP32 partial sums of 64 atoms
-  for (int c0 = a0; c0 < a1; c0 += kChunk) {
-    const int c1 = min(a1, c0 + kChunk);
-#pragma unroll 2
-    for (int a = c0; a < c1; ++a) add_atom_direct<kGuard>(acc, atoms[a], px, py, pz0, h);
-    acc.flush();
-  }
-}
-
-// starts[0..2]: the plain atoms are [starts[0], starts[1]), the guarded ones [starts[1],
-// starts[2]) of the sorted array.
 template <class T, class Out, int M>
 __global__ void __launch_bounds__(kThreads)
-    direct_regions(const vec4_t<T>* __restrict__ atoms, const int* __restrict__ starts, Slab s, T h,
-                   Out* out) {
+    direct_regions(const vec4_t<T>* __restrict__ atoms, int n, Slab s, T h, Out* out) {
   const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
   const int i = s.i0 + blockIdx.x * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
   const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
   Acc<T, M> acc;
   acc.zero();
-  direct_range<false>(acc, atoms, starts[0], starts[1], px, py, pz0, h);
-  direct_range<true>(acc, atoms, starts[1], starts[2], px, py, pz0, h);
+  constexpr int kChunk = 64;  // mixed: FP32 partial sums of 64 atoms
+  for (int a0 = 0; a0 < n; a0 += kChunk) {
+    const int a1 = min(n, a0 + kChunk);
+#pragma unroll 2
+    for (int a = a0; a < a1; ++a) add_atom_direct(acc, atoms[a], px, py, pz0, h);
+    acc.flush();
+  }
   store(acc, out, s, i, j, k0);
 }
 
-// One species' atoms of the region's neighborhood (cell_start of that species' cells).
-template <bool kNeg, bool kGuard, class T, int M>
-__device__ __forceinline__ void scan_neighborhood(Acc<T, M>& acc,
-                                                  const vec4_t<T>* __restrict__ atoms,
-                                                  const int* __restrict__ cell_start,
-                                                  const CellGrid& g, int n_neighbors, int bcx,
-                                                  int bcy, int bcz, T px, T py, T pz0, T h,
-                                                  T inv_rc2) {
+template <class T, class Out, int M>
+__global__ void __launch_bounds__(kThreads)
+    cutoff_regions(const vec4_t<T>* __restrict__ atoms, const int* __restrict__ cell_start,
+                   CellGrid g, int n_neighbors, Slab s, T h, physics::SwitchParams<T> sw,
+                   Out* out) {
+  const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
+  const int rx = s.i0 / kR + blockIdx.x;  // the region's index in the whole lattice
+  const int i = rx * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
+  const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
+  const int bcx = rx * g.m + g.offx, bcy = blockIdx.y * g.m + g.offy,
+            bcz = blockIdx.z * g.mz + g.offz;
+  Acc<T, M> acc;
+  acc.zero();
   for (int c = 0; c < n_neighbors; ++c) {
     const int4 nb = c_neighbors[c];
     const int cx = bcx + nb.x, cy = bcy + nb.y;
@@ -232,43 +240,15 @@ __device__ __forceinline__ void scan_neighborhood(Acc<T, M>& acc,
     if (z_lo > z_hi) continue;
     const int column = (cx * g.ncy + cy) * g.ncz;
     const int a0 = __ldg(cell_start + column + z_lo), a1 = __ldg(cell_start + column + z_hi + 1);
-#pragma unroll 2
-    for (int a = a0; a < a1; ++a) {
-      add_atom_cutoff<kNeg, kGuard>(acc, atoms[a], px, py, pz0, h, inv_rc2);
-    }
+    for (int a = a0; a < a1; ++a) add_atom_cutoff(acc, atoms[a], px, py, pz0, h, sw.inv_rc2);
     acc.flush();
   }
-}
-
-template <class T, class Out, int M>
-__global__ void __launch_bounds__(kThreads)
-    cutoff_regions(const vec4_t<T>* __restrict__ atoms, const int* __restrict__ cell_start,
-                   CellGrid g, int n_neighbors, Slab s, T h, T inv_rc2, Out* out) {
-  const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
-  const int rx = s.i0 / kR + blockIdx.x;  // the region's index in the whole lattice
-  const int i = rx * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
-  const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
-  const int bcx = rx * g.m + g.offx, bcy = blockIdx.y * g.m + g.offy,
-            bcz = blockIdx.z * g.mz + g.offz;
-  const long long cells = g.cells();
-  Acc<T, M> acc;
-  acc.zero();
-  scan_neighborhood<false, false>(acc, atoms, cell_start, g, n_neighbors, bcx, bcy, bcz, px, py,
-                                  pz0, h, inv_rc2);
-  scan_neighborhood<true, false>(acc, atoms, cell_start + kNegative * cells, g, n_neighbors, bcx,
-                                 bcy, bcz, px, py, pz0, h, inv_rc2);
-  scan_neighborhood<false, true>(acc, atoms, cell_start + kGuarded * cells, g, n_neighbors, bcx,
-                                 bcy, bcz, px, py, pz0, h, inv_rc2);
-  scan_neighborhood<true, true>(acc, atoms, cell_start + (kGuarded | kNegative) * cells, g,
-                                n_neighbors, bcx, bcy, bcz, px, py, pz0, h, inv_rc2);
   store(acc, out, s, i, j, k0);
 }
 
-// Atom a: coordinates relative to the origin in T and its sort key: species * cells + cell id
-// (cutoff; species 0..3, kNegative | kGuarded; 4 * cells when outside the cell grid: such atoms
-// are farther than rc from every point) or 1 for guarded atoms, else 0 (direct).
+// Atom a: coordinates relative to the origin in T, and its cell id (cells() when outside).
 template <class T>
-__global__ void bin_atoms(const D4* __restrict__ abs, int n, double ox, double oy, double oz, T h,
+__global__ void bin_atoms(const D4* __restrict__ abs, int n, double ox, double oy, double oz,
                           CellGrid g, bool cutoff, vec4_t<T>* rel, unsigned* keys, int* index) {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n) return;
@@ -277,36 +257,24 @@ __global__ void bin_atoms(const D4* __restrict__ abs, int n, double ox, double o
   vec4_t<T> r;
   r.x = T(x), r.y = T(y), r.z = T(z), r.w = T(p.w);
   rel[a] = r;
-  // On (or within 1e-15 Å of) a lattice column, whose coordinates in the kernels are T(i) * h:
-  // only such atoms can have dx² + dy² = 0 (exactly, or by underflow) at some thread.
-  auto on_column = [&](T v) {
-    const double i = rint(double(v) / double(h));
-    return fabs(i) < 1e9 && fabs(double(v) - double(T(i) * h)) < 1e-15;
-  };
-  const bool guarded = on_column(r.x) && on_column(r.y);
-  index[a] = a;
-  if (!cutoff) {
-    keys[a] = guarded ? 1 : 0;
-    return;
-  }
-  const long long cells = g.cells();
+  if (!cutoff) return;
   const double fx = floor(x / g.c) + g.offx, fy = floor(y / g.c) + g.offy,
                fz = floor(z / g.cz) + g.offz;
-  long long key = 4 * cells;
+  unsigned key = unsigned(g.cells());
   if (fx >= 0 && fx < g.ncx && fy >= 0 && fy < g.ncy && fz >= 0 && fz < g.ncz) {
-    const int species = (p.w < 0 ? kNegative : 0) | (guarded ? kGuarded : 0);
-    key = species * cells + (long long)((int(fx) * g.ncy + int(fy)) * g.ncz + int(fz));
+    key = unsigned((int(fx) * g.ncy + int(fy)) * g.ncz + int(fz));
   }
-  keys[a] = unsigned(key);
+  keys[a] = key;
+  index[a] = a;
 }
 
 template <class T>
 __global__ void gather_atoms(const vec4_t<T>* __restrict__ rel, const int* __restrict__ order,
-                             int n, bool cutoff, vec4_t<T>* sorted) {
+                             int n, vec4_t<T>* sorted) {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n) return;
   vec4_t<T> r = rel[order[a]];
-  if (cutoff) r.w = sqrt(fabs(r.w));  // σ = sqrt|q| for add_atom_cutoff (the sign: species)
+  r.w = copysign(sqrt(fabs(r.w)), r.w);  // σ = ±sqrt|q| for add_atom_cutoff
   sorted[a] = r;
 }
 
@@ -448,22 +416,19 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
                       std::to_string(kMaxNeighbors) + ")",
                   "bin_size");
     }
-    // Sort keys hold 4 species of cells in 32 bits.
-    if (g.cells() >= (1LL << 30) - 1)
-      throw Error("too many atom bins for this lattice", "bin_size");
+    if (g.cells() >= (1LL << 31)) throw Error("too many atom bins for this lattice", "bin_size");
     PW_CUDA(cudaMemcpyToSymbol(c_neighbors, nb.data(), nb.size() * sizeof(int4)));
   }
 
   // Memory: atoms (absolute D4, relative, sorted), keys, cells, sort scratch; the rest may
   // hold the map.
-  // Sort keys: species * cells + cell (cutoff), the guarded bit alone (direct, as 1 cell of 2
-  // species): starts has one entry per key value and one past the last.
-  const long long n_keys = cutoff ? 4 * g.cells() : 2;
   std::size_t sort_bytes = 0;
-  PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (unsigned*)nullptr,
-                                          (unsigned*)nullptr, (int*)nullptr, (int*)nullptr, n));
+  if (cutoff) {
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (unsigned*)nullptr,
+                                            (unsigned*)nullptr, (int*)nullptr, (int*)nullptr, n));
+  }
   const std::size_t fixed = std::size_t(n) * (sizeof(D4) + 2 * sizeof(vec4_t<T>) + 16) +
-                            std::size_t(n_keys + 1) * sizeof(int) + sort_bytes;
+                            (cutoff ? std::size_t(g.cells() + 1) * sizeof(int) : 0) + sort_bytes;
   const std::size_t plane_bytes = std::size_t(whole.ny) * std::size_t(whole.nz) * sizeof(Out);
   std::size_t budget = o.device_memory_limit;
   if (budget == 0) {
@@ -475,9 +440,9 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
   int planes = whole.nx;
   if (map_bytes > budget) {
     if (!o.slabs) {
-      throw Error("the lattice needs " + std::to_string(map_bytes) +
-                      " bytes of device memory, more than the " + std::to_string(budget) +
-                      " available for it (slabs are off)",
+      throw Error("the lattice needs " + std::to_string(map_bytes + fixed) +
+                      " bytes of device memory, more than the " + std::to_string(budget + fixed) +
+                      " available (slabs are off)",
                   "device memory");
     }
     planes = int(budget / plane_bytes) / kR * kR;
@@ -492,11 +457,10 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
 
   const std::vector<D4> host_atoms = pack_atoms(atoms);
   Buffer<D4> d_abs(static_cast<std::size_t>(n));
-  const std::size_t un = static_cast<std::size_t>(n);
-  Buffer<vec4_t<T>> d_rel(un), d_sorted(un);
-  Buffer<unsigned> d_keys(un), d_keys_sorted(un);
-  Buffer<int> d_index(un), d_order(un);
-  Buffer<int> d_cells(static_cast<std::size_t>(n_keys + 1));
+  Buffer<vec4_t<T>> d_rel(static_cast<std::size_t>(n)), d_sorted(cutoff ? std::size_t(n) : 0);
+  Buffer<unsigned> d_keys(cutoff ? std::size_t(n) : 0), d_keys_sorted(cutoff ? std::size_t(n) : 0);
+  Buffer<int> d_index(cutoff ? std::size_t(n) : 0), d_order(cutoff ? std::size_t(n) : 0);
+  Buffer<int> d_cells(cutoff ? std::size_t(g.cells() + 1) : 0);
   Buffer<unsigned char> d_sort_tmp(sort_bytes);
   Buffer<Out> d_map(plane_bytes / sizeof(Out) * std::size_t(planes));
   PW_CUDA(
@@ -506,17 +470,20 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
   Events ev;
   PW_CUDA(cudaEventRecord(ev.start));
   const int tb = 256, atom_blocks = (n + tb - 1) / tb;
-  bin_atoms<T><<<atom_blocks, tb>>>(d_abs.p, n, l.origin[0], l.origin[1], l.origin[2], T(h), g,
-                                    cutoff, d_rel.p, d_keys.p, d_index.p);
+  bin_atoms<T><<<atom_blocks, tb>>>(d_abs.p, n, l.origin[0], l.origin[1], l.origin[2], g, cutoff,
+                                    d_rel.p, d_keys.p, d_index.p);
   PW_CUDA_LAUNCH("potmap bin_atoms");
-  int end_bit = 1;
-  while ((1LL << end_bit) <= n_keys) ++end_bit;
-  PW_CUDA(cub::DeviceRadixSort::SortPairs(d_sort_tmp.p, sort_bytes, d_keys.p, d_keys_sorted.p,
-                                          d_index.p, d_order.p, n, 0, end_bit));
-  gather_atoms<T><<<atom_blocks, tb>>>(d_rel.p, d_order.p, n, cutoff, d_sorted.p);
-  PW_CUDA_LAUNCH("potmap gather_atoms");
-  cell_starts<<<unsigned((n_keys + 1 + tb - 1) / tb), tb>>>(d_keys_sorted.p, n, n_keys, d_cells.p);
-  PW_CUDA_LAUNCH("potmap cell_starts");
+  if (cutoff) {
+    int end_bit = 1;
+    while ((1LL << end_bit) <= g.cells()) ++end_bit;
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(d_sort_tmp.p, sort_bytes, d_keys.p, d_keys_sorted.p,
+                                            d_index.p, d_order.p, n, 0, end_bit));
+    gather_atoms<T><<<atom_blocks, tb>>>(d_rel.p, d_order.p, n, d_sorted.p);
+    PW_CUDA_LAUNCH("potmap gather_atoms");
+    const long long cells = g.cells();
+    cell_starts<<<unsigned((cells + 1 + tb - 1) / tb), tb>>>(d_keys_sorted.p, n, cells, d_cells.p);
+    PW_CUDA_LAUNCH("potmap cell_starts");
+  }
   const auto sw = physics::switch_params<T>(o.cutoff);
   for (int sl = 0; sl < n_slabs; ++sl) {
     Slab s = whole;
@@ -524,11 +491,11 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
     s.planes = std::min(planes, whole.nx - s.i0);
     const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(nry), unsigned(nrz));
     if (cutoff) {
-      cutoff_regions<T, Out, M><<<grid, kThreads>>>(d_sorted.p, d_cells.p, g, int(nb.size()), s,
-                                                    T(h), sw.inv_rc2, d_map.p);
+      cutoff_regions<T, Out, M>
+          <<<grid, kThreads>>>(d_sorted.p, d_cells.p, g, int(nb.size()), s, T(h), sw, d_map.p);
       PW_CUDA_LAUNCH("potmap cutoff_regions");
     } else {
-      direct_regions<T, Out, M><<<grid, kThreads>>>(d_sorted.p, d_cells.p, s, T(h), d_map.p);
+      direct_regions<T, Out, M><<<grid, kThreads>>>(d_rel.p, n, s, T(h), d_map.p);
       PW_CUDA_LAUNCH("potmap direct_regions");
     }
     if (o.exclusion > 0) {
