@@ -59,9 +59,9 @@ Command add_nbody_bench(CLI::App& bench) {
 Command add_bench_command(CLI::App& app) {
   CLI::App* bench = app.add_subcommand("bench", "Run a benchmark suite (results as JSON)");
   bench->require_subcommand(1);
-  const std::vector<Command> suites = {add_nbody_bench(*bench), add_potmap_bench(*bench),
-                                       add_ljc_bench(*bench), add_md_bench(*bench),
-                                       add_rng_bench(*bench)};
+  const std::vector<Command> suites = {add_nbody_bench(*bench),    add_potmap_bench(*bench),
+                                       add_fredholm_bench(*bench), add_ljc_bench(*bench),
+                                       add_md_bench(*bench),       add_rng_bench(*bench)};
   return {bench, [suites] {
             for (const auto& suite : suites) {
               if (suite.app->parsed()) return suite.run();

@@ -17,11 +17,13 @@ Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_potmap_command(CLI::App& app);
+Command add_fredholm_command(CLI::App& app);
 Command add_rng_command(CLI::App& app);
 
 // The benchmark suites, subcommands of `bench` (each registered by add_bench_command).
 Command add_nbody_bench(CLI::App& bench);
 Command add_potmap_bench(CLI::App& bench);
+Command add_fredholm_bench(CLI::App& bench);
 Command add_ljc_bench(CLI::App& bench);
 Command add_md_bench(CLI::App& bench);
 Command add_rng_bench(CLI::App& bench);

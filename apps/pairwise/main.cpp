@@ -14,9 +14,9 @@ int main(int argc, char** argv) {
       "and multi-core CPUs. Run `pairwise <command> --help` for the options of a command."};
   app.set_version_flag("--version", std::string("pairwise ") + PAIRWISE_VERSION);
   app.require_subcommand(1);
-  const std::vector<Command> commands = {add_info_command(app), add_run_command(app),
-                                         add_bench_command(app), add_potmap_command(app),
-                                         add_rng_command(app)};
+  const std::vector<Command> commands = {add_info_command(app),     add_run_command(app),
+                                         add_bench_command(app),    add_potmap_command(app),
+                                         add_fredholm_command(app), add_rng_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "core/config.hpp"
+#include "fredholm/run.hpp"
 #include "ljc/run.hpp"
 #include "ljc/run_config.hpp"
 #include "md/run.hpp"
@@ -50,12 +51,14 @@ int run(const RunArgs& args) {
   if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
   if (workload == "potmap")
     return potmap::run_potmap(potmap::read_potmap_config(config), std::cout);
+  if (workload == "fredholm")
+    return fredholm::run_fredholm(fredholm::read_run_config(config), std::cout);
   if (workload == "ljc") return ljc::run_ljc(ljc::read_run_config(config), std::cout, std::cerr);
   if (workload == "md") return md::run_md(md::read_md_config(config), std::cout);
-  const std::string known[] = {"nbody", "potmap", "ljc", "md"};
+  const std::string known[] = {"nbody", "potmap", "fredholm", "ljc", "md"};
   root.fail("workload", "unknown workload '" + workload + "'" +
                             config::suggestion_suffix(workload, known) +
-                            " (expected one of: nbody, potmap, ljc, md)");
+                            " (expected one of: nbody, potmap, fredholm, ljc, md)");
 }
 
 }  // namespace

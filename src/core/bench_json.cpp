@@ -11,10 +11,12 @@
 
 namespace pairwise {
 
-// `git rev-parse --short HEAD` of the working directory, else $PAIRWISE_GIT, else "unknown" (the
-// GPU machine runs a copied build tree, often without git).
+// $PAIRWISE_GIT when set (who copies a build to another machine knows which revision it was built
+// from; the working directory there may be another checkout), else `git rev-parse --short HEAD` of
+// the working directory, else "unknown".
 std::string BenchRecord::git_revision() {
   static const std::string cached = [] {
+    if (const char* env = std::getenv("PAIRWISE_GIT"); env && *env) return std::string(env);
     std::string rev;
     if (FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
       std::array<char, 64> buf{};
@@ -23,11 +25,7 @@ std::string BenchRecord::git_revision() {
     }
     while (!rev.empty() && (rev.back() == '\n' || rev.back() == '\r' || rev.back() == ' '))
       rev.pop_back();
-    if (rev.empty()) {
-      const char* env = std::getenv("PAIRWISE_GIT");
-      rev = env && *env ? env : "unknown";
-    }
-    return rev;
+    return rev.empty() ? std::string("unknown") : rev;
   }();
   return cached;
 }

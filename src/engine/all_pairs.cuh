@@ -40,6 +40,20 @@
 //                          // called by the block that finalized targets [k_begin, k_end), after
 //                          // its finalize calls (all threads of the block); usually empty
 //
+// Two policies to copy from: MatvecPolicy in src/fredholm/cuda_matvec.cu (small: scalar or
+// complex sums, optional per-tile fold into double) and GravityPolicy in src/nbody/cuda_gravity.cu
+// (several staged arrays, a two-stage evaluator, self terms and an after_finalize hook).
+//
+// ## Host side
+//   AllPairsCostModel model;  // per_pair, loads_per_source, components, bytes
+//   model.shapes = {{kI, all_pairs_blocks_per_sm<P, kI, B>()}};
+//   AllPairsPlan plan = plan_all_pairs(model, n_i, n_j, sms, max_partial_bytes);
+//   workspace.prepare(plan, all_pairs_partial_bytes(model, plan, n_i), stream);
+//   args.plan = plan, args.partial = workspace.partial(), args.tickets = workspace.tickets();
+//   launch_all_pairs<P, kI, B>(args, stream, "name");  // kI == plan.i_per_thread
+// (workspace: an AllPairsWorkspace, device_buffer.cuh.)
+// Plans depend only on (n_i, n_j): cache them (the planner queries occupancy once per shape).
+//
 // ## Buffers
 //   partial: Partial[kComponents][splits][n_i] (only used when plan.splits > 1)
 //   tickets: unsigned[plan.i_blocks], zero before the first launch; each launch leaves them zero.

@@ -94,6 +94,14 @@ struct Acc {
       if constexpr (M == kWide) w[k] = 0;
     }
   }
+  // s[k] += w · rinv (one FFMA in plain mode).
+  __device__ void fma(int k, T w, T rinv) {
+    if constexpr (M == kKahan) {
+      add(k, w * rinv);
+    } else {
+      s[k] = fmadd(w, rinv, s[k]);
+    }
+  }
   __device__ void add(int k, T v) {
     if constexpr (M == kKahan) {
       const T y = v - c[k];
@@ -120,26 +128,65 @@ struct Acc {
   }
 };
 
-// One atom's contribution to the thread's kP points: dz = z_atom - z_k, r² = dz² + dxy2.
-template <bool kCutoff, class T, int M>
-__device__ __forceinline__ void add_atom(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py, T pz0, T h,
-                                         const physics::SwitchParams<T>& sw) {
+__device__ __forceinline__ float mul_ru(float a, float b) {
+  return __fmul_ru(a, b);
+}
+__device__ __forceinline__ double mul_ru(double a, double b) {
+  return __dmul_ru(a, b);
+}
+
+// Direct summation: one atom's q/r at the thread's kP points (dz = z_atom - z_k, r² = dz² + dxy2;
+// r = 0 gives 0). MUFU-bound (3 FP32 + 2 for the r = 0 select, 1 rsqrt per point): no branch.
+template <class T, int M>
+__device__ __forceinline__ void add_atom_direct(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
+                                                T pz0, T h) {
   const T dx = a.x - px, dy = a.y - py;
   const T dxy2 = fmadd(dx, dx, dy * dy);
   const T dz0 = a.z - pz0;
+#pragma unroll
+  for (int k = 0; k < kP; ++k) {
+    const T dz = fmadd(T(-k), h, dz0);
+    acc.add(k, physics::direct_term(a.w, fmadd(dz, dz, dxy2)));
+  }
+}
+
+// Cutoff summation: the atom carries σ = ±sqrt|q| (physics::scaled_switch_square): per point
+// dz, r², t_σ, max, t_σ², ±t_σ²/r accumulated (6 FP32 + 1 rsqrt). The sign of q is the same for
+// every thread (all read the same atom), so the branch on it does not diverge; the r = 0 guard is
+// needed only when the atom lies on the thread's column (dxy2 = 0), a branch that almost never
+// diverges either.
+template <bool kNegative, bool kGuard, class T, int M>
+__device__ __forceinline__ void cutoff_points(Acc<T, M>& acc, T dxy2, T dz0, T h, T sigma,
+                                              T sigma_inv) {
+#pragma unroll
+  for (int k = 0; k < kP; ++k) {
+    const T dz = fmadd(T(-k), h, dz0);
+    const T r2 = fmadd(dz, dz, dxy2);
+    const T w = physics::scaled_switch_square(r2, sigma, sigma_inv);
+    const T rinv = kGuard ? physics::guarded_rinv(r2) : pairwise::rsqrt(r2);
+    acc.fma(k, kNegative ? -w : w, rinv);
+  }
+}
+
+template <class T, int M>
+__device__ __forceinline__ void add_atom_cutoff(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
+                                                T pz0, T h, T inv_rc2) {
+  const T dx = a.x - px, dy = a.y - py;
+  const T dxy2 = fmadd(dx, dx, dy * dy);
+  const T dz0 = a.z - pz0;
+  const T sigma = a.w < T(0) ? -a.w : a.w;
+  const T sigma_inv = mul_ru(sigma, inv_rc2);
   if (dxy2 > T(0)) {
-#pragma unroll
-    for (int k = 0; k < kP; ++k) {
-      const T dz = fmadd(T(-k), h, dz0);
-      const T r2 = fmadd(dz, dz, dxy2);
-      acc.add(k, kCutoff ? physics::cutoff_term_unguarded(a.w, r2, sw) : a.w * pairwise::rsqrt(r2));
+    if (a.w < T(0)) {
+      cutoff_points<true, false>(acc, dxy2, dz0, h, sigma, sigma_inv);
+    } else {
+      cutoff_points<false, false>(acc, dxy2, dz0, h, sigma, sigma_inv);
     }
-  } else {  // the atom is on this column: one point may be at r = 0
-#pragma unroll
-    for (int k = 0; k < kP; ++k) {
-      const T dz = fmadd(T(-k), h, dz0);
-      const T r2 = fmadd(dz, dz, dxy2);
-      acc.add(k, kCutoff ? physics::cutoff_term(a.w, r2, sw) : physics::direct_term(a.w, r2));
+  } else {
+    if (a.w < T(0)) {
+      cutoff_points<true, true>(acc, dxy2, dz0, h, sigma, sigma_inv);
+    } else {
+      cutoff_points<false, true>(acc, dxy2, dz0, h, sigma, sigma_inv);
     }
   }
 }
@@ -162,11 +209,11 @@ __global__ void __launch_bounds__(kThreads)
   const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
   Acc<T, M> acc;
   acc.zero();
-  const physics::SwitchParams<T> none{};
   constexpr int kChunk = 64;  // mixed: FP32 partial sums of 64 atoms
   for (int a0 = 0; a0 < n; a0 += kChunk) {
     const int a1 = min(n, a0 + kChunk);
-    for (int a = a0; a < a1; ++a) add_atom<false>(acc, atoms[a], px, py, pz0, h, none);
+#pragma unroll 2
+    for (int a = a0; a < a1; ++a) add_atom_direct(acc, atoms[a], px, py, pz0, h);
     acc.flush();
   }
   store(acc, out, s, i, j, k0);
@@ -193,7 +240,7 @@ __global__ void __launch_bounds__(kThreads)
     if (z_lo > z_hi) continue;
     const int column = (cx * g.ncy + cy) * g.ncz;
     const int a0 = __ldg(cell_start + column + z_lo), a1 = __ldg(cell_start + column + z_hi + 1);
-    for (int a = a0; a < a1; ++a) add_atom<true>(acc, atoms[a], px, py, pz0, h, sw);
+    for (int a = a0; a < a1; ++a) add_atom_cutoff(acc, atoms[a], px, py, pz0, h, sw.inv_rc2);
     acc.flush();
   }
   store(acc, out, s, i, j, k0);
@@ -225,7 +272,10 @@ template <class T>
 __global__ void gather_atoms(const vec4_t<T>* __restrict__ rel, const int* __restrict__ order,
                              int n, vec4_t<T>* sorted) {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
-  if (a < n) sorted[a] = rel[order[a]];
+  if (a >= n) return;
+  vec4_t<T> r = rel[order[a]];
+  r.w = copysign(sqrt(fabs(r.w)), r.w);  // σ = ±sqrt|q| for add_atom_cutoff
+  sorted[a] = r;
 }
 
 // cell_start[c] = the first sorted atom of cell >= c (c = 0 .. cells), by binary search.

@@ -4,8 +4,10 @@
 
 #include <cmath>
 
+#include "pairwise/backend.hpp"
 #include "pairwise/error.hpp"
-#include "potmap_cases.hpp"
+#include "potmap/map.hpp"
+#include "potmap/run.hpp"
 
 namespace pairwise::test {
 namespace {

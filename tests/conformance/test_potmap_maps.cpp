@@ -3,13 +3,87 @@
 // bin faces, outside the lattice, dense clusters); one point charge against k q s(r)/r.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
 
-#include "potmap_cases.hpp"
+#include "pairwise/backend.hpp"
+#include "pairwise/precision.hpp"
+#include "potmap/map.hpp"
+#include "potmap/run.hpp"
 
 namespace pairwise::test {
 namespace {
+
+// Backend cases: every compiled backend and precision, and compensated single precision.
+struct MapCase {
+  BackendKind backend;
+  Precision precision;
+  bool kahan;
+};
+
+std::vector<MapCase> compiled_map_cases() {
+  std::vector<MapCase> cases = {{BackendKind::reference, Precision::double_, false},
+                                {BackendKind::cpu, Precision::single, false},
+                                {BackendKind::cpu, Precision::single, true},
+                                {BackendKind::cpu, Precision::mixed, false},
+                                {BackendKind::cpu, Precision::double_, false}};
+  if (cuda_compiled()) {
+    cases.push_back({BackendKind::cuda, Precision::single, false});
+    cases.push_back({BackendKind::cuda, Precision::single, true});
+    cases.push_back({BackendKind::cuda, Precision::mixed, false});
+    cases.push_back({BackendKind::cuda, Precision::double_, false});
+  }
+  return cases;
+}
+
+// "CpuSingle", "CpuSingleKahan", "CudaDouble", ...
+std::string map_case_name(const testing::TestParamInfo<MapCase>& info) {
+  auto cap = [](std::string_view s) {
+    std::string o(s);
+    o[0] = char(std::toupper(static_cast<unsigned char>(o[0])));
+    return o;
+  };
+  return cap(to_string(info.param.backend)) + cap(to_string(info.param.precision)) +
+         (info.param.kahan ? "Kahan" : "");
+}
+
+class MapBackendTest : public testing::TestWithParam<MapCase> {
+ protected:
+  void SetUp() override {
+    if (GetParam().backend != BackendKind::cuda) return;
+    std::string why;
+    if (cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  }
+  potmap::MapOptions options(double cutoff, double exclusion = 0) const {
+    potmap::MapOptions o;
+    o.precision = GetParam().precision;
+    o.kahan = GetParam().kahan;
+    o.cutoff = cutoff;
+    o.exclusion = exclusion;
+    return o;
+  }
+  potmap::MapResult compute(const potmap::Atoms& a, const potmap::Lattice& l,
+                            const potmap::MapOptions& o) const {
+    return potmap::compute_map(GetParam().backend, a, l, o);
+  }
+  bool is_double() const { return GetParam().precision == Precision::double_; }
+};
+
+// Random charges in [-1, 1] uniform in a box [lo, hi)³.
+potmap::Atoms random_atoms(std::size_t n, double lo, double hi, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi), c(-1, 1);
+  potmap::Atoms a;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = u(rng), y = u(rng), z = u(rng);
+    a.push_back(x, y, z, c(rng));
+  }
+  return a;
+}
 
 using potmap::Atoms;
 using potmap::Lattice;
@@ -17,7 +91,7 @@ using potmap::Lattice;
 // Single precision must not be worse than the paper's Table 2 figure (0.87 %).
 constexpr double kPaperSingleRelative = 0.0087;
 
-// A 20 Å TIP3P water box and a 0.5 Å lattice around it (2 Å padding): 750 atoms, 49³ points.
+// A 20 Å TIP3P water box and a 0.5 Å lattice around it (2 Å padding): 648 atoms, 49³ points.
 struct WaterCase {
   Atoms atoms = potmap::water_box(20.0, 3);
   Lattice lattice = potmap::lattice_around(atoms, 0.5, 2.0);
@@ -62,11 +136,10 @@ TEST_P(PotmapMaps, DirectAndCutoffMatchReferenceAsTable2) {
 
 // The maps of one backend with and without compensation, against the reference: compensated
 // (or double-accumulated) sums are better than plain FP32 sums on a direct map of many atoms.
-TEST_P(PotmapMaps, CompensatedBetterThanPlainSingle) {
-  if (GetParam().precision != Precision::single || !GetParam().kahan) {
-    GTEST_SKIP() << "compares plain and compensated single precision";
-  }
-  const Atoms atoms = potmap::water_box(30.0, 5);  // 2,430 atoms
+class PotmapCompensated : public MapBackendTest {};
+
+TEST_P(PotmapCompensated, BetterThanPlainSingle) {
+  const Atoms atoms = potmap::water_box(30.0, 5);  // 3,000 atoms
   Lattice l;
   l.origin = {5, 5, 5};
   l.spacing = 0.7;
@@ -77,8 +150,9 @@ TEST_P(PotmapMaps, CompensatedBetterThanPlainSingle) {
   const auto kahan = potmap::map_errors(compute(atoms, l, o).values, ref);
   o.kahan = false;
   const auto plain = potmap::map_errors(compute(atoms, l, o).values, ref);
-  std::printf("direct, 2430 atoms: plain single %.3g rel %.3g abs; compensated %.3g rel %.3g abs\n",
-              plain.max_relative, plain.max_absolute, kahan.max_relative, kahan.max_absolute);
+  std::printf("direct, %zu atoms: plain single %.3g rel %.3g abs; compensated %.3g rel %.3g abs\n",
+              atoms.size(), plain.max_relative, plain.max_absolute, kahan.max_relative,
+              kahan.max_absolute);
   EXPECT_LT(kahan.max_absolute, plain.max_absolute);
   EXPECT_LE(kahan.max_relative, plain.max_relative);
 }
@@ -223,6 +297,16 @@ TEST_P(PotmapMaps, ExclusionZeroesExactlyTheNearPoints) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PotmapMaps, testing::ValuesIn(compiled_map_cases()),
+                         map_case_name);
+
+// The compensated cases (single precision with Kahan sums) of every backend.
+std::vector<MapCase> compensated_cases() {
+  std::vector<MapCase> out;
+  for (const auto& c : compiled_map_cases())
+    if (c.kahan) out.push_back(c);
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Backends, PotmapCompensated, testing::ValuesIn(compensated_cases()),
                          map_case_name);
 
 }  // namespace

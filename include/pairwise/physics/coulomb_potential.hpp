@@ -83,6 +83,18 @@ PW_HD T cutoff_term(T q, T r2, const SwitchParams<T>& p) {
   return q * t * t * guarded_rinv(r2);
 }
 
+// The same q s(r)/r in the form the cuda backend's cutoff loop uses, one multiply fewer per
+// point: with σ = sqrt|q| (stored with the atom) and σ_inv = σ / rc² rounded up
+// (rc² · σ_inv >= σ, so the clamp is again exact at and beyond rc),
+//   t_σ = max(σ - r² σ_inv, 0) = σ t,   |q| s(r) = t_σ²,   term = ± t_σ² / r   (sign of q).
+// The sign is the caller's (one FFMA with a negated operand); this returns t_σ².
+template <class T>
+PW_HD T scaled_switch_square(T r2, T sigma, T sigma_inv) {
+  const T t = fmadd(-r2, sigma_inv, sigma);
+  const T c = t > T(0) ? t : T(0);
+  return c * c;
+}
+
 // q / r (direct form).
 template <class T>
 PW_HD T direct_term(T q, T r2) {

@@ -1,0 +1,120 @@
+// `pairwise fredholm FILE.toml [flags]`: a Fredholm integral equation of the second kind by the
+// Nyström method (src/fredholm/run.hpp; keys in docs/fredholm.md), and `pairwise bench fredholm`.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "core/config.hpp"
+#include "fredholm/bench.hpp"
+#include "fredholm/run.hpp"
+#include "pairwise/error.hpp"
+
+namespace pairwise::cli {
+
+namespace {
+
+struct FredholmArgs {
+  std::string file;
+  std::vector<std::string> sets;
+  std::optional<std::string> backend, precision, n, method, output;
+};
+
+int fredholm(const FredholmArgs& args) {
+  auto config = config::Config::load(args.file);
+  for (const auto& assignment : args.sets) config.set(assignment);
+  const std::pair<const std::optional<std::string>*, std::pair<const char*, const char*>> flags[] =
+      {{&args.backend, {"run.backend", "--backend"}},
+       {&args.precision, {"run.precision", "--precision"}},
+       {&args.n, {"domain.n", "--n"}},
+       {&args.method, {"solver.method", "--method"}}};
+  for (const auto& [value, key] : flags) {
+    if (*value) config.set_value(key.first, **value, std::string(key.second) + " " + **value);
+  }
+  if (args.output)
+    config.set_string("output.directory", std::filesystem::absolute(*args.output).string(),
+                      "--output " + *args.output);
+  return fredholm::run_fredholm(fredholm::read_run_config(config), std::cout);
+}
+
+struct BenchArgs {
+  std::vector<long long> sizes;
+  std::vector<std::string> precisions;
+  std::vector<std::string> solve_sizes;
+  std::string backend = "auto";
+  int repeats = 0;
+  bool no_cpu = false, no_solve = false;
+  std::string json;
+};
+
+}  // namespace
+
+Command add_fredholm_command(CLI::App& app) {
+  auto args = std::make_shared<FredholmArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "fredholm", "Solve a Fredholm integral equation of the second kind (Nyström method)");
+  sub->add_option("file", args->file, "Problem (TOML); keys are listed in docs/fredholm.md")
+      ->required();
+  sub->add_option("--backend", args->backend, "auto | reference | cpu | cuda (run.backend)");
+  sub->add_option("--precision", args->precision, "single | mixed | double (run.precision)");
+  sub->add_option("--n", args->n, "Gauss-Legendre nodes per dimension (domain.n)");
+  sub->add_option("--method", args->method, "gmres | fixed_point | direct (solver.method)");
+  sub->add_option("--output", args->output,
+                  "Directory for the CSV files (output.directory; default: next to FILE)");
+  sub->add_option("--set", args->sets, "Override any key: --set equation.lambda=0.5 (repeatable)")
+      ->allow_extra_args(false);
+  return {sub, [args] { return fredholm(*args); }};
+}
+
+Command add_fredholm_bench(CLI::App& bench) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* sub = bench.add_subcommand(
+      "fredholm",
+      "Fredholm matrix-vector product (kernel evaluations/s) and GMRES time to solution");
+  sub->add_option("--json", args->json, "Write the records to this JSON file");
+  sub->add_option("--sizes", args->sizes, "Node counts of the product, e.g. 65536,1048576")
+      ->delimiter(',')
+      ->check(CLI::Range(1LL, 1LL << 31, "a node count from 1 to 2^31"));
+  sub->add_option("--solve-sizes", args->solve_sizes,
+                  "Node counts of the GMRES time to solution, e.g. 100000,1000000")
+      ->delimiter(',');
+  sub->add_option("--precision", args->precisions, "Precisions, e.g. single,double")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"single", "mixed", "double"}));
+  sub->add_option("--backend", args->backend, "auto | reference | cpu | cuda")
+      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}));
+  sub->add_option("--repeats", args->repeats, "Timed repetitions per case (median reported)")
+      ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
+  sub->add_flag("--no-cpu", args->no_cpu, "Skip the cpu-backend comparison");
+  sub->add_flag("--no-solve", args->no_solve, "Skip the time-to-solution cases");
+  return {sub, [args] {
+            fredholm::BenchOptions o;
+            if (!args->sizes.empty()) o.sizes.assign(args->sizes.begin(), args->sizes.end());
+            if (!args->solve_sizes.empty()) {
+              o.solve_sizes.clear();
+              for (const auto& s : args->solve_sizes) {
+                try {
+                  o.solve_sizes.push_back(std::stoll(s));
+                } catch (const std::exception&) {
+                  throw Error("--solve-sizes: '" + s + "' is not a node count");
+                }
+                if (o.solve_sizes.back() < 1) throw Error("--solve-sizes: counts must be >= 1");
+              }
+            }
+            if (!args->precisions.empty()) {
+              o.precisions.clear();
+              for (const auto& p : args->precisions) o.precisions.push_back(parse_precision(p));
+            }
+            o.backend = parse_backend(args->backend);
+            if (args->repeats > 0) o.repeats = args->repeats;
+            o.compare_cpu = !args->no_cpu;
+            o.solve = !args->no_solve;
+            o.json_path = args->json;
+            return fredholm::run_fredholm_bench(o);
+          }};
+}
+
+}  // namespace pairwise::cli

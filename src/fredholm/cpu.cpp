@@ -1,0 +1,123 @@
+// The cpu backend of the Fredholm kernel sum: OpenMP over the targets, the sources in
+// structure-of-arrays form in the backend's precision (w_j g_j premultiplied), the inner loop over
+// j vectorizable (simd reduction).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+
+#include "fredholm/matvec.hpp"
+#include "pairwise/error.hpp"
+
+namespace pairwise::fredholm {
+namespace {
+
+template <class S, class K, class F, class A>
+class CpuMatvec final : public Matvec<S> {
+ public:
+  CpuMatvec(const K& kernel, Precision precision, const Nodes& nodes)
+      : kernel_(kernel), precision_(precision), nodes_(nodes) {
+    const std::size_t n = nodes.size();
+    sx_.resize(n), sy_.resize(n), sz_.resize(n), wr_.resize(n), wi_.resize(n);
+    for (std::size_t j = 0; j < n; ++j)
+      sx_[j] = F(nodes.p[j].x), sy_[j] = F(nodes.p[j].y), sz_[j] = F(nodes.p[j].z);
+  }
+  std::string device_name() const override {
+    return "cpu: " + std::to_string(cpu_threads()) + " OpenMP threads";
+  }
+  BackendKind backend() const override { return BackendKind::cpu; }
+  Precision precision() const override { return precision_; }
+
+  void apply(std::span<const S> g, std::span<S> y) override { apply_at(nodes_.p, g, y); }
+
+  void apply_at(std::span<const Point> targets, std::span<const S> g, std::span<S> y) override {
+    const std::size_t n = nodes_.size();
+    for (std::size_t j = 0; j < n; ++j) {  // w_j g_j in the backend's precision
+      const S wg = nodes_.w[j] * g[j];
+      if constexpr (kIsComplex<S>) {
+        wr_[j] = F(wg.real()), wi_[j] = F(wg.imag());
+      } else {
+        wr_[j] = F(wg);
+      }
+    }
+    const F* sx = sx_.data();
+    const F* sy = sy_.data();
+    const F* sz = sz_.data();
+    const F* wr = wr_.data();
+    const F* wi = wi_.data();
+    const K kernel = kernel_;
+    const long long m = (long long)targets.size();
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < m; ++i) {
+      const ph::Point<F> t{F(targets[i].x), F(targets[i].y), F(targets[i].z)};
+      A re = 0, im = 0;
+      if constexpr (K::kComplex) {
+#pragma omp simd reduction(+ : re, im)
+        for (std::size_t j = 0; j < n; ++j) {
+          const auto v = kernel(t, ph::Point<F>{sx[j], sy[j], sz[j]});
+          re += A(v.re * wr[j] - v.im * wi[j]);
+          im += A(v.re * wi[j] + v.im * wr[j]);
+        }
+      } else {
+#pragma omp simd reduction(+ : re)
+        for (std::size_t j = 0; j < n; ++j)
+          re += A(wr[j] * kernel(t, ph::Point<F>{sx[j], sy[j], sz[j]}));
+      }
+      if constexpr (kIsComplex<S>) {
+        y[i] = S(double(re), double(im));
+      } else {
+        y[i] = S(double(re));
+      }
+    }
+  }
+
+  double time_apply(std::span<const S> g, int repeats) override {
+    std::vector<S> y(nodes_.size());
+    apply(g, y);  // warm-up
+    std::vector<double> s;
+    for (int r = 0; r < std::max(repeats, 1); ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      apply(g, y);
+      s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+    return s[s.size() / 2];
+  }
+
+ private:
+  K kernel_;
+  Precision precision_;
+  const Nodes& nodes_;
+  std::vector<F> sx_, sy_, sz_, wr_, wi_;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<Matvec<S>> make_cpu_matvec(Precision precision, const Spec& spec,
+                                           const Nodes& nodes) {
+  return with_kernel(spec, [&](auto kernel) -> std::unique_ptr<Matvec<S>> {
+    using K = decltype(kernel);
+    if constexpr (K::kComplex && !kIsComplex<S>) {
+      throw Error("a complex kernel needs complex vectors");
+    } else {
+      switch (precision) {
+        case Precision::single:
+          return std::make_unique<CpuMatvec<S, K, float, float>>(kernel, precision, nodes);
+        case Precision::mixed:
+          return std::make_unique<CpuMatvec<S, K, float, double>>(kernel, precision, nodes);
+        case Precision::double_:
+          break;
+      }
+      return std::make_unique<CpuMatvec<S, K, double, double>>(kernel, precision, nodes);
+    }
+  });
+}
+
+template std::unique_ptr<Matvec<double>> make_cpu_matvec<double>(Precision, const Spec&,
+                                                                 const Nodes&);
+template std::unique_ptr<Matvec<std::complex<double>>> make_cpu_matvec<std::complex<double>>(
+    Precision, const Spec&, const Nodes&);
+
+}  // namespace pairwise::fredholm

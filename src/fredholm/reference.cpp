@@ -1,0 +1,89 @@
+// The reference backend of the Fredholm kernel sum: double precision, plain loops (the oracle the
+// cpu and cuda backends are tested against), and the backend factory.
+#include <chrono>
+#include <complex>
+
+#include "fredholm/matvec.hpp"
+#include "pairwise/error.hpp"
+
+namespace pairwise::fredholm {
+namespace {
+
+template <class S, class K>
+class ReferenceMatvec final : public Matvec<S> {
+ public:
+  ReferenceMatvec(const K& kernel, const Nodes& nodes) : kernel_(kernel), nodes_(nodes) {}
+  std::string device_name() const override { return "reference: host, double"; }
+  BackendKind backend() const override { return BackendKind::reference; }
+  Precision precision() const override { return Precision::double_; }
+
+  void apply(std::span<const S> g, std::span<S> y) override { apply_at(nodes_.p, g, y); }
+  void apply_at(std::span<const Point> targets, std::span<const S> g, std::span<S> y) override {
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      S sum = 0;
+      for (std::size_t j = 0; j < nodes_.size(); ++j)
+        sum += nodes_.w[j] * kernel_value<S>(kernel_, targets[i], nodes_.p[j]) * g[j];
+      y[i] = sum;
+    }
+  }
+  double time_apply(std::span<const S> g, int repeats) override {
+    std::vector<S> y(nodes_.size());
+    apply(g, y);
+    std::vector<double> s;
+    for (int r = 0; r < std::max(repeats, 1); ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      apply(g, y);
+      s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+    return s[s.size() / 2];
+  }
+
+ private:
+  K kernel_;
+  const Nodes& nodes_;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<Matvec<S>> make_reference_matvec(const Spec& spec, const Nodes& nodes) {
+  return with_kernel(spec, [&](auto kernel) -> std::unique_ptr<Matvec<S>> {
+    using K = decltype(kernel);
+    if constexpr (K::kComplex && !kIsComplex<S>) {
+      throw Error("a complex kernel needs complex vectors");
+    } else {
+      return std::make_unique<ReferenceMatvec<S, K>>(kernel, nodes);
+    }
+  });
+}
+
+template <class S>
+std::unique_ptr<Matvec<S>> make_matvec(const MatvecOptions& options, const Spec& spec,
+                                       const Nodes& nodes) {
+  switch (options.backend) {
+    case BackendKind::reference:
+      return make_reference_matvec<S>(spec, nodes);
+    case BackendKind::cpu:
+      return make_cpu_matvec<S>(options.precision, spec, nodes);
+    case BackendKind::cuda:
+#ifdef PAIRWISE_HAVE_CUDA
+      return make_cuda_matvec<S>(options.precision, options.device, spec, nodes);
+#else
+      throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
+#endif
+    case BackendKind::automatic:
+      break;
+  }
+  throw Error("make_matvec needs a resolved backend, not auto");
+}
+
+template std::unique_ptr<Matvec<double>> make_reference_matvec<double>(const Spec&, const Nodes&);
+template std::unique_ptr<Matvec<std::complex<double>>> make_reference_matvec<std::complex<double>>(
+    const Spec&, const Nodes&);
+template std::unique_ptr<Matvec<double>> make_matvec<double>(const MatvecOptions&, const Spec&,
+                                                             const Nodes&);
+template std::unique_ptr<Matvec<std::complex<double>>> make_matvec<std::complex<double>>(
+    const MatvecOptions&, const Spec&, const Nodes&);
+
+}  // namespace pairwise::fredholm
