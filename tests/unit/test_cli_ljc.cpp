@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -148,6 +149,23 @@ TEST_F(CliLjc, PqrWrongFieldCount) {
   EXPECT_NE(out.find("PQR atom record with 8 fields"), std::string::npos) << out;
   EXPECT_NE(out.find("w.pqr:1"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir_ / "run.csv"));
+}
+
+TEST_F(CliLjc, BenchWritesJsonRecords) {
+  std::string out;
+  ASSERT_EQ(
+      run("bench ljc --backend cpu --sizes 64 --precision single --repeats 3 --json b.json", out),
+      0)
+      << out;
+  std::ifstream in(dir_ / "b.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Forces for three dielectrics and one MD-step record, suite "ljc".
+  for (const char* fragment :
+       {"\"suite\": \"ljc\"", "\"case\": \"forces-constant\"", "\"case\": \"forces-sigmoidal\"",
+        "\"case\": \"md-step\"", "\"metric\": \"steps_per_second\"",
+        "\"flops_per_interaction\": 43"}) {
+    EXPECT_NE(text.find(fragment), std::string::npos) << fragment << "\n" << text.substr(0, 400);
+  }
 }
 
 TEST_F(CliLjc, UnknownConfigKey) {
