@@ -6,7 +6,9 @@
 // points (1 FFMA for dz, 1 FFMA for r², the switching and 1 MUFU rsqrt per point). Atoms are read
 // by all threads of a warp at the same address (an L1 broadcast).
 //
-// Direct summation: every region scans every atom.
+// Direct summation: every region (8 x 8 x 16 points here: 16 points a thread) scans every atom,
+// staged in shared memory a tile at a time with the atom's dz² at the block's 16 z-values, and a
+// quarter of the reciprocal square roots computed on the FMA pipe (see direct_regions).
 //
 // Cutoff summation: atoms are binned on the device into cells of c x c x cz Å (c = the region's
 // 4 Å edge divided by an integer, cz = the lattice spacing by default, so that region boundaries
@@ -204,7 +206,7 @@ __device__ void store(const Acc<T, M, P>& acc, Out* out, const Slab& s, int i, i
 constexpr int kDirectP = 16;
 
 template <class T, int M>
-constexpr int direct_soft() {  // FP32 plain and mixed sums only: Kahan is bound by issue already
+constexpr int direct_soft() {  // FP32 plain and mixed sums only: Kahan leaves few issue slots
   return std::is_same_v<T, float> && M != kKahan ? 4 : 0;
 }
 
