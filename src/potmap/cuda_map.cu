@@ -6,7 +6,9 @@
 // points (1 FFMA for dz, 1 FFMA for r², the switching and 1 MUFU rsqrt per point). Atoms are read
 // by all threads of a warp at the same address (an L1 broadcast).
 //
-// Direct summation: every region scans every atom.
+// Direct summation: every region (8 x 8 x 16 points here: 16 points a thread) scans every atom,
+// staged in shared memory a tile at a time with the atom's dz² at the block's 16 z-values, and a
+// quarter of the reciprocal square roots computed on the FMA pipe (see direct_regions).
 //
 // Cutoff summation: atoms are binned on the device into cells of c x c x cz Å (c = the region's
 // 4 Å edge divided by an integer, cz = the lattice spacing by default, so that region boundaries
@@ -29,6 +31,8 @@
 #include <cmath>
 #include <cub/cub.cuh>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/cuda_check.cuh"
@@ -80,15 +84,15 @@ struct Slab {
   int i0 = 0, planes = 0;      // this slab: planes [i0, i0 + planes)
 };
 
-// Accumulators of kP points in mode M.
-template <class T, int M>
+// Accumulators of P points in mode M.
+template <class T, int M, int P = kP>
 struct Acc {
-  T s[kP];
-  T c[M == kKahan ? kP : 1];
-  double w[M == kWide ? kP : 1];
+  T s[P];
+  T c[M == kKahan ? P : 1];
+  double w[M == kWide ? P : 1];
   __device__ void zero() {
 #pragma unroll
-    for (int k = 0; k < kP; ++k) {
+    for (int k = 0; k < P; ++k) {
       s[k] = 0;
       if constexpr (M == kKahan) c[k] = 0;
       if constexpr (M == kWide) w[k] = 0;
@@ -116,7 +120,7 @@ struct Acc {
   __device__ void flush() {
     if constexpr (M == kWide) {
 #pragma unroll
-      for (int k = 0; k < kP; ++k) {
+      for (int k = 0; k < P; ++k) {
         w[k] += double(s[k]);
         s[k] = 0;
       }
@@ -133,21 +137,6 @@ __device__ __forceinline__ float mul_ru(float a, float b) {
 }
 __device__ __forceinline__ double mul_ru(double a, double b) {
   return __dmul_ru(a, b);
-}
-
-// Direct summation: one atom's q/r at the thread's kP points (dz = z_atom - z_k, r² = dz² + dxy2;
-// r = 0 gives 0). MUFU-bound (3 FP32 + 2 for the r = 0 select, 1 rsqrt per point): no branch.
-template <class T, int M>
-__device__ __forceinline__ void add_atom_direct(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
-                                                T pz0, T h) {
-  const T dx = a.x - px, dy = a.y - py;
-  const T dxy2 = fmadd(dx, dx, dy * dy);
-  const T dz0 = a.z - pz0;
-#pragma unroll
-  for (int k = 0; k < kP; ++k) {
-    const T dz = fmadd(T(-k), h, dz0);
-    acc.add(k, physics::direct_term(a.w, fmadd(dz, dz, dxy2)));
-  }
 }
 
 // Cutoff summation: the atom carries σ = ±sqrt|q| (physics::scaled_switch_square): per point
@@ -191,29 +180,109 @@ __device__ __forceinline__ void add_atom_cutoff(Acc<T, M>& acc, const vec4_t<T>&
   }
 }
 
-template <class T, class Out, int M>
-__device__ void store(const Acc<T, M>& acc, Out* out, const Slab& s, int i, int j, int k0) {
+template <class T, class Out, int M, int P>
+__device__ void store(const Acc<T, M, P>& acc, Out* out, const Slab& s, int i, int j, int k0) {
   if (i >= s.i0 + s.planes || i >= s.nx || j >= s.ny) return;
   Out* row = out + ((long long)(i - s.i0) * s.ny + j) * s.nz;
 #pragma unroll
-  for (int k = 0; k < kP; ++k) {
+  for (int k = 0; k < P; ++k) {
     if (k0 + k < s.nz) row[k0 + k] = Out(acc.value(k));
   }
 }
 
-template <class T, class Out, int M>
+// Direct summation. A block's 64 threads own 8 x 8 columns of kDirectP points along z; all of them
+// share the z-range, so dz² of an atom at the block's kDirectP points is the same for every
+// thread: the block stages a tile of kThreads atoms in shared memory, each thread one atom's
+// (x, y, q) and its kDirectP values dz_k², and then every thread reads them back with broadcast
+// vector loads (LDS.128). Per point: r² = dxy² + dz_k² (1 FADD), 1/r, s += q/r (1 FFMA); per atom
+// and thread: 1 + kDirectP/4 loads, dx, dy, dxy², the r = 0 test (a branch that diverges only
+// when the atom lies on a thread's column: the guarded loop then gives 0 at r = 0).
+//
+// The reciprocal square roots: kSoft of every kDirectP points (spread evenly) use
+// physics::rsqrt_fma on the FMA and integer pipes (9 issue slots, as accurate as MUFU), the rest
+// MUFU.RSQ (1 issue slot, 1/8 of a warp an SM sub-partition clock): with only MUFU the kernel is
+// bound by the MUFU pipe at 16 evaluations a clock per SM with issue slots to spare; moving a
+// quarter of the evaluations to the FMA pipe balances the two (docs/potmap.md, Performance).
+constexpr int kDirectP = 16;
+
+template <class T, int M>
+constexpr int direct_soft() {  // FP32 plain and mixed sums only: Kahan leaves few issue slots
+  return std::is_same_v<T, float> && M != kKahan ? 4 : 0;
+}
+
+template <int kSoft, int k>
+constexpr bool soft_point() {  // kSoft of the kDirectP points, evenly spread
+  return ((k + 1) * kSoft) / kDirectP != (k * kSoft) / kDirectP;
+}
+
+template <class T, int M, int kSoft, int k>
+__device__ __forceinline__ void direct_point(Acc<T, M, kDirectP>& acc, T q, T r2) {
+  if constexpr (std::is_same_v<T, float> && soft_point<kSoft, k>()) {
+    acc.fma(k, q, physics::rsqrt_fma(r2));
+  } else {
+    acc.fma(k, q, pairwise::rsqrt(r2));
+  }
+}
+
+template <class T, int M, int kSoft, int... k>
+__device__ __forceinline__ void direct_points(Acc<T, M, kDirectP>& acc, T q, T dxy2,
+                                              const T (&dz2)[kDirectP],
+                                              std::integer_sequence<int, k...>) {
+  (direct_point<T, M, kSoft, k>(acc, q, dxy2 + dz2[k]), ...);
+}
+
+template <class T, class Out, int M, int kSoft = direct_soft<T, M>()>
 __global__ void __launch_bounds__(kThreads)
     direct_regions(const vec4_t<T>* __restrict__ atoms, int n, Slab s, T h, Out* out) {
+  __shared__ vec4_t<T> s_xyq[kThreads];                // x, y, q, 0
+  __shared__ vec4_t<T> s_dz2[kThreads][kDirectP / 4];  // dz_k², k = 0 .. kDirectP - 1
   const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
-  const int i = s.i0 + blockIdx.x * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
+  const int i = s.i0 + blockIdx.x * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kDirectP;
   const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
-  Acc<T, M> acc;
+  Acc<T, M, kDirectP> acc;
   acc.zero();
-  constexpr int kChunk = 64;  // mixed: FP32 partial sums of 64 atoms
-  for (int a0 = 0; a0 < n; a0 += kChunk) {
-    const int a1 = min(n, a0 + kChunk);
+  for (int a0 = 0; a0 < n; a0 += kThreads) {  // mixed: FP32 partial sums of 64 atoms
+    const int tile = min(n - a0, kThreads);
+    __syncthreads();
+    if (int(threadIdx.x) < tile) {
+      const vec4_t<T> a = atoms[a0 + threadIdx.x];
+      vec4_t<T> xyq;
+      xyq.x = a.x, xyq.y = a.y, xyq.z = a.w, xyq.w = 0;
+      s_xyq[threadIdx.x] = xyq;
+      const T dz0 = a.z - pz0;
+#pragma unroll
+      for (int v = 0; v < kDirectP / 4; ++v) {
+        T d[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const T dz = fmadd(T(-(4 * v + c)), h, dz0);
+          d[c] = dz * dz;
+        }
+        vec4_t<T> d4;
+        d4.x = d[0], d4.y = d[1], d4.z = d[2], d4.w = d[3];
+        s_dz2[threadIdx.x][v] = d4;
+      }
+    }
+    __syncthreads();
 #pragma unroll 2
-    for (int a = a0; a < a1; ++a) add_atom_direct(acc, atoms[a], px, py, pz0, h);
+    for (int b = 0; b < tile; ++b) {
+      const vec4_t<T> a = s_xyq[b];
+      const T dx = a.x - px, dy = a.y - py;
+      const T dxy2 = fmadd(dx, dx, dy * dy);
+      T dz2[kDirectP];
+#pragma unroll
+      for (int v = 0; v < kDirectP / 4; ++v) {
+        const vec4_t<T> d = s_dz2[b][v];
+        dz2[4 * v] = d.x, dz2[4 * v + 1] = d.y, dz2[4 * v + 2] = d.z, dz2[4 * v + 3] = d.w;
+      }
+      if (dxy2 > T(0)) {
+        direct_points<T, M, kSoft>(acc, a.z, dxy2, dz2,
+                                   std::make_integer_sequence<int, kDirectP>{});
+      } else {
+#pragma unroll
+        for (int k = 0; k < kDirectP; ++k) acc.fma(k, a.z, physics::guarded_rinv(dxy2 + dz2[k]));
+      }
+    }
     acc.flush();
   }
   store(acc, out, s, i, j, k0);
@@ -489,7 +558,8 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
     Slab s = whole;
     s.i0 = sl * planes;
     s.planes = std::min(planes, whole.nx - s.i0);
-    const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(nry), unsigned(nrz));
+    const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(nry),
+                    unsigned(cutoff ? nrz : (whole.nz + kDirectP - 1) / kDirectP));
     if (cutoff) {
       cutoff_regions<T, Out, M>
           <<<grid, kThreads>>>(d_sorted.p, d_cells.p, g, int(nb.size()), s, T(h), sw, d_map.p);
