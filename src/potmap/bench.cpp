@@ -231,7 +231,7 @@ int run_potmap_bench(const BenchOptions& options) {
   // ---- Scaling over generated water boxes (Figures 4-6 of the paper).
   if (options.scaling) {
     for (const double volume : options.volumes) {
-      // The cpu backend alone: only the boxes it is compared on (10⁷ Å³ takes minutes).
+      // The cpu backend alone: only the boxes up to cpu_max_volume.
       if (backend == BackendKind::cpu && volume > options.cpu_max_volume) continue;
       const double edge = std::cbrt(volume);
       const Atoms w = water_box(edge, 1);
