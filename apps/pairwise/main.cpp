@@ -10,7 +10,9 @@
 int main(int argc, char** argv) {
   using namespace pairwise::cli;
   CLI::App app{
-      "pairwise: pairwise-interaction simulations (direct N-body gravity) on NVIDIA GPUs\n"
+      "pairwise: pairwise-interaction simulations (N-body gravity, potential maps, Fredholm "
+      "equations,\n"
+      "LJ + Coulomb molecules, LJ molecular dynamics) on NVIDIA GPUs\n"
       "and multi-core CPUs. Run `pairwise <command> --help` for the options of a command."};
   app.set_version_flag("--version", std::string("pairwise ") + PAIRWISE_VERSION);
   app.require_subcommand(1);
