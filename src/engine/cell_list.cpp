@@ -94,6 +94,7 @@ void build_neighbor_list(const CellGrid& grid, const CellList& cells, std::size_
   const double r2 = r_list * r_list;
   const double Lx = grid.length[0], Ly = grid.length[1], Lz = grid.length[2];
   list.half = half;
+  list.shifted = false;
   if (list.capacity <= 0) list.capacity = 64;
   list.count.assign(n, 0);
   const std::ptrdiff_t sn = std::ptrdiff_t(n);
@@ -129,6 +130,89 @@ void build_neighbor_list(const CellGrid& grid, const CellList& cells, std::size_
   }
 }
 
+bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::size_t n,
+                             const double* x, const double* y, const double* z, double r_list,
+                             NeighborList& list) {
+  for (int d = 0; d < 3; ++d)
+    if (grid.n[d] < 3) return false;
+  if (n >= (std::size_t(1) << 26)) return false;  // j * 32 must fit an int
+  // The half stencil: offsets (dx, dy, dz) lexicographically after (0, 0, 0), plus (0, 0, 0).
+  struct Offset {
+    int dx, dy, dz;
+  };
+  std::vector<Offset> half;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        if (dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx >= 0)))) half.push_back({dx, dy, dz});
+  const double r2 = r_list * r_list;
+  const std::array<double, 3> L = grid.length;
+  // Inverse of the Morton ranks: cell number -> coordinates.
+  std::vector<std::array<int, 3>> coords(std::size_t(grid.total()));
+  for (int cz = 0; cz < grid.n[2]; ++cz)
+    for (int cy = 0; cy < grid.n[1]; ++cy)
+      for (int cx = 0; cx < grid.n[0]; ++cx)
+        coords[std::size_t(grid.rank[std::size_t(cx + grid.n[0] * (cy + grid.n[1] * cz))])] = {
+            cx, cy, cz};
+  list.half = true;
+  list.shifted = true;
+  if (list.capacity <= 0) list.capacity = 64;
+  list.count.assign(n, 0);
+  const std::ptrdiff_t sn = std::ptrdiff_t(n);
+  // Positions in cell order, packed (x, y, z, index): each cell's candidates are contiguous.
+  struct Packed {
+    double x, y, z;
+    long long j;
+  };
+  std::vector<Packed> sorted(n);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < sn; ++k) {
+    const int j = cells.order[k];
+    sorted[k] = {x[j], y[j], z[j], j};
+  }
+  for (;;) {
+    list.index.resize(n * std::size_t(list.capacity));
+    int worst = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : worst)
+    for (std::ptrdiff_t s = 0; s < sn; ++s) {
+      const int i = cells.order[s];
+      const auto& c = coords[std::size_t(cells.cell[i])];
+      int* out = &list.index[std::size_t(i) * list.capacity];
+      int count = 0;
+      const double xi = x[i], yi = y[i], zi = z[i];
+      for (const Offset& o : half) {
+        int q[3] = {c[0] + o.dx, c[1] + o.dy, c[2] + o.dz};
+        int sh[3];
+        for (int d = 0; d < 3; ++d) {
+          sh[d] = q[d] < 0 ? -1 : (q[d] >= grid.n[d] ? 1 : 0);
+          q[d] -= sh[d] * grid.n[d];
+        }
+        const int nc = grid.rank[std::size_t(q[0] + grid.n[0] * (q[1] + grid.n[1] * q[2]))];
+        const bool own = o.dx == 0 && o.dy == 0 && o.dz == 0;
+        const double sx = sh[0] * L[0], sy = sh[1] * L[1], sz = sh[2] * L[2];
+        const int code = shift_code(sh[0], sh[1], sh[2]);
+        const Packed* cand = sorted.data();
+        for (int k = cells.start[nc]; k < cells.start[nc + 1]; ++k) {
+          const int j = int(cand[k].j);
+          if (own && j <= i) continue;
+          const double dx = xi - (cand[k].x + sx), dy = yi - (cand[k].y + sy),
+                       dz = zi - (cand[k].z + sz);
+          if (dx * dx + dy * dy + dz * dz < r2) {
+            if (count < list.capacity) out[count] = j * 32 + code;
+            ++count;
+          }
+        }
+      }
+      list.count[i] = count;
+      worst = std::max(worst, count);
+    }
+    ++list.rebuilds;
+    if (worst <= list.capacity) return true;
+    list.capacity = worst + worst / 8 + 1;
+    ++list.regrows;
+  }
+}
+
 std::vector<std::pair<int, int>> brute_force_pairs(std::size_t n, const double* x, const double* y,
                                                    const double* z, std::array<double, 3> length,
                                                    double r_list) {
@@ -148,7 +232,8 @@ std::vector<std::pair<int, int>> list_pairs(const NeighborList& list) {
   std::vector<std::pair<int, int>> pairs;
   for (std::size_t i = 0; i < list.count.size(); ++i)
     for (int k = 0; k < list.count[i]; ++k) {
-      const int j = list.index[i * list.capacity + k];
+      int j = list.index[i * list.capacity + k];
+      if (list.shifted) j >>= 5;
       if (list.half || int(i) < j) pairs.emplace_back(std::min(int(i), j), std::max(int(i), j));
     }
   std::sort(pairs.begin(), pairs.end());

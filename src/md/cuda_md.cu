@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -317,22 +319,27 @@ __global__ void __launch_bounds__(kBlock)
   if (count > capacity) atomicMax(&flags->overflow, count);
 }
 
-template <class R, class P, class A, bool SF, bool OneType, int Thermostat>
+// Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
+// taking every TPA-th neighbor, and combine by shuffles in a fixed order (deterministic): small
+// systems need the extra threads to hide the latency of the neighbor gathers.
+template <class R, class P, class A, bool SF, bool OneType, int TPA>
 __global__ void __launch_bounds__(kBlock)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
                 typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
                 const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types, DynP dyn,
                 const unsigned* __restrict__ id, bool kick, const Flags* flags) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = t / TPA, sub = t % TPA;
+  if (i >= n) return;  // whole groups leave together (TPA divides 32)
   const auto p = pos[i];
   const int ti = int(p.w);
   A fx = 0, fy = 0, fz = 0;
   const int count = min(nbr_count[i], capacity);
   physics::LjPairParams<P> one;
   if (OneType) one = pair_params<P>(0);
-  for (int k = 0; k < count; ++k) {
+#pragma unroll 4
+  for (int k = sub; k < count; k += TPA) {
     const int j = __ldg(nbr + std::size_t(k) * n + i);
     const auto q = pos[j];
     const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
@@ -341,9 +348,21 @@ __global__ void __launch_bounds__(kBlock)
     const P r2 = dx * dx + dy * dy + dz * dz;
     const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
     if (r2 < pp.rc2) {
-      const auto t = physics::lj_truncated<SF>(r2, pp);
-      fx += A(t.force_over_r2 * dx), fy += A(t.force_over_r2 * dy), fz += A(t.force_over_r2 * dz);
+      const auto term = physics::lj_truncated<SF>(r2, pp);
+      fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
+          fz += A(term.force_over_r2 * dz);
     }
+  }
+  if (TPA > 1) {
+    const int lane = threadIdx.x & 31;
+    const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
+#pragma unroll
+    for (int o = TPA / 2; o > 0; o >>= 1) {
+      fx += __shfl_xor_sync(mask, fx, o);
+      fy += __shfl_xor_sync(mask, fy, o);
+      fz += __shfl_xor_sync(mask, fz, o);
+    }
+    if (sub != 0) return;
   }
   typename Vec4<R>::type f;
   f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
@@ -352,7 +371,7 @@ __global__ void __launch_bounds__(kBlock)
   auto v = vel[i];
   const R h = R(0.5 * dyn.dt) * v.w;
   v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-  if (Thermostat == 2)
+  if (dyn.thermostat == 2)
     physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
                                 flags->step - 1, id[i]);
   vel[i] = v;
@@ -488,8 +507,22 @@ class CudaEngine final : public MdEngine {
     cudaDeviceProp prop{};
     PW_CUDA(cudaGetDeviceProperties(&prop, dev));
     device_ = prop.name;
+    const char* tpa = std::getenv("PAIRWISE_MD_TPA");
+    tpa_override_ = tpa && *tpa ? std::atoi(tpa) : 0;
+    const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
+    profile_ = prof && *prof && *prof != '0';
   }
   ~CudaEngine() override {
+    if (profile_ && prof_steps_[0] > 0)
+      std::fprintf(stderr,
+                   "# md cuda profile, N=%zu, %lld steps (%lld rebuilds): integrate %.2f us, "
+                   "lists (no rebuild) %.2f us, lists (rebuild) %.2f us, forces+kick %.2f us\n",
+                   n_, prof_steps_[0], prof_steps_[2], 1e3 * prof_[0] / prof_steps_[0],
+                   prof_steps_[1] ? 1e3 * prof_[1] / prof_steps_[1] : 0.0,
+                   prof_steps_[2] ? 1e3 * prof_[2] / prof_steps_[2] : 0.0,
+                   1e3 * prof_[3] / prof_steps_[0]);
+    for (auto e : events_)
+      if (e) cudaEventDestroy(e);
     if (exec_) cudaGraphExecDestroy(exec_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -530,6 +563,8 @@ class CudaEngine final : public MdEngine {
       length_[d] = s.box.length(d);
     }
     r_list_ = table_.max_cutoff + options_.skin;
+    // Threads per atom: enough resident warps to hide the gathers' latency (measured on H200).
+    tpa_ = tpa_override_ > 0 ? tpa_override_ : (n_ <= 100000 ? 8 : n_ <= 600000 ? 4 : 1);
     const auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
     for (int d = 0; d < 3; ++d)
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
@@ -655,6 +690,9 @@ class CudaEngine final : public MdEngine {
         if (options_.sort_every > 0)
           chunk = std::min(chunk, std::max(1, options_.sort_every - steps_since_sort_));
         int done = 0;
+        if (profile_) {
+          for (; done < chunk; ++done) profile_step();
+        }
         while (chunk - done >= kGraphSteps) {
           launch_graph();
           done += kGraphSteps;
@@ -796,16 +834,17 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-    const int nb = blocks_for(n_);
-#define PW_FORCES(TH)                                                                          \
-  forces_kick<R, P, A, SF, One, TH>                                                            \
-      <<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),           \
-                             nbr_.as<int>(), nbr_count_.as<int>(), capacity_, box_, types_, d, \
-                             id_.as<unsigned>(), kick, flags_.as<Flags>())
-    if (d.thermostat == 2)
-      PW_FORCES(2);
+#define PW_FORCES(TPA)                                                            \
+  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(      \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),     \
+      nbr_count_.as<int>(), capacity_, box_, types_, d, id_.as<unsigned>(), kick, \
+      flags_.as<Flags>())
+    if (tpa_ >= 8)
+      PW_FORCES(8);
+    else if (tpa_ >= 4)
+      PW_FORCES(4);
     else
-      PW_FORCES(0);
+      PW_FORCES(1);
 #undef PW_FORCES
     PW_CUDA_LAUNCH("forces_kick");
   }
@@ -817,6 +856,40 @@ class CudaEngine final : public MdEngine {
       one ? launch_forces_t<true, true>(s, kick) : launch_forces_t<true, false>(s, kick);
     else
       one ? launch_forces_t<false, true>(s, kick) : launch_forces_t<false, false>(s, kick);
+  }
+
+  // PAIRWISE_MD_PROFILE=1: steps run one at a time with events between the kernel groups; the
+  // destructor prints microseconds per step of each group (list kernels split into steps that
+  // rebuilt and steps that did not).
+  void profile_step() {
+    if (!events_[0])
+      for (auto& e : events_) PW_CUDA(cudaEventCreate(&e));
+    const DynP d = dyn();
+    const int nb = blocks_for(n_);
+    PW_CUDA(cudaEventRecord(events_[0], stream_));
+    if (d.thermostat == 1)
+      integrate1<R, 1>
+          <<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),
+                                       image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d,
+                                       options_.skin, top2_.as<double2>(), flags_.as<Flags>());
+    else
+      integrate1<R, 0>
+          <<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),
+                                       image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d,
+                                       options_.skin, top2_.as<double2>(), flags_.as<Flags>());
+    PW_CUDA(cudaEventRecord(events_[1], stream_));
+    launch_rebuild(stream_);
+    PW_CUDA(cudaEventRecord(events_[2], stream_));
+    compute_forces(true, stream_);
+    PW_CUDA(cudaEventRecord(events_[3], stream_));
+    int rebuilt = 0;
+    PW_CUDA(cudaMemcpyAsync(&rebuilt, &flags_.as<Flags>()->rebuild, sizeof rebuilt,
+                            cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    float ms[3];
+    for (int k = 0; k < 3; ++k) PW_CUDA(cudaEventElapsedTime(&ms[k], events_[k], events_[k + 1]));
+    prof_[0] += ms[0], prof_[rebuilt ? 2 : 1] += ms[1], prof_[3] += ms[2];
+    prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
   }
 
   void launch_step(cudaStream_t s) {
@@ -934,6 +1007,11 @@ class CudaEngine final : public MdEngine {
   }
 
   EngineOptions options_;
+  int tpa_ = 1, tpa_override_ = 0;  // threads per atom in the force kernel
+  bool profile_ = false;
+  cudaEvent_t events_[4] = {};
+  double prof_[4] = {0, 0, 0, 0};
+  long long prof_steps_[3] = {0, 0, 0};
   std::string device_;
   cudaStream_t stream_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;

@@ -72,6 +72,14 @@ TEST(NeighborList, EngineListsEqualBruteForce) {
       EXPECT_EQ(engine::list_pairs(list), expected) << name << (half ? " half" : " full");
       if (!expected.empty() && std::string(name) != "nearly empty") EXPECT_GT(list.regrows, 0);
     }
+    // The half-stencil list with periodic shift codes (grids of >= 3 cells per side).
+    engine::NeighborList shifted;
+    shifted.capacity = 2;
+    const bool built =
+        engine::build_half_list_shifted(grid, cells, s.atoms.size(), s.atoms.x.data(),
+                                        s.atoms.y.data(), s.atoms.z.data(), r_list, shifted);
+    EXPECT_EQ(built, grid.n[0] >= 3 && grid.n[1] >= 3 && grid.n[2] >= 3) << name;
+    if (built) EXPECT_EQ(engine::list_pairs(shifted), expected) << name << " shifted";
   }
 }
 
