@@ -151,11 +151,16 @@ __global__ void __launch_bounds__(kBlock)
       const R dt = R(dyn.dt);
       p.x += v.x * dt, p.y += v.y * dt, p.z += v.z * dt;
     }
-    int4 im = image[i];
+    int4 im = make_int4(0, 0, 0, 0);  // box crossings this step (rare: image read only then)
     wrap1(p.x, im.x, box, 0);
     wrap1(p.y, im.y, box, 1);
     wrap1(p.z, im.z, box, 2);
-    pos[i] = p, vel[i] = v, image[i] = im;
+    pos[i] = p, vel[i] = v;
+    if (im.x | im.y | im.z) {
+      int4 old = image[i];
+      old.x += im.x, old.y += im.y, old.z += im.z;
+      image[i] = old;
+    }
     const auto q = x0[i];
     const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
     const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
@@ -210,6 +215,24 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// An atom index carried in the w slot of a position (bit pattern for float, exact for double).
+template <class R>
+__device__ __forceinline__ R index_as(int j);
+template <>
+__device__ __forceinline__ float index_as<float>(int j) {
+  return __int_as_float(j);
+}
+template <>
+__device__ __forceinline__ double index_as<double>(int j) {
+  return double(j);
+}
+__device__ __forceinline__ int index_of(float w) {
+  return __float_as_int(w);
+}
+__device__ __forceinline__ int index_of(double w) {
+  return int(w);
+}
+
 template <class R>
 __device__ __forceinline__ int cell_of(const typename Vec4<R>::type& p, const GridP& g,
                                        const int* rank) {
@@ -228,11 +251,11 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
                            const int* __restrict__ rank, int* __restrict__ cell,
                            int* __restrict__ slot, int* __restrict__ count, const Flags* flags) {
   if (!flags->rebuild) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int c = cell_of<R>(pos[i], g, rank);
-  cell[i] = c;
-  slot[i] = atomicAdd(&count[c], 1);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int c = cell_of<R>(pos[i], g, rank);
+    cell[i] = c;
+    slot[i] = atomicAdd(&count[c], 1);
+  }
 }
 
 // Exclusive scan of the cell counts by one block of 1024 threads (each a contiguous chunk).
@@ -265,58 +288,95 @@ __global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __r
                              const int* __restrict__ start, int* __restrict__ order,
                              const Flags* flags) {
   if (!flags->rebuild) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) order[start[cell[i]] + slot[i]] = i;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    order[start[cell[i]] + slot[i]] = i;
 }
 
-__global__ void cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
-                          int* __restrict__ count, const Flags* flags) {
-  if (!flags->rebuild) return;
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cells) return;
-  const int b = start[c], e = start[c + 1];
-  for (int k = b + 1; k < e; ++k) {
-    const int v = order[k];
-    int q = k - 1;
-    while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
-    order[q + 1] = v;
-  }
-  count[c] = 0;  // ready for the next build
-}
-
+// Sorts each cell's atoms by index (deterministic lists whatever the atomics did) and writes
+// their positions in cell order, the atom's index in w (cpos: the build reads candidates
+// contiguously); zeroes the counts for the next build.
 template <class R>
+__global__ void cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
+                          int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
+                          typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
+  if (!flags->rebuild) return;
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
+    const int b = start[c], e = start[c + 1];
+    for (int k = b + 1; k < e; ++k) {
+      const int v = order[k];
+      int q = k - 1;
+      while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
+      order[q + 1] = v;
+    }
+    for (int k = b; k < e; ++k) {
+      const int j = order[k];
+      auto p = pos[j];
+      p.w = index_as<R>(j);
+      cpos[k] = p;
+    }
+    count[c] = 0;  // ready for the next build
+  }
+}
+
+// The full Verlet list: TB threads share an atom and take a cell's candidates TB at a time from
+// the cell-ordered positions (coalesced); a ballot gives each hit its slot, so the list is in
+// candidate order whatever TB is (deterministic). Grid-stride over atom groups.
+template <class R, int TB>
 __global__ void __launch_bounds__(kBlock)
     build_list(int n, const typename Vec4<R>::type* __restrict__ pos,
+               const typename Vec4<R>::type* __restrict__ cpos,
                typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ cell,
-               const int* __restrict__ start, const int* __restrict__ order,
-               const int* __restrict__ stencil, BoxP<R> box, R r_list2, int capacity,
-               int* __restrict__ nbr, int* __restrict__ nbr_count, Flags* flags) {
+               const int* __restrict__ start, const int* __restrict__ stencil, BoxP<R> box,
+               R r_list2, int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count,
+               Flags* flags) {
   if (!flags->rebuild) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) flags->builds += 1;
-  if (i >= n) return;
-  const auto p = pos[i];
-  x0[i] = p;
-  const int* st = stencil + 27 * cell[i];
-  int count = 0;
-  for (int k = 0; k < 27; ++k) {
-    const int c = st[k];
-    if (c < 0) break;
-    const int e = start[c + 1];
-    for (int q = start[c]; q < e; ++q) {
-      const int j = order[q];
-      const auto pj = pos[j];
-      const R dx = min_image(p.x - pj.x, box.L[0], box.half[0]);
-      const R dy = min_image(p.y - pj.y, box.L[1], box.half[1]);
-      const R dz = min_image(p.z - pj.z, box.L[2], box.half[2]);
-      if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
-        if (count < capacity) nbr[std::size_t(count) * n + i] = j;
-        ++count;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0) flags->builds += 1;
+  const int sub = t % TB;
+  const int lane = threadIdx.x & 31;
+  const unsigned group = (TB == 32 ? 0xffffffffu : ((1u << TB) - 1u)) << (lane & ~(TB - 1));
+  const int groups = gridDim.x * blockDim.x / TB;
+  for (int i = t / TB; i < n; i += groups) {  // uniform within a group
+    const auto p = pos[i];
+    if (sub == 0) x0[i] = p;
+    const int* st = stencil + 27 * cell[i];
+    int count = 0;
+    for (int k = 0; k < 27; ++k) {
+      const int c = st[k];
+      if (c < 0) break;
+      const int e = start[c + 1];
+      for (int q0 = start[c]; q0 < e; q0 += TB) {
+        const int q = q0 + sub;
+        bool hit = false;
+        int j = 0;
+        if (q < e) {
+          const auto pj = cpos[q];
+          j = index_of(pj.w);
+          const R dx = min_image(p.x - pj.x, box.L[0], box.half[0]);
+          const R dy = min_image(p.y - pj.y, box.L[1], box.half[1]);
+          const R dz = min_image(p.z - pj.z, box.L[2], box.half[2]);
+          hit = dx * dx + dy * dy + dz * dz < r_list2 && j != i;
+        }
+        if (TB == 1) {
+          if (hit) {
+            if (count < capacity) nbr[std::size_t(count) * n + i] = j;
+            ++count;
+          }
+        } else {
+          const unsigned ballot = __ballot_sync(group, hit) & group;
+          if (hit) {
+            const int slot = count + __popc(ballot & ((1u << lane) - 1u));
+            if (slot < capacity) nbr[std::size_t(slot) * n + i] = j;
+          }
+          count += __popc(ballot);
+        }
       }
     }
+    if (sub == 0) {
+      nbr_count[i] = count;
+      if (count > capacity) atomicMax(&flags->overflow, count);
+    }
   }
-  nbr_count[i] = count;
-  if (count > capacity) atomicMax(&flags->overflow, count);
 }
 
 // Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
@@ -509,6 +569,8 @@ class CudaEngine final : public MdEngine {
     device_ = prop.name;
     const char* tpa = std::getenv("PAIRWISE_MD_TPA");
     tpa_override_ = tpa && *tpa ? std::atoi(tpa) : 0;
+    const char* tb = std::getenv("PAIRWISE_MD_TB");
+    tb_override_ = tb && *tb ? std::atoi(tb) : 0;
     const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
     profile_ = prof && *prof && *prof != '0';
   }
@@ -564,7 +626,14 @@ class CudaEngine final : public MdEngine {
     }
     r_list_ = table_.max_cutoff + options_.skin;
     // Threads per atom: enough resident warps to hide the gathers' latency (measured on H200).
-    tpa_ = tpa_override_ > 0 ? tpa_override_ : (n_ <= 100000 ? 8 : n_ <= 600000 ? 4 : 1);
+    tpa_ = tpa_override_ > 0 ? tpa_override_ : (n_ <= 600000 ? 4 : 1);
+    tb_ = tb_override_ > 0 ? tb_override_ : (n_ <= 100000 ? 8 : 4);
+    {
+      int dev = 0, sms = 0;
+      PW_CUDA(cudaGetDevice(&dev));
+      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      list_grid_ = sms * 16;  // 16 blocks of 128 per SM: a full wave
+    }
     const auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
     for (int d = 0; d < 3; ++d)
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
@@ -584,6 +653,7 @@ class CudaEngine final : public MdEngine {
     partial_.allocate(std::size_t(blocks_for(n)) * 3 * sizeof(double));
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
+    cpos_.allocate(n * sizeof(R4));
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -811,7 +881,7 @@ class CudaEngine final : public MdEngine {
   }
 
   void launch_rebuild(cudaStream_t s) {
-    const int nb = blocks_for(n_);
+    const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
     cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                         cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
@@ -821,13 +891,22 @@ class CudaEngine final : public MdEngine {
     cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
-    cell_sort<<<blocks_for(std::size_t(cells_)), kBlock, 0, s>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), f);
+    cell_sort<R><<<std::min(blocks_for(std::size_t(cells_)), list_grid_), kBlock, 0, s>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
+        f);
     PW_CUDA_LAUNCH("cell_sort");
-    build_list<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), x0_.as<R4>(), cell_.as<int>(),
-                                        start_.as<int>(), order_.as<int>(), stencil_.as<int>(),
-                                        box_, R(r_list_ * r_list_), capacity_, nbr_.as<int>(),
-                                        nbr_count_.as<int>(), f);
+#define PW_BUILD(TB)                                                                           \
+  build_list<R, TB><<<std::min(blocks_for(n_* TB), list_grid_), kBlock, 0, s>>>(               \
+      int(n_), pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), cell_.as<int>(), start_.as<int>(), \
+      stencil_.as<int>(), box_, R(r_list_ * r_list_), capacity_, nbr_.as<int>(),               \
+      nbr_count_.as<int>(), f)
+    if (tb_ >= 8)
+      PW_BUILD(8);
+    else if (tb_ >= 4)
+      PW_BUILD(4);
+    else
+      PW_BUILD(1);
+#undef PW_BUILD
     PW_CUDA_LAUNCH("build_list");
   }
 
@@ -965,8 +1044,9 @@ class CudaEngine final : public MdEngine {
     cell_scan<<<1, 1024, 0, stream_>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
     cell_scatter<<<nb, kBlock, 0, stream_>>>(int(n_), cell_.as<int>(), slot_.as<int>(),
                                              start_.as<int>(), order_.as<int>(), f);
-    cell_sort<<<blocks_for(std::size_t(cells_)), kBlock, 0, stream_>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), f);
+    cell_sort<R><<<blocks_for(std::size_t(cells_)), kBlock, 0, stream_>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
+        f);
     PW_CUDA_LAUNCH("sort cell list");
     auto permute = [&](Buffer& b, auto tag) {
       using T = decltype(tag);
@@ -1008,6 +1088,7 @@ class CudaEngine final : public MdEngine {
 
   EngineOptions options_;
   int tpa_ = 1, tpa_override_ = 0;  // threads per atom in the force kernel
+  int tb_ = 1, tb_override_ = 0;    // threads per atom in the list build
   bool profile_ = false;
   cudaEvent_t events_[4] = {};
   double prof_[4] = {0, 0, 0, 0};
@@ -1032,7 +1113,8 @@ class CudaEngine final : public MdEngine {
   Buffer pos_, vel_, force_, x0_, image_, id_, orig_;
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
-  Buffer top2_, partial_, result_, flags_;
+  Buffer top2_, partial_, result_, flags_, cpos_;
+  int list_grid_ = 0;  // blocks of the grid-stride list kernels (a few waves, not N / block)
 };
 
 }  // namespace
