@@ -44,6 +44,7 @@ namespace {
 
 constexpr int kMaxTypes = 16;
 constexpr int kBlock = 128;
+constexpr int kIntBlock = 512;  // integrate1: fewer blocks for its last-block reduction
 constexpr int kGraphSteps = 10;
 
 __constant__ physics::LjPairParams<float> c_params_f[kMaxTypes * kMaxTypes];
@@ -127,7 +128,7 @@ __device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
 }
 
 template <class R, int Thermostat>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kIntBlock)
     integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
                typename Vec4<R>::type* __restrict__ vel,
                const typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
@@ -176,14 +177,14 @@ __global__ void __launch_bounds__(kBlock)
     const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
     top2_merge(a1, a2, b1, b2);
   }
-  __shared__ double s1[kBlock / 32], s2[kBlock / 32];
+  __shared__ double s1[kIntBlock / 32], s2[kIntBlock / 32];
   __shared__ bool last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) s1[warp] = a1, s2[warp] = a2;
   __syncthreads();
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
     block_top2[blockIdx.x] = make_double2(b1, b2);
     __threadfence();
     last = atomicAdd(&flags->done, 1u) == gridDim.x - 1;
@@ -207,7 +208,7 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
     flags->rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
     flags->force_rebuild = 0;
     flags->done = 0;
@@ -591,6 +592,7 @@ class CudaEngine final : public MdEngine {
   BackendKind backend() const override { return BackendKind::cuda; }
   Precision precision() const override { return options_.precision; }
   std::string device_name() const override { return device_; }
+  int build_threads() const { return tb_; }
   EngineStats stats() const override {
     EngineStats s = stats_;
     Flags f{};
@@ -649,7 +651,7 @@ class CudaEngine final : public MdEngine {
     nbr_count_.allocate(n * 4);
     count_.allocate(std::size_t(cells_) * 4), start_.allocate(std::size_t(cells_ + 1) * 4);
     stencil_.allocate(stencil.size() * 4), rank_.allocate(grid.rank.size() * 4);
-    top2_.allocate(std::size_t(blocks_for(n)) * sizeof(double2));
+    top2_.allocate(std::size_t(blocks_for(n, kIntBlock)) * sizeof(double2));
     partial_.allocate(std::size_t(blocks_for(n)) * 3 * sizeof(double));
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
@@ -695,6 +697,8 @@ class CudaEngine final : public MdEngine {
     nbr_.allocate(std::size_t(capacity_) * n * 4);
     invalidate_graph();
     sort_atoms();
+    rebuild_now();
+    tune_build();
     rebuild_now();
     compute_forces(false);
     PW_CUDA(cudaStreamSynchronize(stream_));
@@ -943,19 +947,8 @@ class CudaEngine final : public MdEngine {
   void profile_step() {
     if (!events_[0])
       for (auto& e : events_) PW_CUDA(cudaEventCreate(&e));
-    const DynP d = dyn();
-    const int nb = blocks_for(n_);
     PW_CUDA(cudaEventRecord(events_[0], stream_));
-    if (d.thermostat == 1)
-      integrate1<R, 1>
-          <<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),
-                                       image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d,
-                                       options_.skin, top2_.as<double2>(), flags_.as<Flags>());
-    else
-      integrate1<R, 0>
-          <<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),
-                                       image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d,
-                                       options_.skin, top2_.as<double2>(), flags_.as<Flags>());
+    launch_integrate(stream_);
     PW_CUDA(cudaEventRecord(events_[1], stream_));
     launch_rebuild(stream_);
     PW_CUDA(cudaEventRecord(events_[2], stream_));
@@ -971,22 +964,63 @@ class CudaEngine final : public MdEngine {
     prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
   }
 
-  void launch_step(cudaStream_t s) {
+  void launch_integrate(cudaStream_t s) {
     const DynP d = dyn();
-    const int nb = blocks_for(n_);
-#define PW_INTEGRATE(TH)                                                                          \
-  integrate1<R, TH><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), \
-                                          image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(),    \
-                                          box_, d, options_.skin, top2_.as<double2>(),            \
-                                          flags_.as<Flags>())
+    const int nb = blocks_for(n_, kIntBlock);
+#define PW_INTEGRATE(TH)                                                                      \
+  integrate1<R, TH>                                                                           \
+      <<<nb, kIntBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),       \
+                                image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d, \
+                                options_.skin, top2_.as<double2>(), flags_.as<Flags>())
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
       PW_INTEGRATE(0);
 #undef PW_INTEGRATE
     PW_CUDA_LAUNCH("integrate1");
+  }
+
+  void launch_step(cudaStream_t s) {
+    launch_integrate(s);
     launch_rebuild(s);
     compute_forces(true, s);
+  }
+
+  // Threads per atom of the list build, timed once here (1, 4 or 8; every choice builds the same
+  // list, so results do not depend on it). PAIRWISE_MD_TB fixes it instead.
+  void tune_build() {
+    if (tb_override_ > 0) return;
+    unsigned long long builds = 0;  // the timing builds are not counted in the statistics
+    PW_CUDA(
+        cudaMemcpy(&builds, &flags_.as<Flags>()->builds, sizeof builds, cudaMemcpyDeviceToHost));
+    cudaEvent_t a, b;
+    PW_CUDA(cudaEventCreate(&a));
+    PW_CUDA(cudaEventCreate(&b));
+    float best = 1e30f;
+    int best_tb = tb_;
+    for (int tb : {1, 4, 8}) {
+      tb_ = tb;
+      float total = 0;
+      for (int rep = 0; rep < 3; ++rep) {
+        int one = 1;
+        PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->rebuild, &one, sizeof one,
+                                cudaMemcpyHostToDevice, stream_));
+        PW_CUDA(cudaEventRecord(a, stream_));
+        launch_rebuild(stream_);
+        PW_CUDA(cudaEventRecord(b, stream_));
+        PW_CUDA(cudaEventSynchronize(b));
+        float ms = 0;
+        PW_CUDA(cudaEventElapsedTime(&ms, a, b));
+        if (rep > 0) total += ms;  // the first is a warm-up
+      }
+      if (total < best) best = total, best_tb = tb;
+    }
+    tb_ = best_tb;
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    PW_CUDA(
+        cudaMemcpy(&flags_.as<Flags>()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
   }
 
   void launch_graph() {
