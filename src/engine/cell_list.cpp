@@ -132,18 +132,19 @@ void build_neighbor_list(const CellGrid& grid, const CellList& cells, std::size_
 
 bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::size_t n,
                              const double* x, const double* y, const double* z, double r_list,
-                             NeighborList& list) {
+                             NeighborList& list, int radius) {
   for (int d = 0; d < 3; ++d)
-    if (grid.n[d] < 3) return false;
+    if (grid.n[d] < 2 * radius + 1 || grid.length[d] / grid.n[d] * radius < r_list * (1 - 1e-12))
+      return false;
   if (n >= (std::size_t(1) << 26)) return false;  // j * 32 must fit an int
   // The half stencil: offsets (dx, dy, dz) lexicographically after (0, 0, 0), plus (0, 0, 0).
   struct Offset {
     int dx, dy, dz;
   };
   std::vector<Offset> half;
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx)
+  for (int dz = -radius; dz <= radius; ++dz)
+    for (int dy = -radius; dy <= radius; ++dy)
+      for (int dx = -radius; dx <= radius; ++dx)
         if (dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx >= 0)))) half.push_back({dx, dy, dz});
   const double r2 = r_list * r_list;
   const std::array<double, 3> L = grid.length;

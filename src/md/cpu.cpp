@@ -47,6 +47,10 @@ class CpuEngine final : public HostEngine {
   void prepare() override {
     wrap_each_step_ = false;  // wrapped at rebuilds only: the shifted list stays exact between
     r_list_ = table_.max_cutoff + options_.skin;
+    // Cells at least r_list wide, radius-1 half stencil: measured on in.lj (32,000 atoms, one core)
+    // a little faster than half-width cells with the radius-2 stencil (fewer candidates, but 63
+    // cells of ~3 atoms each per atom instead of 14 of ~24).
+    radius_ = 1;
     grid_ = engine::make_cell_grid(box_.lo, length_, r_list_);
     params_.resize(table_.params.size());
     any_sf_ = false;
@@ -84,9 +88,13 @@ class CpuEngine final : public HostEngine {
       steps_since_sort_ = 0;
     }
     if (!engine::build_half_list_shifted(grid_, cells_, n(), x_.data(), y_.data(), z_.data(),
-                                         r_list_, list_))
+                                         r_list_, list_, radius_)) {
+      // Only a grid of fewer than 3 cells a side gets here (radius 2 is chosen only when it fits).
+      if (radius_ != 1)
+        throw Error("internal: no neighbor list for the cell grid", "md cpu engine");
       engine::build_neighbor_list(grid_, cells_, n(), x_.data(), y_.data(), z_.data(), r_list_,
                                   true, list_);
+    }
     x0_ = x_, y0_ = y_, z0_ = z_;
   }
 
@@ -258,6 +266,7 @@ class CpuEngine final : public HostEngine {
   };
   std::vector<Pos> packed_;
   double r_list_ = 0;
+  int radius_ = 1;  // half-stencil radius in cells
   engine::CellGrid grid_;
   engine::CellList cells_;
   engine::NeighborList list_;

@@ -80,6 +80,17 @@ TEST(NeighborList, EngineListsEqualBruteForce) {
                                         s.atoms.y.data(), s.atoms.z.data(), r_list, shifted);
     EXPECT_EQ(built, grid.n[0] >= 3 && grid.n[1] >= 3 && grid.n[2] >= 3) << name;
     if (built) EXPECT_EQ(engine::list_pairs(shifted), expected) << name << " shifted";
+    // Radius 2 on half-width cells.
+    const auto half_grid = engine::make_cell_grid(s.box.lo, len, 0.5 * r_list);
+    engine::CellList half_cells;
+    engine::build_cell_list(half_grid, s.atoms.size(), s.atoms.x.data(), s.atoms.y.data(),
+                            s.atoms.z.data(), half_cells);
+    engine::NeighborList wide;
+    if (engine::build_half_list_shifted(half_grid, half_cells, s.atoms.size(), s.atoms.x.data(),
+                                        s.atoms.y.data(), s.atoms.z.data(), r_list, wide, 2))
+      EXPECT_EQ(engine::list_pairs(wide), expected) << name << " shifted, radius 2";
+    else
+      EXPECT_LT(std::min({half_grid.n[0], half_grid.n[1], half_grid.n[2]}), 5) << name;
   }
 }
 
