@@ -19,6 +19,40 @@
 namespace pairwise::md {
 namespace {
 
+// The LJ terms of m displacements (cut or shift style), in a loop the compiler vectorizes; built
+// twice, for AVX2 and for the baseline x86-64, and picked at run time (target_clones), so the
+// binary still runs on any x86-64 CPU.
+template <class P>
+inline void lj_block_impl(const P* __restrict__ dx, const P* __restrict__ dy,
+                          const P* __restrict__ dz, int m, P a, P b, P rc2, P u_shift,
+                          P* __restrict__ fr, P* __restrict__ en, P* __restrict__ r2out) {
+  for (int k = 0; k < m; ++k) {
+    const P r2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
+    const bool inside = r2 < rc2;
+    const P r2inv = P(1) / (inside ? r2 : P(1));
+    const P r6inv = r2inv * r2inv * r2inv;
+    const P rep = a * r6inv;
+    fr[k] = inside ? r6inv * (P(12) * rep - P(6) * b) * r2inv : P(0);
+    en[k] = inside ? r6inv * (rep - b) - u_shift : P(0);
+    r2out[k] = r2;
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PW_CLONES
+#endif
+
+PW_CLONES void lj_block(const float* dx, const float* dy, const float* dz, int m, float a, float b,
+                        float rc2, float u_shift, float* fr, float* en, float* r2) {
+  lj_block_impl(dx, dy, dz, m, a, b, rc2, u_shift, fr, en, r2);
+}
+PW_CLONES void lj_block(const double* dx, const double* dy, const double* dz, int m, double a,
+                        double b, double rc2, double u_shift, double* fr, double* en, double* r2) {
+  lj_block_impl(dx, dy, dz, m, a, b, rc2, u_shift, fr, en, r2);
+}
+
 template <class P, class Acc>
 class CpuEngine final : public HostEngine {
  public:
@@ -225,16 +259,7 @@ class CpuEngine final : public HostEngine {
           vy[k] = P(yi - (pk[j].y + shift[1][c]));
           vz[k] = P(zi - (pk[j].z + shift[2][c]));
         }
-        for (int k = 0; k < m; ++k) {  // vectorized
-          const P r2 = vx[k] * vx[k] + vy[k] * vy[k] + vz[k] * vz[k];
-          const bool inside = r2 < p.rc2;
-          const P r2inv = P(1) / (inside ? r2 : P(1));
-          const P r6inv = r2inv * r2inv * r2inv;
-          const P rep = p.a * r6inv;
-          vfr[k] = inside ? r6inv * (P(12) * rep - P(6) * p.b) * r2inv : P(0);
-          ven[k] = inside ? r6inv * (rep - p.b) - p.u_shift : P(0);
-          vr2[k] = r2;
-        }
+        lj_block(vx, vy, vz, m, p.a, p.b, p.rc2, p.u_shift, vfr, ven, vr2);
         Acc fxi = 0, fyi = 0, fzi = 0;
         for (int k = 0; k < m; ++k) {
           const P fr = vfr[k];
