@@ -130,6 +130,28 @@ void build_neighbor_list(const CellGrid& grid, const CellList& cells, std::size_
   }
 }
 
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PW_CLONES
+#endif
+
+// Squared distances from (xi, yi, zi) to m candidates shifted by (sx, sy, sz): d = (r_i − r_j) −
+// shift, the same rounding as the minimum image of brute_force_pairs. Built for AVX2 and the
+// baseline, picked at run time.
+PW_CLONES void distance_block(const double* __restrict__ x, const double* __restrict__ y,
+                              const double* __restrict__ z, int m, double xi, double yi, double zi,
+                              double sx, double sy, double sz, double* __restrict__ d2) {
+  for (int k = 0; k < m; ++k) {
+    const double dx = (xi - x[k]) - sx, dy = (yi - y[k]) - sy, dz = (zi - z[k]) - sz;
+    d2[k] = dx * dx + dy * dy + dz * dz;
+  }
+}
+
+}  // namespace
+
 bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::size_t n,
                              const double* x, const double* y, const double* z, double r_list,
                              NeighborList& list, int radius) {
@@ -160,52 +182,56 @@ bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::s
   if (list.capacity <= 0) list.capacity = 64;
   list.count.assign(n, 0);
   const std::ptrdiff_t sn = std::ptrdiff_t(n);
-  // Positions in cell order, packed (x, y, z, index): each cell's candidates are contiguous.
-  struct Packed {
-    double x, y, z;
-    long long j;
-  };
-  std::vector<Packed> sorted(n);
+  // Positions in cell order (structure of arrays): each cell's candidates are contiguous, and
+  // their distances are computed in a vectorized loop (distance_block), then compacted.
+  std::vector<double> cx(n), cy(n), cz(n);
+  std::vector<int> cj(n);
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t k = 0; k < sn; ++k) {
     const int j = cells.order[k];
-    sorted[k] = {x[j], y[j], z[j], j};
+    cx[k] = x[j], cy[k] = y[j], cz[k] = z[j], cj[k] = j;
   }
+  std::size_t widest = 0;
+  for (int c = 0; c < grid.total(); ++c)
+    widest = std::max(widest, std::size_t(cells.start[c + 1] - cells.start[c]));
   for (;;) {
     list.index.resize(n * std::size_t(list.capacity));
     int worst = 0;
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : worst)
-    for (std::ptrdiff_t s = 0; s < sn; ++s) {
-      const int i = cells.order[s];
-      const auto& c = coords[std::size_t(cells.cell[i])];
-      int* out = &list.index[std::size_t(i) * list.capacity];
-      int count = 0;
-      const double xi = x[i], yi = y[i], zi = z[i];
-      for (const Offset& o : half) {
-        int q[3] = {c[0] + o.dx, c[1] + o.dy, c[2] + o.dz};
-        int sh[3];
-        for (int d = 0; d < 3; ++d) {
-          sh[d] = q[d] < 0 ? -1 : (q[d] >= grid.n[d] ? 1 : 0);
-          q[d] -= sh[d] * grid.n[d];
-        }
-        const int nc = grid.rank[std::size_t(q[0] + grid.n[0] * (q[1] + grid.n[1] * q[2]))];
-        const bool own = o.dx == 0 && o.dy == 0 && o.dz == 0;
-        const double sx = sh[0] * L[0], sy = sh[1] * L[1], sz = sh[2] * L[2];
-        const int code = shift_code(sh[0], sh[1], sh[2]);
-        const Packed* cand = sorted.data();
-        for (int k = cells.start[nc]; k < cells.start[nc + 1]; ++k) {
-          const int j = int(cand[k].j);
-          if (own && j <= i) continue;
-          const double dx = xi - (cand[k].x + sx), dy = yi - (cand[k].y + sy),
-                       dz = zi - (cand[k].z + sz);
-          if (dx * dx + dy * dy + dz * dz < r2) {
-            if (count < list.capacity) out[count] = j * 32 + code;
-            ++count;
+#pragma omp parallel reduction(max : worst)
+    {
+      std::vector<double> d2(widest);
+#pragma omp for schedule(dynamic, 256)
+      for (std::ptrdiff_t s = 0; s < sn; ++s) {
+        const int i = cells.order[s];
+        const auto& c = coords[std::size_t(cells.cell[i])];
+        int* out = &list.index[std::size_t(i) * list.capacity];
+        int count = 0;
+        const double xi = x[i], yi = y[i], zi = z[i];
+        for (const Offset& o : half) {
+          int q[3] = {c[0] + o.dx, c[1] + o.dy, c[2] + o.dz};
+          int sh[3];
+          for (int d = 0; d < 3; ++d) {
+            sh[d] = q[d] < 0 ? -1 : (q[d] >= grid.n[d] ? 1 : 0);
+            q[d] -= sh[d] * grid.n[d];
+          }
+          const int nc = grid.rank[std::size_t(q[0] + grid.n[0] * (q[1] + grid.n[1] * q[2]))];
+          const bool own = o.dx == 0 && o.dy == 0 && o.dz == 0;
+          const double sx = sh[0] * L[0], sy = sh[1] * L[1], sz = sh[2] * L[2];
+          const int code = shift_code(sh[0], sh[1], sh[2]);
+          const int b = cells.start[nc], m = cells.start[nc + 1] - b;
+          distance_block(cx.data() + b, cy.data() + b, cz.data() + b, m, xi, yi, zi, sx, sy, sz,
+                         d2.data());
+          for (int k = 0; k < m; ++k) {
+            const int j = cj[std::size_t(b + k)];
+            if (d2[std::size_t(k)] < r2 && (!own || j > i)) {
+              if (count < list.capacity) out[count] = j * 32 + code;
+              ++count;
+            }
           }
         }
+        list.count[i] = count;
+        worst = std::max(worst, count);
       }
-      list.count[i] = count;
-      worst = std::max(worst, count);
     }
     ++list.rebuilds;
     if (worst <= list.capacity) return true;

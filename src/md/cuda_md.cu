@@ -537,17 +537,14 @@ class Buffer {
                       std::to_string(free) + " free",
                   "md cuda engine");
     }
-    bytes_ = bytes;
   }
   template <class T>
   T* as() const {
     return static_cast<T*>(ptr_);
   }
-  std::size_t bytes() const { return bytes_; }
 
  private:
   void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
 };
 
 int blocks_for(std::size_t n, int block = kBlock) {
