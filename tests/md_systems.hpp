@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <string>
 
@@ -10,10 +11,12 @@
 
 namespace pairwise::test {
 
-// tests/data, or $PAIRWISE_TEST_DATA_DIR (the device machine runs copied executables elsewhere).
+// tests/data: $PAIRWISE_TEST_DATA_DIR, else the source tree this was built from, else tests/data
+// under the working directory (the device machine runs copied executables from a repository copy).
 inline std::string md_test_data() {
   if (const char* env = std::getenv("PAIRWISE_TEST_DATA_DIR"); env && *env) return env;
-  return PAIRWISE_TEST_DATA;
+  if (std::filesystem::exists(PAIRWISE_TEST_DATA)) return PAIRWISE_TEST_DATA;
+  return "tests/data";
 }
 
 // A perturbed lattice (no overlaps): `jitter` is the uniform displacement amplitude.

@@ -31,6 +31,8 @@ Command add_md_bench(CLI::App& bench) {
   mdc->add_flag(
       "--no-cpu", [md](std::int64_t) { md->compare_cpu = false; },
       "Skip the cpu-backend comparison");
+  mdc->add_option("--sort-every", md->sort_every, "Steps between space-filling-curve reorders")
+      ->check(CLI::Range(0, 1000000000, "a step count >= 0"));
   mdc->add_flag("--sweep", md->sweep, "Also run Liu et al.'s N x rc sweep (100 steps each)");
   mdc->add_flag("--sweep-cpu", md->sweep_cpu, "Time the cpu backend on the sweep too");
   mdc->final_callback([=] {

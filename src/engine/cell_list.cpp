@@ -94,6 +94,7 @@ void build_neighbor_list(const CellGrid& grid, const CellList& cells, std::size_
   const double r2 = r_list * r_list;
   const double Lx = grid.length[0], Ly = grid.length[1], Lz = grid.length[2];
   list.half = half;
+  list.shifted = false;
   if (list.capacity <= 0) list.capacity = 64;
   list.count.assign(n, 0);
   const std::ptrdiff_t sn = std::ptrdiff_t(n);
@@ -129,6 +130,116 @@ void build_neighbor_list(const CellGrid& grid, const CellList& cells, std::size_
   }
 }
 
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PW_CLONES
+#endif
+
+// Squared distances from (xi, yi, zi) to m candidates shifted by (sx, sy, sz): d = (r_i − r_j) −
+// shift, the same rounding as the minimum image of brute_force_pairs. Built for AVX2 and the
+// baseline, picked at run time.
+PW_CLONES void distance_block(const double* __restrict__ x, const double* __restrict__ y,
+                              const double* __restrict__ z, int m, double xi, double yi, double zi,
+                              double sx, double sy, double sz, double* __restrict__ d2) {
+  for (int k = 0; k < m; ++k) {
+    const double dx = (xi - x[k]) - sx, dy = (yi - y[k]) - sy, dz = (zi - z[k]) - sz;
+    d2[k] = dx * dx + dy * dy + dz * dz;
+  }
+}
+
+}  // namespace
+
+bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::size_t n,
+                             const double* x, const double* y, const double* z, double r_list,
+                             NeighborList& list, int radius) {
+  for (int d = 0; d < 3; ++d)
+    if (grid.n[d] < 2 * radius + 1 || grid.length[d] / grid.n[d] * radius < r_list * (1 - 1e-12))
+      return false;
+  if (n >= (std::size_t(1) << 26)) return false;  // j * 32 must fit an int
+  // The half stencil: offsets (dx, dy, dz) lexicographically after (0, 0, 0), plus (0, 0, 0).
+  struct Offset {
+    int dx, dy, dz;
+  };
+  std::vector<Offset> half;
+  for (int dz = -radius; dz <= radius; ++dz)
+    for (int dy = -radius; dy <= radius; ++dy)
+      for (int dx = -radius; dx <= radius; ++dx)
+        if (dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx >= 0)))) half.push_back({dx, dy, dz});
+  const double r2 = r_list * r_list;
+  const std::array<double, 3> L = grid.length;
+  // Inverse of the Morton ranks: cell number -> coordinates.
+  std::vector<std::array<int, 3>> coords(std::size_t(grid.total()));
+  for (int cz = 0; cz < grid.n[2]; ++cz)
+    for (int cy = 0; cy < grid.n[1]; ++cy)
+      for (int cx = 0; cx < grid.n[0]; ++cx)
+        coords[std::size_t(grid.rank[std::size_t(cx + grid.n[0] * (cy + grid.n[1] * cz))])] = {
+            cx, cy, cz};
+  list.half = true;
+  list.shifted = true;
+  if (list.capacity <= 0) list.capacity = 64;
+  list.count.assign(n, 0);
+  const std::ptrdiff_t sn = std::ptrdiff_t(n);
+  // Positions in cell order (structure of arrays): each cell's candidates are contiguous, and
+  // their distances are computed in a vectorized loop (distance_block), then compacted.
+  std::vector<double> cx(n), cy(n), cz(n);
+  std::vector<int> cj(n);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < sn; ++k) {
+    const int j = cells.order[k];
+    cx[k] = x[j], cy[k] = y[j], cz[k] = z[j], cj[k] = j;
+  }
+  std::size_t widest = 0;
+  for (int c = 0; c < grid.total(); ++c)
+    widest = std::max(widest, std::size_t(cells.start[c + 1] - cells.start[c]));
+  for (;;) {
+    list.index.resize(n * std::size_t(list.capacity));
+    int worst = 0;
+#pragma omp parallel reduction(max : worst)
+    {
+      std::vector<double> d2(widest);
+#pragma omp for schedule(dynamic, 256)
+      for (std::ptrdiff_t s = 0; s < sn; ++s) {
+        const int i = cells.order[s];
+        const auto& c = coords[std::size_t(cells.cell[i])];
+        int* out = &list.index[std::size_t(i) * list.capacity];
+        int count = 0;
+        const double xi = x[i], yi = y[i], zi = z[i];
+        for (const Offset& o : half) {
+          int q[3] = {c[0] + o.dx, c[1] + o.dy, c[2] + o.dz};
+          int sh[3];
+          for (int d = 0; d < 3; ++d) {
+            sh[d] = q[d] < 0 ? -1 : (q[d] >= grid.n[d] ? 1 : 0);
+            q[d] -= sh[d] * grid.n[d];
+          }
+          const int nc = grid.rank[std::size_t(q[0] + grid.n[0] * (q[1] + grid.n[1] * q[2]))];
+          const bool own = o.dx == 0 && o.dy == 0 && o.dz == 0;
+          const double sx = sh[0] * L[0], sy = sh[1] * L[1], sz = sh[2] * L[2];
+          const int code = shift_code(sh[0], sh[1], sh[2]);
+          const int b = cells.start[nc], m = cells.start[nc + 1] - b;
+          distance_block(cx.data() + b, cy.data() + b, cz.data() + b, m, xi, yi, zi, sx, sy, sz,
+                         d2.data());
+          for (int k = 0; k < m; ++k) {
+            const int j = cj[std::size_t(b + k)];
+            if (d2[std::size_t(k)] < r2 && (!own || j > i)) {
+              if (count < list.capacity) out[count] = j * 32 + code;
+              ++count;
+            }
+          }
+        }
+        list.count[i] = count;
+        worst = std::max(worst, count);
+      }
+    }
+    ++list.rebuilds;
+    if (worst <= list.capacity) return true;
+    list.capacity = worst + worst / 8 + 1;
+    ++list.regrows;
+  }
+}
+
 std::vector<std::pair<int, int>> brute_force_pairs(std::size_t n, const double* x, const double* y,
                                                    const double* z, std::array<double, 3> length,
                                                    double r_list) {
@@ -148,7 +259,8 @@ std::vector<std::pair<int, int>> list_pairs(const NeighborList& list) {
   std::vector<std::pair<int, int>> pairs;
   for (std::size_t i = 0; i < list.count.size(); ++i)
     for (int k = 0; k < list.count[i]; ++k) {
-      const int j = list.index[i * list.capacity + k];
+      int j = list.index[i * list.capacity + k];
+      if (list.shifted) j >>= 5;
       if (list.half || int(i) < j) pairs.emplace_back(std::min(int(i), j), std::max(int(i), j));
     }
   std::sort(pairs.begin(), pairs.end());

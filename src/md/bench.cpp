@@ -46,8 +46,10 @@ struct Timed {
   std::string device;
 };
 
-Timed time_engine(BackendKind b, Precision p, const System& s, double skin, int warmup, int steps) {
+Timed time_engine(BackendKind b, Precision p, const System& s, double skin, int warmup, int steps,
+                  int sort_every = 1000) {
   EngineOptions o;
+  o.sort_every = sort_every;
   o.precision = p;
   o.skin = skin;
   o.dynamics.dt = 0.005;
@@ -98,7 +100,7 @@ int run_md_bench(const MdBenchOptions& options) {
     const int steps = options.steps > 0 ? options.steps : (n <= 256000 ? 2000 : 200);
     for (const Precision p : options.precisions) {
       try {
-        const Timed t = time_engine(backend, p, s, 0.3, 100, steps);
+        const Timed t = time_engine(backend, p, s, 0.3, 100, steps, options.sort_every);
         record("in.lj", backend, p, t.device, n, t.seconds_per_step, steps,
                {{"rc", 2.5},
                 {"skin", 0.3},
@@ -106,6 +108,7 @@ int run_md_bench(const MdBenchOptions& options) {
                 {"neighbor_builds", t.stats.rebuilds},
                 {"regrows", t.stats.regrows},
                 {"capacity", t.stats.capacity},
+                {"sort_every", options.sort_every},
                 {"timed", "advance() incl. the end-of-run overflow check; warm-up 100 steps"}});
       } catch (const Error& e) {
         std::printf("# N=%zu %s: skipped (%s)\n", n, std::string(to_string(p)).c_str(), e.what());

@@ -24,6 +24,7 @@ struct MdBenchOptions {
   BackendKind backend = BackendKind::automatic;
   int steps = 0;  // 0: 2000 up to 256k atoms, 200 above
   bool compare_cpu = true;
+  int sort_every = 1000;  // steps between space-filling-curve reorders
   bool sweep = false, sweep_cpu = false;
   std::string json_path;
 };

@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -42,6 +44,7 @@ namespace {
 
 constexpr int kMaxTypes = 16;
 constexpr int kBlock = 128;
+constexpr int kIntBlock = 512;  // integrate1: fewer blocks for its last-block reduction
 constexpr int kGraphSteps = 10;
 
 __constant__ physics::LjPairParams<float> c_params_f[kMaxTypes * kMaxTypes];
@@ -125,7 +128,7 @@ __device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
 }
 
 template <class R, int Thermostat>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kIntBlock)
     integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
                typename Vec4<R>::type* __restrict__ vel,
                const typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
@@ -149,11 +152,16 @@ __global__ void __launch_bounds__(kBlock)
       const R dt = R(dyn.dt);
       p.x += v.x * dt, p.y += v.y * dt, p.z += v.z * dt;
     }
-    int4 im = image[i];
+    int4 im = make_int4(0, 0, 0, 0);  // box crossings this step (rare: image read only then)
     wrap1(p.x, im.x, box, 0);
     wrap1(p.y, im.y, box, 1);
     wrap1(p.z, im.z, box, 2);
-    pos[i] = p, vel[i] = v, image[i] = im;
+    pos[i] = p, vel[i] = v;
+    if (im.x | im.y | im.z) {
+      int4 old = image[i];
+      old.x += im.x, old.y += im.y, old.z += im.z;
+      image[i] = old;
+    }
     const auto q = x0[i];
     const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
     const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
@@ -169,14 +177,14 @@ __global__ void __launch_bounds__(kBlock)
     const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
     top2_merge(a1, a2, b1, b2);
   }
-  __shared__ double s1[kBlock / 32], s2[kBlock / 32];
+  __shared__ double s1[kIntBlock / 32], s2[kIntBlock / 32];
   __shared__ bool last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) s1[warp] = a1, s2[warp] = a2;
   __syncthreads();
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
     block_top2[blockIdx.x] = make_double2(b1, b2);
     __threadfence();
     last = atomicAdd(&flags->done, 1u) == gridDim.x - 1;
@@ -200,12 +208,30 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
     flags->rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
     flags->force_rebuild = 0;
     flags->done = 0;
     flags->step += 1;  // every block has read the step index by now
   }
+}
+
+// An atom index carried in the w slot of a position (bit pattern for float, exact for double).
+template <class R>
+__device__ __forceinline__ R index_as(int j);
+template <>
+__device__ __forceinline__ float index_as<float>(int j) {
+  return __int_as_float(j);
+}
+template <>
+__device__ __forceinline__ double index_as<double>(int j) {
+  return double(j);
+}
+__device__ __forceinline__ int index_of(float w) {
+  return __float_as_int(w);
+}
+__device__ __forceinline__ int index_of(double w) {
+  return int(w);
 }
 
 template <class R>
@@ -226,11 +252,11 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
                            const int* __restrict__ rank, int* __restrict__ cell,
                            int* __restrict__ slot, int* __restrict__ count, const Flags* flags) {
   if (!flags->rebuild) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int c = cell_of<R>(pos[i], g, rank);
-  cell[i] = c;
-  slot[i] = atomicAdd(&count[c], 1);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int c = cell_of<R>(pos[i], g, rank);
+    cell[i] = c;
+    slot[i] = atomicAdd(&count[c], 1);
+  }
 }
 
 // Exclusive scan of the cell counts by one block of 1024 threads (each a contiguous chunk).
@@ -263,76 +289,118 @@ __global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __r
                              const int* __restrict__ start, int* __restrict__ order,
                              const Flags* flags) {
   if (!flags->rebuild) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) order[start[cell[i]] + slot[i]] = i;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    order[start[cell[i]] + slot[i]] = i;
 }
 
-__global__ void cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
-                          int* __restrict__ count, const Flags* flags) {
-  if (!flags->rebuild) return;
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cells) return;
-  const int b = start[c], e = start[c + 1];
-  for (int k = b + 1; k < e; ++k) {
-    const int v = order[k];
-    int q = k - 1;
-    while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
-    order[q + 1] = v;
-  }
-  count[c] = 0;  // ready for the next build
-}
-
+// Sorts each cell's atoms by index (deterministic lists whatever the atomics did) and writes
+// their positions in cell order, the atom's index in w (cpos: the build reads candidates
+// contiguously); zeroes the counts for the next build.
 template <class R>
+__global__ void cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
+                          int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
+                          typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
+  if (!flags->rebuild) return;
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
+    const int b = start[c], e = start[c + 1];
+    for (int k = b + 1; k < e; ++k) {
+      const int v = order[k];
+      int q = k - 1;
+      while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
+      order[q + 1] = v;
+    }
+    for (int k = b; k < e; ++k) {
+      const int j = order[k];
+      auto p = pos[j];
+      p.w = index_as<R>(j);
+      cpos[k] = p;
+    }
+    count[c] = 0;  // ready for the next build
+  }
+}
+
+// The full Verlet list: TB threads share an atom and take a cell's candidates TB at a time from
+// the cell-ordered positions (coalesced); a ballot gives each hit its slot, so the list is in
+// candidate order whatever TB is (deterministic). Grid-stride over atom groups.
+template <class R, int TB>
 __global__ void __launch_bounds__(kBlock)
     build_list(int n, const typename Vec4<R>::type* __restrict__ pos,
+               const typename Vec4<R>::type* __restrict__ cpos,
                typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ cell,
-               const int* __restrict__ start, const int* __restrict__ order,
-               const int* __restrict__ stencil, BoxP<R> box, R r_list2, int capacity,
-               int* __restrict__ nbr, int* __restrict__ nbr_count, Flags* flags) {
+               const int* __restrict__ start, const int* __restrict__ stencil, BoxP<R> box,
+               R r_list2, int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count,
+               Flags* flags) {
   if (!flags->rebuild) return;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) flags->builds += 1;
-  if (i >= n) return;
-  const auto p = pos[i];
-  x0[i] = p;
-  const int* st = stencil + 27 * cell[i];
-  int count = 0;
-  for (int k = 0; k < 27; ++k) {
-    const int c = st[k];
-    if (c < 0) break;
-    const int e = start[c + 1];
-    for (int q = start[c]; q < e; ++q) {
-      const int j = order[q];
-      const auto pj = pos[j];
-      const R dx = min_image(p.x - pj.x, box.L[0], box.half[0]);
-      const R dy = min_image(p.y - pj.y, box.L[1], box.half[1]);
-      const R dz = min_image(p.z - pj.z, box.L[2], box.half[2]);
-      if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
-        if (count < capacity) nbr[std::size_t(count) * n + i] = j;
-        ++count;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0) flags->builds += 1;
+  const int sub = t % TB;
+  const int lane = threadIdx.x & 31;
+  const unsigned group = (TB == 32 ? 0xffffffffu : ((1u << TB) - 1u)) << (lane & ~(TB - 1));
+  const int groups = gridDim.x * blockDim.x / TB;
+  for (int i = t / TB; i < n; i += groups) {  // uniform within a group
+    const auto p = pos[i];
+    if (sub == 0) x0[i] = p;
+    const int* st = stencil + 27 * cell[i];
+    int count = 0;
+    for (int k = 0; k < 27; ++k) {
+      const int c = st[k];
+      if (c < 0) break;
+      const int e = start[c + 1];
+      for (int q0 = start[c]; q0 < e; q0 += TB) {
+        const int q = q0 + sub;
+        bool hit = false;
+        int j = 0;
+        if (q < e) {
+          const auto pj = cpos[q];
+          j = index_of(pj.w);
+          const R dx = min_image(p.x - pj.x, box.L[0], box.half[0]);
+          const R dy = min_image(p.y - pj.y, box.L[1], box.half[1]);
+          const R dz = min_image(p.z - pj.z, box.L[2], box.half[2]);
+          hit = dx * dx + dy * dy + dz * dz < r_list2 && j != i;
+        }
+        if (TB == 1) {
+          if (hit) {
+            if (count < capacity) nbr[std::size_t(count) * n + i] = j;
+            ++count;
+          }
+        } else {
+          const unsigned ballot = __ballot_sync(group, hit) & group;
+          if (hit) {
+            const int slot = count + __popc(ballot & ((1u << lane) - 1u));
+            if (slot < capacity) nbr[std::size_t(slot) * n + i] = j;
+          }
+          count += __popc(ballot);
+        }
       }
     }
+    if (sub == 0) {
+      nbr_count[i] = count;
+      if (count > capacity) atomicMax(&flags->overflow, count);
+    }
   }
-  nbr_count[i] = count;
-  if (count > capacity) atomicMax(&flags->overflow, count);
 }
 
-template <class R, class P, class A, bool SF, bool OneType, int Thermostat>
+// Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
+// taking every TPA-th neighbor, and combine by shuffles in a fixed order (deterministic): small
+// systems need the extra threads to hide the latency of the neighbor gathers.
+template <class R, class P, class A, bool SF, bool OneType, int TPA>
 __global__ void __launch_bounds__(kBlock)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
                 typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
                 const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types, DynP dyn,
                 const unsigned* __restrict__ id, bool kick, const Flags* flags) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = t / TPA, sub = t % TPA;
+  if (i >= n) return;  // whole groups leave together (TPA divides 32)
   const auto p = pos[i];
   const int ti = int(p.w);
   A fx = 0, fy = 0, fz = 0;
   const int count = min(nbr_count[i], capacity);
   physics::LjPairParams<P> one;
   if (OneType) one = pair_params<P>(0);
-  for (int k = 0; k < count; ++k) {
+#pragma unroll 4
+  for (int k = sub; k < count; k += TPA) {
     const int j = __ldg(nbr + std::size_t(k) * n + i);
     const auto q = pos[j];
     const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
@@ -341,9 +409,21 @@ __global__ void __launch_bounds__(kBlock)
     const P r2 = dx * dx + dy * dy + dz * dz;
     const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
     if (r2 < pp.rc2) {
-      const auto t = physics::lj_truncated<SF>(r2, pp);
-      fx += A(t.force_over_r2 * dx), fy += A(t.force_over_r2 * dy), fz += A(t.force_over_r2 * dz);
+      const auto term = physics::lj_truncated<SF>(r2, pp);
+      fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
+          fz += A(term.force_over_r2 * dz);
     }
+  }
+  if (TPA > 1) {
+    const int lane = threadIdx.x & 31;
+    const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
+#pragma unroll
+    for (int o = TPA / 2; o > 0; o >>= 1) {
+      fx += __shfl_xor_sync(mask, fx, o);
+      fy += __shfl_xor_sync(mask, fy, o);
+      fz += __shfl_xor_sync(mask, fz, o);
+    }
+    if (sub != 0) return;
   }
   typename Vec4<R>::type f;
   f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
@@ -352,7 +432,7 @@ __global__ void __launch_bounds__(kBlock)
   auto v = vel[i];
   const R h = R(0.5 * dyn.dt) * v.w;
   v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-  if (Thermostat == 2)
+  if (dyn.thermostat == 2)
     physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
                                 flags->step - 1, id[i]);
   vel[i] = v;
@@ -457,17 +537,14 @@ class Buffer {
                       std::to_string(free) + " free",
                   "md cuda engine");
     }
-    bytes_ = bytes;
   }
   template <class T>
   T* as() const {
     return static_cast<T*>(ptr_);
   }
-  std::size_t bytes() const { return bytes_; }
 
  private:
   void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
 };
 
 int blocks_for(std::size_t n, int block = kBlock) {
@@ -488,14 +565,31 @@ class CudaEngine final : public MdEngine {
     cudaDeviceProp prop{};
     PW_CUDA(cudaGetDeviceProperties(&prop, dev));
     device_ = prop.name;
+    const char* tpa = std::getenv("PAIRWISE_MD_TPA");
+    tpa_override_ = tpa && *tpa ? std::atoi(tpa) : 0;
+    const char* tb = std::getenv("PAIRWISE_MD_TB");
+    tb_override_ = tb && *tb ? std::atoi(tb) : 0;
+    const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
+    profile_ = prof && *prof && *prof != '0';
   }
   ~CudaEngine() override {
+    if (profile_ && prof_steps_[0] > 0)
+      std::fprintf(stderr,
+                   "# md cuda profile, N=%zu, %lld steps (%lld rebuilds): integrate %.2f us, "
+                   "lists (no rebuild) %.2f us, lists (rebuild) %.2f us, forces+kick %.2f us\n",
+                   n_, prof_steps_[0], prof_steps_[2], 1e3 * prof_[0] / prof_steps_[0],
+                   prof_steps_[1] ? 1e3 * prof_[1] / prof_steps_[1] : 0.0,
+                   prof_steps_[2] ? 1e3 * prof_[2] / prof_steps_[2] : 0.0,
+                   1e3 * prof_[3] / prof_steps_[0]);
+    for (auto e : events_)
+      if (e) cudaEventDestroy(e);
     if (exec_) cudaGraphExecDestroy(exec_);
     if (stream_) cudaStreamDestroy(stream_);
   }
   BackendKind backend() const override { return BackendKind::cuda; }
   Precision precision() const override { return options_.precision; }
   std::string device_name() const override { return device_; }
+  int build_threads() const { return tb_; }
   EngineStats stats() const override {
     EngineStats s = stats_;
     Flags f{};
@@ -530,6 +624,15 @@ class CudaEngine final : public MdEngine {
       length_[d] = s.box.length(d);
     }
     r_list_ = table_.max_cutoff + options_.skin;
+    // Threads per atom: enough resident warps to hide the gathers' latency (measured on H200).
+    tpa_ = tpa_override_ > 0 ? tpa_override_ : (n_ <= 600000 ? 4 : 1);
+    tb_ = tb_override_ > 0 ? tb_override_ : (n_ <= 100000 ? 8 : 4);
+    {
+      int dev = 0, sms = 0;
+      PW_CUDA(cudaGetDevice(&dev));
+      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      list_grid_ = sms * 16;  // 16 blocks of 128 per SM: a full wave
+    }
     const auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
     for (int d = 0; d < 3; ++d)
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
@@ -545,10 +648,11 @@ class CudaEngine final : public MdEngine {
     nbr_count_.allocate(n * 4);
     count_.allocate(std::size_t(cells_) * 4), start_.allocate(std::size_t(cells_ + 1) * 4);
     stencil_.allocate(stencil.size() * 4), rank_.allocate(grid.rank.size() * 4);
-    top2_.allocate(std::size_t(blocks_for(n)) * sizeof(double2));
+    top2_.allocate(std::size_t(blocks_for(n, kIntBlock)) * sizeof(double2));
     partial_.allocate(std::size_t(blocks_for(n)) * 3 * sizeof(double));
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
+    cpos_.allocate(n * sizeof(R4));
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -590,6 +694,8 @@ class CudaEngine final : public MdEngine {
     nbr_.allocate(std::size_t(capacity_) * n * 4);
     invalidate_graph();
     sort_atoms();
+    rebuild_now();
+    tune_build();
     rebuild_now();
     compute_forces(false);
     PW_CUDA(cudaStreamSynchronize(stream_));
@@ -655,6 +761,9 @@ class CudaEngine final : public MdEngine {
         if (options_.sort_every > 0)
           chunk = std::min(chunk, std::max(1, options_.sort_every - steps_since_sort_));
         int done = 0;
+        if (profile_) {
+          for (; done < chunk; ++done) profile_step();
+        }
         while (chunk - done >= kGraphSteps) {
           launch_graph();
           done += kGraphSteps;
@@ -773,7 +882,7 @@ class CudaEngine final : public MdEngine {
   }
 
   void launch_rebuild(cudaStream_t s) {
-    const int nb = blocks_for(n_);
+    const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
     cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                         cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
@@ -783,29 +892,39 @@ class CudaEngine final : public MdEngine {
     cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
-    cell_sort<<<blocks_for(std::size_t(cells_)), kBlock, 0, s>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), f);
+    cell_sort<R><<<std::min(blocks_for(std::size_t(cells_)), list_grid_), kBlock, 0, s>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
+        f);
     PW_CUDA_LAUNCH("cell_sort");
-    build_list<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), x0_.as<R4>(), cell_.as<int>(),
-                                        start_.as<int>(), order_.as<int>(), stencil_.as<int>(),
-                                        box_, R(r_list_ * r_list_), capacity_, nbr_.as<int>(),
-                                        nbr_count_.as<int>(), f);
+#define PW_BUILD(TB)                                                                           \
+  build_list<R, TB><<<std::min(blocks_for(n_* TB), list_grid_), kBlock, 0, s>>>(               \
+      int(n_), pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), cell_.as<int>(), start_.as<int>(), \
+      stencil_.as<int>(), box_, R(r_list_ * r_list_), capacity_, nbr_.as<int>(),               \
+      nbr_count_.as<int>(), f)
+    if (tb_ >= 8)
+      PW_BUILD(8);
+    else if (tb_ >= 4)
+      PW_BUILD(4);
+    else
+      PW_BUILD(1);
+#undef PW_BUILD
     PW_CUDA_LAUNCH("build_list");
   }
 
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-    const int nb = blocks_for(n_);
-#define PW_FORCES(TH)                                                                          \
-  forces_kick<R, P, A, SF, One, TH>                                                            \
-      <<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),           \
-                             nbr_.as<int>(), nbr_count_.as<int>(), capacity_, box_, types_, d, \
-                             id_.as<unsigned>(), kick, flags_.as<Flags>())
-    if (d.thermostat == 2)
-      PW_FORCES(2);
+#define PW_FORCES(TPA)                                                            \
+  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(      \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),     \
+      nbr_count_.as<int>(), capacity_, box_, types_, d, id_.as<unsigned>(), kick, \
+      flags_.as<Flags>())
+    if (tpa_ >= 8)
+      PW_FORCES(8);
+    else if (tpa_ >= 4)
+      PW_FORCES(4);
     else
-      PW_FORCES(0);
+      PW_FORCES(1);
 #undef PW_FORCES
     PW_CUDA_LAUNCH("forces_kick");
   }
@@ -819,22 +938,86 @@ class CudaEngine final : public MdEngine {
       one ? launch_forces_t<false, true>(s, kick) : launch_forces_t<false, false>(s, kick);
   }
 
-  void launch_step(cudaStream_t s) {
+  // PAIRWISE_MD_PROFILE=1: steps run one at a time with events between the kernel groups; the
+  // destructor prints microseconds per step of each group (list kernels split into steps that
+  // rebuilt and steps that did not).
+  void profile_step() {
+    if (!events_[0])
+      for (auto& e : events_) PW_CUDA(cudaEventCreate(&e));
+    PW_CUDA(cudaEventRecord(events_[0], stream_));
+    launch_integrate(stream_);
+    PW_CUDA(cudaEventRecord(events_[1], stream_));
+    launch_rebuild(stream_);
+    PW_CUDA(cudaEventRecord(events_[2], stream_));
+    compute_forces(true, stream_);
+    PW_CUDA(cudaEventRecord(events_[3], stream_));
+    int rebuilt = 0;
+    PW_CUDA(cudaMemcpyAsync(&rebuilt, &flags_.as<Flags>()->rebuild, sizeof rebuilt,
+                            cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    float ms[3];
+    for (int k = 0; k < 3; ++k) PW_CUDA(cudaEventElapsedTime(&ms[k], events_[k], events_[k + 1]));
+    prof_[0] += ms[0], prof_[rebuilt ? 2 : 1] += ms[1], prof_[3] += ms[2];
+    prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
+  }
+
+  void launch_integrate(cudaStream_t s) {
     const DynP d = dyn();
-    const int nb = blocks_for(n_);
-#define PW_INTEGRATE(TH)                                                                          \
-  integrate1<R, TH><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), \
-                                          image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(),    \
-                                          box_, d, options_.skin, top2_.as<double2>(),            \
-                                          flags_.as<Flags>())
+    const int nb = blocks_for(n_, kIntBlock);
+#define PW_INTEGRATE(TH)                                                                      \
+  integrate1<R, TH>                                                                           \
+      <<<nb, kIntBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),       \
+                                image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d, \
+                                options_.skin, top2_.as<double2>(), flags_.as<Flags>())
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
       PW_INTEGRATE(0);
 #undef PW_INTEGRATE
     PW_CUDA_LAUNCH("integrate1");
+  }
+
+  void launch_step(cudaStream_t s) {
+    launch_integrate(s);
     launch_rebuild(s);
     compute_forces(true, s);
+  }
+
+  // Threads per atom of the list build, timed once here (1, 4 or 8; every choice builds the same
+  // list, so results do not depend on it). PAIRWISE_MD_TB fixes it instead.
+  void tune_build() {
+    if (tb_override_ > 0) return;
+    unsigned long long builds = 0;  // the timing builds are not counted in the statistics
+    PW_CUDA(
+        cudaMemcpy(&builds, &flags_.as<Flags>()->builds, sizeof builds, cudaMemcpyDeviceToHost));
+    cudaEvent_t a, b;
+    PW_CUDA(cudaEventCreate(&a));
+    PW_CUDA(cudaEventCreate(&b));
+    float best = 1e30f;
+    int best_tb = tb_;
+    for (int tb : {1, 4, 8}) {
+      tb_ = tb;
+      float total = 0;
+      for (int rep = 0; rep < 3; ++rep) {
+        int one = 1;
+        PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->rebuild, &one, sizeof one,
+                                cudaMemcpyHostToDevice, stream_));
+        PW_CUDA(cudaEventRecord(a, stream_));
+        launch_rebuild(stream_);
+        PW_CUDA(cudaEventRecord(b, stream_));
+        PW_CUDA(cudaEventSynchronize(b));
+        float ms = 0;
+        PW_CUDA(cudaEventElapsedTime(&ms, a, b));
+        if (rep > 0) total += ms;  // the first is a warm-up
+      }
+      if (total < best) best = total, best_tb = tb;
+    }
+    tb_ = best_tb;
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    PW_CUDA(
+        cudaMemcpy(&flags_.as<Flags>()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
   }
 
   void launch_graph() {
@@ -892,8 +1075,9 @@ class CudaEngine final : public MdEngine {
     cell_scan<<<1, 1024, 0, stream_>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
     cell_scatter<<<nb, kBlock, 0, stream_>>>(int(n_), cell_.as<int>(), slot_.as<int>(),
                                              start_.as<int>(), order_.as<int>(), f);
-    cell_sort<<<blocks_for(std::size_t(cells_)), kBlock, 0, stream_>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), f);
+    cell_sort<R><<<blocks_for(std::size_t(cells_)), kBlock, 0, stream_>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
+        f);
     PW_CUDA_LAUNCH("sort cell list");
     auto permute = [&](Buffer& b, auto tag) {
       using T = decltype(tag);
@@ -934,6 +1118,12 @@ class CudaEngine final : public MdEngine {
   }
 
   EngineOptions options_;
+  int tpa_ = 1, tpa_override_ = 0;  // threads per atom in the force kernel
+  int tb_ = 1, tb_override_ = 0;    // threads per atom in the list build
+  bool profile_ = false;
+  cudaEvent_t events_[4] = {};
+  double prof_[4] = {0, 0, 0, 0};
+  long long prof_steps_[3] = {0, 0, 0};
   std::string device_;
   cudaStream_t stream_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
@@ -954,7 +1144,8 @@ class CudaEngine final : public MdEngine {
   Buffer pos_, vel_, force_, x0_, image_, id_, orig_;
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
-  Buffer top2_, partial_, result_, flags_;
+  Buffer top2_, partial_, result_, flags_, cpos_;
+  int list_grid_ = 0;  // blocks of the grid-stride list kernels (a few waves, not N / block)
 };
 
 }  // namespace

@@ -47,11 +47,19 @@ void HostEngine::set_state(const System& s) {
 
 void HostEngine::get_state(System& s) {
   auto& a = s.atoms;
+  // Wrapped copies (the engine's own positions may lie outside the box between wraps).
+  auto fold = [&](double x, int image, int d, double& out, int& out_image) {
+    const double k = std::floor((x - box_.lo[d]) / length_[d]);
+    out = x - k * length_[d];
+    if (out >= box_.hi[d]) out = box_.lo[d];
+    out_image = image + int(k);
+  };
   for (std::size_t k = 0; k < n(); ++k) {
     const std::size_t i = std::size_t(slot_[k]);
-    a.x[i] = x_[k], a.y[i] = y_[k], a.z[i] = z_[k];
+    fold(x_[k], ix_[k], 0, a.x[i], a.ix[i]);
+    fold(y_[k], iy_[k], 1, a.y[i], a.iy[i]);
+    fold(z_[k], iz_[k], 2, a.z[i], a.iz[i]);
     a.vx[i] = vx_[k], a.vy[i] = vy_[k], a.vz[i] = vz_[k];
-    a.ix[i] = ix_[k], a.iy[i] = iy_[k], a.iz[i] = iz_[k];
   }
 }
 
@@ -109,7 +117,7 @@ void HostEngine::permute(const std::vector<int>& perm) {
 void HostEngine::advance(std::uint64_t first_step, int steps) {
   for (int k = 0; k < steps; ++k) {
     engine::dynamics_step(arrays(), options_.dynamics, first_step + std::uint64_t(k), [&] {
-      wrap();
+      if (wrap_each_step_) wrap();
       compute_forces();
     });
   }

@@ -41,6 +41,8 @@ class HostEngine : public MdEngine {
   std::vector<int> type_, ix_, iy_, iz_;
   std::vector<std::uint32_t> id_;
   std::vector<int> slot_;  // set_state index of each storage slot
+  bool wrap_each_step_ =
+      true;  // false: the subclass wraps when it wants (positions may leave the box)
   double potential_ = 0, virial_ = 0;
 };
 

@@ -4,7 +4,9 @@
 // atom types (mixing), and after some steps (the reference integrates the same trajectory).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "backend_params.hpp"
 #include "md/engine.hpp"
@@ -51,6 +53,7 @@ double force_error(const Result& got, const Result& ref) {
 class MdForces : public test::BackendTest {};
 
 TEST_P(MdForces, MatchReferenceForEveryStyleAndMixing) {
+  double worst_f = 0, worst_e = 0, worst_w = 0;  // at step 0
   for (auto style :
        {physics::LjStyle::cut, physics::LjStyle::shift, physics::LjStyle::shifted_force}) {
     for (int types : {1, 3}) {
@@ -68,6 +71,13 @@ TEST_P(MdForces, MatchReferenceForEveryStyleAndMixing) {
         const double tol =
             tolerance(precision()) * (steps > 0 && precision() != Precision::double_ ? 10 : 1);
         EXPECT_LE(force_error(got, ref), tol) << what << ", step " << steps;
+        if (steps == 0) {
+          worst_f = std::max(worst_f, force_error(got, ref));
+          worst_e = std::max(worst_e, std::abs(got.thermo.potential - ref.thermo.potential) /
+                                          std::abs(ref.thermo.potential));
+          worst_w = std::max(worst_w, std::abs(got.thermo.virial - ref.thermo.virial) /
+                                          std::abs(ref.thermo.virial));
+        }
         EXPECT_LE(
             std::abs(got.thermo.potential - ref.thermo.potential) / std::abs(ref.thermo.potential),
             tol)
@@ -80,6 +90,10 @@ TEST_P(MdForces, MatchReferenceForEveryStyleAndMixing) {
       }
     }
   }
+  std::printf(
+      "[ info ] %s: max relative error vs reference (step 0): forces %.2e, energy %.2e, "
+      "virial %.2e\n",
+      test::backend_case_name({GetParam(), 0}).c_str(), worst_f, worst_e, worst_w);
 }
 
 // U(r) and F(r) of the three styles at one pair distance against the closed forms.

@@ -70,7 +70,31 @@ TEST(NeighborList, EngineListsEqualBruteForce) {
       engine::build_neighbor_list(grid, cells, s.atoms.size(), s.atoms.x.data(), s.atoms.y.data(),
                                   s.atoms.z.data(), r_list, half, list);
       EXPECT_EQ(engine::list_pairs(list), expected) << name << (half ? " half" : " full");
-      if (!expected.empty() && std::string(name) != "nearly empty") EXPECT_GT(list.regrows, 0);
+      if (!expected.empty() && std::string(name) != "nearly empty") {
+        EXPECT_GT(list.regrows, 0);
+      }
+    }
+    // The half-stencil list with periodic shift codes (grids of >= 3 cells per side).
+    engine::NeighborList shifted;
+    shifted.capacity = 2;
+    const bool built =
+        engine::build_half_list_shifted(grid, cells, s.atoms.size(), s.atoms.x.data(),
+                                        s.atoms.y.data(), s.atoms.z.data(), r_list, shifted);
+    EXPECT_EQ(built, grid.n[0] >= 3 && grid.n[1] >= 3 && grid.n[2] >= 3) << name;
+    if (built) {
+      EXPECT_EQ(engine::list_pairs(shifted), expected) << name << " shifted";
+    }
+    // Radius 2 on half-width cells.
+    const auto half_grid = engine::make_cell_grid(s.box.lo, len, 0.5 * r_list);
+    engine::CellList half_cells;
+    engine::build_cell_list(half_grid, s.atoms.size(), s.atoms.x.data(), s.atoms.y.data(),
+                            s.atoms.z.data(), half_cells);
+    engine::NeighborList wide;
+    if (engine::build_half_list_shifted(half_grid, half_cells, s.atoms.size(), s.atoms.x.data(),
+                                        s.atoms.y.data(), s.atoms.z.data(), r_list, wide, 2)) {
+      EXPECT_EQ(engine::list_pairs(wide), expected) << name << " shifted, radius 2";
+    } else {
+      EXPECT_LT(std::min({half_grid.n[0], half_grid.n[1], half_grid.n[2]}), 5) << name;
     }
   }
 }
