@@ -1,68 +1,25 @@
 // End-to-end tests of the `pairwise` executable: bad input gives a clear message, exit code 1 and
 // no output file; a short Kepler run writes a CSV with a small energy error.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "pairwise/backend.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
+using pairwise::test::CliTest;
+using pairwise::test::Result;
 
-// The executable: $PAIRWISE_BINARY, else the path this test was built with, else the build tree's
-// apps/pairwise/pairwise beside this test (scripts/device-check runs copied executables elsewhere).
-std::string binary() {
-  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
-  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
-          "pairwise")
-      .string();
-}
-
-// Runs `pairwise <args>` in `dir` (a shell command line; arguments are quoted by the caller).
-Result pairwise(const fs::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && '" + binary() + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// A fresh directory per test, removed afterwards.
-class Cli : public ::testing::Test {
+class Cli : public CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ =
-        fs::temp_directory_path() / ("pw_cli_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    inputs_.insert(name);
-  }
   // A config reading `particles` (a file in the test directory) with softening eps.
   void file_config(const std::string& particles, double eps) {
     std::ostringstream toml;
@@ -70,23 +27,6 @@ class Cli : public ::testing::Test {
          << "\"\neps = " << eps << "\n[run]\nt_end = 0.0625\nbackend = \"reference\"\n";
     write("run.toml", toml.str());
   }
-  // Every file in the directory is one the test wrote: the failed run created nothing.
-  void expect_no_output() {
-    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
-      EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
-    }
-  }
-  // Runs, expects exit code 1, "error: " and every fragment in the message, and no output.
-  void expect_error(const std::string& args, std::initializer_list<std::string> fragments) {
-    const Result r = pairwise(dir_, args);
-    EXPECT_EQ(r.code, 1) << r.output;
-    EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
-    for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << r.output;
-    expect_no_output();
-  }
-
-  fs::path dir_;
-  std::set<std::string> inputs_;
 };
 
 const std::string kTwoStars = "# m x y z vx vy vz\n0.5 1 0 0 0 0.5 0\n0.5 -1 0 0 0 -0.5 0\n";

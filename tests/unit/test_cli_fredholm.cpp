@@ -2,73 +2,24 @@
 // (exit code 1, no output files) for bad input: a diverging fixed point, N <= 0, an unknown
 // kernel, a = b.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
+
+#include "cli_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
+using pairwise::test::CliTest;
+using pairwise::test::Result;
 
-std::string binary() {
-  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
-  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
-          "pairwise")
-      .string();
-}
-
-Result pairwise(const fs::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && '" + binary() + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-class CliFredholm : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ =
-        fs::temp_directory_path() / ("pw_clif_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    inputs_.insert(name);
-  }
-  void expect_error(const std::string& args, std::initializer_list<std::string> fragments) {
-    const Result r = pairwise(dir_, args);
-    EXPECT_EQ(r.code, 1) << r.output;
-    EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
-    for (const auto& f : fragments)
-      EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
-    for (const auto& e : fs::recursive_directory_iterator(dir_))
-      EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
-  }
-  fs::path dir_;
-  std::set<std::string> inputs_;
-};
+class CliFredholm : public CliTest {};
 
 const char* kSmooth =
     "[domain]\na = 0\nb = 1\nn = 16\n[equation]\nkernel = \"exp_ts\"\nrhs = \"exp_ts_smooth\"\n"

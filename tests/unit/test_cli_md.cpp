@@ -2,57 +2,23 @@
 // (shortened), LAMMPS-style output files, an error with a non-zero exit and no partial files, and
 // `pairwise rng` against glibc.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "cli_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
+using pairwise::test::CliTest;
+using pairwise::test::Result;
 
-std::string binary() {
-  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
-  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
-          "pairwise")
-      .string();
-}
-
-Result pairwise(const fs::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && '" + binary() + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-class CliMd : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("pw_cli_md_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+class CliMd : public CliTest {};
 
 std::string example() {
   return fs::path(PAIRWISE_TEST_DATA).parent_path().parent_path().string() +

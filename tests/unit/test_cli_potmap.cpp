@@ -3,17 +3,12 @@
 // same map; bad input gives "error: ...", exit code 1 and no output file (not even a temporary
 // one).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <array>
 #include <filesystem>
-#include <fstream>
-#include <set>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "core/io/opendx.hpp"
 #include "core/io/pqr.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
@@ -26,62 +21,19 @@ using namespace pairwise;
 
 const fs::path kData = PAIRWISE_TEST_DATA;
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
+using pairwise::test::CliTest;
+using pairwise::test::Result;
 
-std::string binary() {
-  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
-  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
-          "pairwise")
-      .string();
-}
-
-class CliPotmap : public testing::Test {
+class CliPotmap : public CliTest {
  protected:
+  // The data files every test reads, copied in as inputs.
   void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("pw_cli_potmap_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    CliTest::SetUp();
     for (const char* f : {"potmap-small.pqr", "potmap-small.pdb", "potmap-tip3.charges"}) {
       fs::copy_file(kData / f, dir_ / f);
       inputs_.insert(f);
     }
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result pairwise(const std::string& args) {
-    const std::string command =
-        "cd '" + dir_.string() + "' && '" + binary() + "' " + args + " 2>&1";
-    Result r;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) return r;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-    const int status = ::pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-  }
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    inputs_.insert(name);
-  }
-  void expect_error(const std::string& args, std::initializer_list<std::string> fragments) {
-    const Result r = pairwise(args);
-    EXPECT_EQ(r.code, 1) << r.output;
-    EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
-    for (const auto& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << r.output;
-    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
-      EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
-    }
-  }
-
-  fs::path dir_;
-  std::set<std::string> inputs_;
 };
 
 potmap::Atoms small_atoms() {
