@@ -34,7 +34,7 @@ struct PTraits;
 template <>
 struct PTraits<Precision::single> {
   using F = float;
-  using A = float;  // per-lane sums
+  using A = float;  // warp sums
   using V4 = float4;
   using V2 = float2;
   static constexpr bool kLo = false;
@@ -205,12 +205,14 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_kernel(const Persisten
       std::uint32_t next_bits = 0;
       F xi[3] = {0, 0, 0}, xil[3] = {0, 0, 0};
       physics::LjcAtom<F> ai;
-      A acc[3] = {0, 0, 0};
+      // Per-lane sums in F (one pair per unit, <= nJ of them, as the tile kernel sums its 32
+      // rotation steps), converted once per target and reduced across the warp in A.
+      F acc[3] = {0, 0, 0};
       auto flush = [&]() {
         if (t < 0) return;
 #pragma unroll
         for (int c = 0; c < 3; ++c) {
-          const A sum = warp_sum(acc[c]);
+          const A sum = warp_sum(A(acc[c]));
           if (lane == 0) s_part[(warp * tb + t) * 3 + c] = double(sum);
           acc[c] = 0;
         }
@@ -265,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_kernel(const Persisten
           term = physics::ljc_pair<D, F>(r2, ai.q * aj.q, physics::lorentz_berthelot(ai, aj), sig);
         }
 #pragma unroll
-        for (int c = 0; c < 3; ++c) acc[c] += A(term.force_over_r * d[c]);
+        for (int c = 0; c < 3; ++c) acc[c] += term.force_over_r * d[c];
         if (++J == nJ) J = 0, ++tt;
       }
       flush();

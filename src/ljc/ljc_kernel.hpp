@@ -41,7 +41,7 @@ std::string_view to_string(PairKernel k);
 enum class StepKernel { automatic, graph, persistent };
 StepKernel parse_step_kernel(std::string_view text);  // throws pairwise::Error
 std::string_view to_string(StepKernel k);
-inline constexpr std::size_t kPersistentMaxN = 3072;
+inline constexpr std::size_t kPersistentMaxN = 1280;
 
 struct LjcKernelOptions {
   Precision precision = Precision::mixed;

@@ -98,9 +98,14 @@ TEST_P(LjcPersistentCuda, MatchesGraphAndReference) {
       }
       EXPECT_LE(vworst, tol);                 // Å/fs
       EXPECT_GT(max_distance(r.m, m), 1e-3);  // the atoms did move
-      // Deterministic: a second run is bitwise the same.
+      // Deterministic: a second run is bitwise the same in single and mixed. (In double the
+      // forces on entry come from the pair kernel's FP64 atomics, reproducible to rounding only.)
       const Trajectory b = run(*persistent, m, nb, o);
-      EXPECT_EQ(max_distance(a.m, b.m), 0.0);
+      if (p == Precision::double_) {
+        EXPECT_LE(max_distance(a.m, b.m), 1e-13);
+      } else {
+        EXPECT_EQ(max_distance(a.m, b.m), 0.0);
+      }
     }
   }
 }
