@@ -107,14 +107,23 @@ int run_ljc_bench(const BenchOptions& options) {
   };
 
   // Full MD steps (velocity Verlet, 1 fs, constant dielectric): the cuda backend with the whole
-  // step on the device; the cpu backend through the shared host dynamics.
-  auto time_md = [&](BackendKind b, Precision p, PairKernel pk, std::size_t n,
+  // step on the device (CUDA graphs around pair kernel pk, or the persistent kernel); the cpu
+  // backend through the shared host dynamics.
+  auto time_md = [&](BackendKind b, Precision p, PairKernel pk, StepKernel sk, std::size_t n,
                      const Molecule& mol) {
     LjcKernelOptions ko;
     ko.precision = p;
     ko.pair_kernel = pk;
-    auto k = make_ljc_kernel(b, ko);
-    k->set_system(mol, NonbondedOptions{});
+    ko.step_kernel = sk;
+    std::unique_ptr<LjcKernel> k;
+    try {
+      k = make_ljc_kernel(b, ko);
+      k->set_system(mol, NonbondedOptions{});
+    } catch (const Error& e) {
+      std::printf("# n=%zu %s: %s (case skipped)\n", n, std::string(to_string(p)).c_str(),
+                  e.what());
+      return;
+    }
     double s = -1;
     std::int64_t steps = 0;
 #ifdef PAIRWISE_HAVE_CUDA
@@ -138,8 +147,13 @@ int run_ljc_bench(const BenchOptions& options) {
       k->advance(m, inv_mass, o, 0, steps, f);
       s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
     }
-    const std::string kernel_name =
-        b == BackendKind::cuda ? std::string(to_string(pk)) : std::string("host");
+    std::string step_kernel = "host";
+#ifdef PAIRWISE_HAVE_CUDA
+    if (b == BackendKind::cuda) step_kernel = cuda_step_kernel(*k);
+#endif
+    const std::string kernel_name = b != BackendKind::cuda        ? std::string("host")
+                                    : step_kernel == "persistent" ? step_kernel
+                                                                  : std::string(to_string(pk));
     const std::string key = std::to_string(n) + "/" + std::string(to_string(p)) + "/md";
     if (b == BackendKind::cpu) cpu_seconds[key] = s;
     const auto cpu = cpu_seconds.find(key);
@@ -153,6 +167,7 @@ int run_ljc_bench(const BenchOptions& options) {
     std::fflush(stdout);
     nlohmann::json params = {{"dielectric", "constant"},
                              {"pair_kernel", kernel_name},
+                             {"step_kernel", step_kernel},
                              {"steps", steps},
                              {"dt_fs", 1.0},
                              {"ns_per_day", ns_per_day},
@@ -181,11 +196,17 @@ int run_ljc_bench(const BenchOptions& options) {
         }
       }
       if (options.md_steps) {
-        if (with_cpu && n <= kCpuMaxN) time_md(BackendKind::cpu, p, PairKernel::automatic, n, mol);
+        if (with_cpu && n <= kCpuMaxN) {
+          time_md(BackendKind::cpu, p, PairKernel::automatic, StepKernel::automatic, n, mol);
+        }
         if (backend == BackendKind::cuda) {
-          for (PairKernel pk : options.pair_kernels) time_md(backend, p, pk, n, mol);
+          for (PairKernel pk : options.pair_kernels)
+            time_md(backend, p, pk, StepKernel::graph, n, mol);
+          if (options.persistent) {
+            time_md(backend, p, PairKernel::automatic, StepKernel::persistent, n, mol);
+          }
         } else {
-          time_md(backend, p, PairKernel::automatic, n, mol);
+          time_md(backend, p, PairKernel::automatic, StepKernel::automatic, n, mol);
         }
       }
     }

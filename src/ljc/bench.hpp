@@ -21,6 +21,7 @@ struct BenchOptions {
   bool all_dielectrics = true;  // linear and sigmoidal too (constant always)
   bool compare_cpu = true;      // time the cpu backend up to kCpuMaxN
   bool md_steps = true;         // time full MD steps
+  bool persistent = true;       // ... also with the persistent step kernel (cuda, where it fits)
   int repeats = 10;
   std::string json_path;
 };

@@ -13,6 +13,7 @@
 #include "engine/device_buffer.cuh"
 #include "ljc/backends.hpp"
 #include "ljc/cuda_ljc.cuh"
+#include "ljc/cuda_persistent.cuh"
 #include "ljc/tile_masks.hpp"
 #include "pairwise/error.hpp"
 #include "pairwise/physics/dynamics.hpp"
@@ -134,8 +135,60 @@ class CudaLjcKernel final : public LjcKernel {
     energy_out_ = device_alloc(3 * sizeof(double));
     PW_CUDA(cudaMemset(force_acc_.get(), 0, 3 * 8 * std::size_t(n_)));
     PW_CUDA(cudaMemset(energy_acc_.get(), 0, 24));
+    prepare_persistent();
     set_positions(m.x.data(), m.y.data(), m.z.data());
   }
+
+  // The persistent step kernel (cuda_persistent.cuh): used when asked for, or by default up to
+  // kPersistentMaxN atoms where it fits; its per-atom bond and 1-4 lists and position buffers.
+  void prepare_persistent() {
+    persistent_ = false;
+    if (options_.step_kernel == StepKernel::graph) return;
+    if (options_.step_kernel == StepKernel::automatic && system_.n > kPersistentMaxN) return;
+    persistent_plan_ = cuda::plan_persistent(options_.precision, system_.dielectric, n_);
+    if (!persistent_plan_.ok) {
+      if (options_.step_kernel == StepKernel::persistent) {
+        throw Error("step_kernel = 'persistent' cannot run " + std::to_string(n_) +
+                    " atoms on this device: " + persistent_plan_.why);
+      }
+      return;
+    }
+    persistent_ = true;
+    if (masks_newton3_) {
+      const RowMasks rows = build_row_masks(n_, system_.lists);
+      row_start_ = upload(rows.row_start);
+      row_masks_ = upload(rows.entries);
+    }
+    // Both ends of every bond and 1-4 pair list it, in input order (CSR over atoms).
+    std::vector<int> bstart(n_ + 1, 0), pstart(n_ + 1, 0);
+    for (const auto& b : system_.bonds) ++bstart[b.i + 1], ++bstart[b.j + 1];
+    for (const auto& p : system_.lists.scaled14) ++pstart[p.first + 1], ++pstart[p.second + 1];
+    for (int i = 0; i < n_; ++i) bstart[i + 1] += bstart[i], pstart[i + 1] += pstart[i];
+    std::vector<int> bj(bstart[n_]), pj(pstart[n_]);
+    std::vector<double> brk(2 * std::size_t(bstart[n_]));
+    std::vector<int> bfill(bstart.begin(), bstart.end() - 1),
+        pfill(pstart.begin(), pstart.end() - 1);
+    for (const auto& b : system_.bonds) {
+      for (const auto [self, other] : {std::pair{b.i, b.j}, std::pair{b.j, b.i}}) {
+        const int k = bfill[self]++;
+        bj[k] = other, brk[2 * k] = b.r0, brk[2 * k + 1] = b.k;
+      }
+    }
+    for (const auto& p : system_.lists.scaled14) {
+      pj[pfill[p.first]++] = p.second;
+      pj[pfill[p.second]++] = p.first;
+    }
+    bond_start_ = upload(bstart), bond_j_ = upload(bj), bond_rk_csr_ = upload(brk);
+    p14_start_ = upload(pstart), p14_j_ = upload(pj);
+    const std::size_t np = 32 * std::size_t((n_ + 31) / 32);
+    const bool dbl = options_.precision == Precision::double_;
+    xbuf_ = device_alloc(2 * 3 * sizeof(double) * n_);
+    pbuf_ = device_alloc(2 * np * (dbl ? 32 : 16));
+    pbuf_lo_ = device_alloc(options_.precision == Precision::mixed ? 2 * np * 16 : 16);
+  }
+
+  // Which step kernel advance() runs: "persistent" or "graph".
+  std::string step_kernel_name() const { return persistent_ ? "persistent" : "graph"; }
 
   void set_positions(const double* x, const double* y, const double* z) override {
     double* d = static_cast<double*>(x_.get());
@@ -232,10 +285,12 @@ class CudaLjcKernel final : public LjcKernel {
     sa.kT = o.kT, sa.c1 = c.c1, sa.c2 = c.c2, sa.seed = o.seed;
     sa.step = static_cast<unsigned long long*>(step_.get());
     sa.stream = stream_;
-    if (!graphs_ready_ || !same_step(sa)) build_graphs(sa);
-    std::int64_t left = steps;
-    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
-    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+    last_step_args_ = sa;
+    if (persistent_) {
+      launch_persistent_steps(sa, o, steps);
+    } else {
+      run_graphs(sa, steps);
+    }
     // Energies at the final positions (the forces are recomputed identically).
     launch_all(true);
     std::vector<double> h(3 * std::size_t(n_));
@@ -274,9 +329,11 @@ class CudaLjcKernel final : public LjcKernel {
     PW_CUDA(cudaEventCreate(&start));
     PW_CUDA(cudaEventCreate(&stop));
     PW_CUDA(cudaEventRecord(start, stream_));
-    std::int64_t left = steps;
-    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
-    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+    if (persistent_) {
+      launch_persistent_steps(last_step_args_, o, steps);
+    } else {
+      run_graphs(last_step_args_, steps);
+    }
     PW_CUDA(cudaEventRecord(stop, stream_));
     PW_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
@@ -377,6 +434,46 @@ class CudaLjcKernel final : public LjcKernel {
  private:
   static constexpr int kGraphSteps = 20;
 
+  // `steps` steps as graph replays (chains of kGraphSteps, then single steps).
+  void run_graphs(const cuda::StepArgs& sa, std::int64_t steps) {
+    if (!graphs_ready_ || !same_step(sa)) build_graphs(sa);
+    std::int64_t left = steps;
+    for (; left >= kGraphSteps; left -= kGraphSteps) PW_CUDA(cudaGraphLaunch(exec_many_, stream_));
+    for (; left > 0; --left) PW_CUDA(cudaGraphLaunch(exec_one_, stream_));
+  }
+
+  // `steps` steps in one launch of the persistent kernel (x_, v_, force_out_ in and out).
+  void launch_persistent_steps(const cuda::StepArgs& sa, const engine::DynamicsOptions& o,
+                               std::int64_t steps) {
+    cuda::PersistentArgs pa;
+    pa.precision = options_.precision;
+    pa.dielectric = system_.dielectric;
+    pa.plan = persistent_plan_;
+    pa.n = n_;
+    pa.par = par_.get();
+    pa.row_start = static_cast<const int*>(row_start_.get());
+    pa.row_masks = row_masks_.get();
+    pa.bond_start = static_cast<const int*>(bond_start_.get());
+    pa.bond_j = static_cast<const int*>(bond_j_.get());
+    pa.bond_rk = static_cast<const double*>(bond_rk_csr_.get());
+    pa.p14_start = static_cast<const int*>(p14_start_.get());
+    pa.p14_j = static_cast<const int*>(p14_j_.get());
+    pa.scale14_lj = system_.scale14_lj, pa.scale14_coulomb = system_.scale14_coulomb;
+    pa.sig[0] = system_.sigmoidal.alpha, pa.sig[1] = system_.sigmoidal.beta;
+    pa.sig[2] = system_.sigmoidal.gamma, pa.sig[3] = system_.sigmoidal.delta;
+    pa.x = sa.x, pa.v = sa.v, pa.f = sa.f, pa.inv_mass = sa.inv_mass;
+    pa.dt = o.dt;
+    pa.langevin = sa.langevin;
+    pa.kT = sa.kT, pa.c1 = sa.c1, pa.c2 = sa.c2, pa.seed = sa.seed;
+    pa.step = sa.step;
+    pa.steps = steps;
+    pa.xbuf = static_cast<double*>(xbuf_.get());
+    pa.pbuf = pbuf_.get();
+    pa.pbuf_lo = pbuf_lo_.get();
+    pa.stream = stream_;
+    cuda::launch_persistent(pa);
+  }
+
   // A chain of `steps` steps: first half + packing, the pair kernel and bonded terms, then per
   // further step one fused kernel (second half of the last step, first half of the next) and the
   // pair kernels, and the second half (see cuda_ljc.cuh).
@@ -430,7 +527,10 @@ class CudaLjcKernel final : public LjcKernel {
   engine::AllPairsWorkspace workspace_;
   bool masks_newton3_ = true;
   cudaGraphExec_t exec_one_ = nullptr, exec_many_ = nullptr;
-  cuda::StepArgs graph_args_;
+  cuda::StepArgs graph_args_, last_step_args_;
+  bool persistent_ = false;
+  cuda::PersistentPlan persistent_plan_;
+  DevicePtr bond_start_, bond_j_, bond_rk_csr_, p14_start_, p14_j_, xbuf_, pbuf_, pbuf_lo_;
   bool graphs_ready_ = false;
   DevicePtr pos_, pos_lo_, par_, mask_index_, mask_words_, bond_ij_, bond_rk_, pair_ij_, x_,
       force_acc_, energy_acc_, force_out_, energy_out_;
@@ -440,6 +540,11 @@ class CudaLjcKernel final : public LjcKernel {
 
 std::unique_ptr<LjcKernel> make_cuda_ljc_kernel(const LjcKernelOptions& options) {
   return std::make_unique<CudaLjcKernel>(options);
+}
+
+std::string cuda_step_kernel(const LjcKernel& kernel) {
+  const auto* k = dynamic_cast<const CudaLjcKernel*>(&kernel);
+  return k ? k->step_kernel_name() : std::string();
 }
 
 double cuda_time_md_steps(LjcKernel& kernel, double dt, std::int64_t steps) {

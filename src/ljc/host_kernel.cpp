@@ -28,6 +28,26 @@ std::string_view to_string(PairKernel k) {
   return "auto";
 }
 
+StepKernel parse_step_kernel(std::string_view text) {
+  if (text == "auto") return StepKernel::automatic;
+  if (text == "graph") return StepKernel::graph;
+  if (text == "persistent") return StepKernel::persistent;
+  throw Error("unknown step kernel '" + std::string(text) +
+              "' (expected auto, graph or persistent)");
+}
+
+std::string_view to_string(StepKernel k) {
+  switch (k) {
+    case StepKernel::graph:
+      return "graph";
+    case StepKernel::persistent:
+      return "persistent";
+    case StepKernel::automatic:
+      break;
+  }
+  return "auto";
+}
+
 PreparedSystem prepare_system(const Molecule& m, const NonbondedOptions& nb) {
   PreparedSystem s;
   s.n = m.size();

@@ -34,10 +34,20 @@ enum class PairKernel { automatic, one_sided, newton3 };
 PairKernel parse_pair_kernel(std::string_view text);  // throws pairwise::Error
 std::string_view to_string(PairKernel k);
 
+// How the cuda backend runs MD steps (advance): CUDA graphs of 20 steps around the pair kernel, or
+// many steps inside one persistent cooperative kernel (src/ljc/cuda_persistent.cuh). automatic:
+// persistent up to kPersistentMaxN atoms (where the benchmark measured it faster) when the system
+// fits the device, graph above.
+enum class StepKernel { automatic, graph, persistent };
+StepKernel parse_step_kernel(std::string_view text);  // throws pairwise::Error
+std::string_view to_string(StepKernel k);
+inline constexpr std::size_t kPersistentMaxN = 1280;
+
 struct LjcKernelOptions {
   Precision precision = Precision::mixed;
   int device = 0;
   PairKernel pair_kernel = PairKernel::automatic;
+  StepKernel step_kernel = StepKernel::automatic;
 };
 
 class LjcKernel {

@@ -31,6 +31,53 @@ const Element* element_of(const std::string& name) {
 
 }  // namespace
 
+bool element_of_atom(const std::string& name, double& mass, double& covalent_radius) {
+  const Element* el = element_of(name);
+  if (!el) return false;
+  mass = el->mass, covalent_radius = el->covalent_radius;
+  return true;
+}
+
+std::vector<Bond> bonds_by_distance(const Molecule& m, const std::vector<double>& rcov,
+                                    double bond_k) {
+  std::vector<Bond> bonds;
+  // Bonds by distance on a grid of 2.6 Å cells (the longest bond, S-P, is < 2.6 Å).
+  constexpr double kCell = 2.6;
+  auto key = [&](long cx, long cy, long cz) {
+    return (cx * 73856093L) ^ (cy * 19349663L) ^ (cz * 83492791L);
+  };
+  std::unordered_multimap<long, int> grid;
+  auto cell = [&](double v) { return long(std::floor(v / kCell)); };
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    grid.emplace(key(cell(m.x[i]), cell(m.y[i]), cell(m.z[i])), int(i));
+  }
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const long cx = cell(m.x[i]), cy = cell(m.y[i]), cz = cell(m.z[i]);
+    for (long dx = -1; dx <= 1; ++dx)
+      for (long dy = -1; dy <= 1; ++dy)
+        for (long dz = -1; dz <= 1; ++dz) {
+          auto range = grid.equal_range(key(cx + dx, cy + dy, cz + dz));
+          for (auto it = range.first; it != range.second; ++it) {
+            const int j = it->second;
+            if (j <= int(i)) continue;
+            const double d = std::sqrt((m.x[i] - m.x[j]) * (m.x[i] - m.x[j]) +
+                                       (m.y[i] - m.y[j]) * (m.y[i] - m.y[j]) +
+                                       (m.z[i] - m.z[j]) * (m.z[i] - m.z[j]));
+            if (rcov[i] > 0 && rcov[j] > 0 && d > 0.4 && d < 1.2 * (rcov[i] + rcov[j])) {
+              bonds.push_back({int(i), j, d, bond_k});
+            }
+          }
+        }
+  }
+  std::sort(bonds.begin(), bonds.end(),
+            [](const Bond& a, const Bond& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+  // Two neighbour cells whose hash keys collide would list a pair twice.
+  bonds.erase(std::unique(bonds.begin(), bonds.end(),
+                          [](const Bond& a, const Bond& b) { return a.i == b.i && a.j == b.j; }),
+              bonds.end());
+  return bonds;
+}
+
 Molecule molecule_from_pqr(const std::vector<io::AtomRecord>& atoms, const PqrOptions& o,
                            const std::string& source) {
   if (atoms.empty()) throw Error("the PQR file has no ATOM or HETATM records", source);
@@ -55,36 +102,7 @@ Molecule molecule_from_pqr(const std::vector<io::AtomRecord>& atoms, const PqrOp
     m.x[i] = a.x, m.y[i] = a.y, m.z[i] = a.z;
     rcov[i] = el->covalent_radius;
   }
-  // Bonds by distance on a grid of 2.6 Å cells (the longest bond, S-P, is < 2.6 Å).
-  constexpr double kCell = 2.6;
-  auto key = [&](long cx, long cy, long cz) {
-    return (cx * 73856093L) ^ (cy * 19349663L) ^ (cz * 83492791L);
-  };
-  std::unordered_multimap<long, int> grid;
-  auto cell = [&](double v) { return long(std::floor(v / kCell)); };
-  for (std::size_t i = 0; i < atoms.size(); ++i) {
-    grid.emplace(key(cell(m.x[i]), cell(m.y[i]), cell(m.z[i])), int(i));
-  }
-  for (std::size_t i = 0; i < atoms.size(); ++i) {
-    const long cx = cell(m.x[i]), cy = cell(m.y[i]), cz = cell(m.z[i]);
-    for (long dx = -1; dx <= 1; ++dx)
-      for (long dy = -1; dy <= 1; ++dy)
-        for (long dz = -1; dz <= 1; ++dz) {
-          auto range = grid.equal_range(key(cx + dx, cy + dy, cz + dz));
-          for (auto it = range.first; it != range.second; ++it) {
-            const int j = it->second;
-            if (j <= int(i)) continue;
-            const double d = std::sqrt((m.x[i] - m.x[j]) * (m.x[i] - m.x[j]) +
-                                       (m.y[i] - m.y[j]) * (m.y[i] - m.y[j]) +
-                                       (m.z[i] - m.z[j]) * (m.z[i] - m.z[j]));
-            if (d > 0.4 && d < 1.2 * (rcov[i] + rcov[j])) {
-              m.bonds.push_back({int(i), j, d, o.bond_k});
-            }
-          }
-        }
-  }
-  std::sort(m.bonds.begin(), m.bonds.end(),
-            [](const Bond& a, const Bond& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+  m.bonds = bonds_by_distance(m, rcov, o.bond_k);
   m.validate(source);
   return m;
 }

@@ -21,6 +21,15 @@ struct PqrOptions {
   double bond_k = 300.0;  // kcal/(mol·Å²)
 };
 
+// Mass (amu) and covalent radius (Å) of the element of a PDB/PQR atom name (its first letter after
+// leading digits: H C N O S P); false for other elements.
+bool element_of_atom(const std::string& name, double& mass, double& covalent_radius);
+
+// Harmonic bonds (r0 = the current distance, k = bond_k) between atoms closer than 1.2 × the sum
+// of their covalent radii, sorted by (i, j); atoms with radius 0 get none.
+std::vector<Bond> bonds_by_distance(const Molecule& m, const std::vector<double>& covalent_radius,
+                                    double bond_k);
+
 // Throws pairwise::Error naming `source` and the atom for an element without a mass.
 Molecule molecule_from_pqr(const std::vector<io::AtomRecord>& atoms, const PqrOptions& options,
                            const std::string& source);

@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/io/pdb.hpp"
 #include "core/thermo_log.hpp"
 #include "engine/dynamics.hpp"
 #include "ljc/generator.hpp"
 #include "ljc/ljc_kernel.hpp"
+#include "ljc/pdb_molecule.hpp"
 #include "ljc/pqr_molecule.hpp"
 #include "ljc/topology_io.hpp"
 #include "pairwise/error.hpp"
@@ -89,6 +91,9 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   } else if (rc.file.extension() == ".pqr") {
     mol =
         molecule_from_pqr(io::read_pqr(rc.file), {rc.pqr_epsilon, rc.pqr_bond_k}, rc.file.string());
+  } else if (rc.file.extension() == ".pdb") {
+    mol = molecule_from_pdb(io::read_pdb(rc.file), read_parameter_table(rc.parameters),
+                            rc.pdb_bond_k, rc.file.string(), rc.parameters.string());
   } else {
     mol = read_topology(rc.file, err);
   }
@@ -106,6 +111,7 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   LjcKernelOptions ko;
   ko.precision = rc.precision;
   ko.pair_kernel = rc.pair_kernel;
+  ko.step_kernel = rc.step_kernel;
   auto kernel = make_ljc_kernel(backend, ko);
   kernel->set_system(mol, rc.forcefield);
   const PairLists lists = derive_pair_lists(mol);

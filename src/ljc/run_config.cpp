@@ -30,6 +30,19 @@ void read_system(config::Config& config, RunConfig& rc) {
   if (!pqr) {
     for (auto key : {"pqr_epsilon", "pqr_bond_k"}) reject_unused(s, key, "without a .pqr file");
   }
+  const std::string parameters = s.string("parameters", "");
+  rc.pdb_bond_k = s.number("pdb_bond_k", rc.pdb_bond_k, config::Range::non_negative());
+  const bool pdb = std::filesystem::path(file).extension() == ".pdb";
+  if (!pdb) {
+    for (auto key : {"parameters", "pdb_bond_k"}) reject_unused(s, key, "without a .pdb file");
+  } else if (rc.from_file) {
+    if (parameters.empty()) {
+      s.fail("parameters",
+             "a .pdb file needs parameters = \"table.prm\" (charge, sigma, epsilon "
+             "and mass per residue and atom name)");
+    }
+    rc.parameters = config.base_directory() / parameters;
+  }
   if (rc.from_file) {
     for (auto key : {"n", "seed", "spacing", "charge"}) {
       reject_unused(s, key, "with molecule = 'file'");
@@ -87,6 +100,7 @@ void read_run(config::Config& config, RunConfig& rc) {
   rc.backend = s.choice("backend", "auto", parse_backend);
   rc.precision = s.choice("precision", "mixed", parse_precision);
   rc.pair_kernel = s.choice("pair_kernel", "auto", parse_pair_kernel);
+  rc.step_kernel = s.choice("step_kernel", "auto", parse_step_kernel);
 }
 
 void read_output(config::Config& config, RunConfig& rc) {

@@ -1,11 +1,11 @@
 // The TOML schema of an ljc run (`workload = "ljc"`), documented key by key in docs/ljc.md:
 //   [system]      molecule ("globule" | "file"), n, seed, spacing, charge, file, pqr_epsilon,
-//                 pqr_bond_k
+//                 pqr_bond_k, parameters, pdb_bond_k
 //   [forcefield]  dielectric, epsilon, linear_factor, sigmoidal_alpha .. sigmoidal_delta,
 //                 scale14_lj, scale14_coulomb
 //   [integrator]  thermostat ("none": velocity Verlet NVE | "langevin": BAOAB), dt (fs),
 //                 temperature (K), friction (1/ps), seed
-//   [run]         steps, backend, precision, pair_kernel
+//   [run]         steps, backend, precision, pair_kernel, step_kernel
 //   [output]      directory, prefix, interval (steps), csv, final, progress
 #pragma once
 
@@ -26,9 +26,11 @@ struct RunConfig {
   // [system]
   bool from_file = false;
   GlobuleOptions globule;
-  std::filesystem::path file;  // .toml / .json topology or .pqr
-  double pqr_epsilon = 0.1;    // PQR input: ε of every atom (kcal/mol)
-  double pqr_bond_k = 300.0;   // PQR input: k of the bonds found by distance
+  std::filesystem::path file;        // .toml / .json topology or .pqr
+  double pqr_epsilon = 0.1;          // PQR input: ε of every atom (kcal/mol)
+  double pqr_bond_k = 300.0;         // PQR input: k of the bonds found by distance
+  std::filesystem::path parameters;  // PDB input: the parameter table (pdb_molecule.hpp)
+  double pdb_bond_k = 300.0;         // PDB input: k of the bonds found by distance
   // [forcefield]
   NonbondedOptions forcefield;
   // [integrator]
@@ -42,6 +44,7 @@ struct RunConfig {
   BackendKind backend = BackendKind::automatic;
   Precision precision = Precision::mixed;
   PairKernel pair_kernel = PairKernel::automatic;
+  StepKernel step_kernel = StepKernel::automatic;
   // [output]
   struct Output {
     std::filesystem::path directory;

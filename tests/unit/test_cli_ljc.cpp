@@ -151,6 +151,54 @@ TEST_F(CliLjc, PqrWrongFieldCount) {
   EXPECT_FALSE(fs::exists(dir_ / "run.csv"));
 }
 
+constexpr const char* kWaterDimerPdb =
+    "REMARK two TIP3P waters\n"
+    "ATOM      1  OH2 TIP3A   1       0.000   0.000   0.000  1.00  0.00\n"
+    "ATOM      2  H1  TIP3A   1       0.957   0.000   0.000  1.00  0.00\n"
+    "ATOM      3  H2  TIP3A   1      -0.240   0.927   0.000  1.00  0.00\n"
+    "ATOM      4  OH2 TIP3A   2       2.900   0.300   0.200  1.00  0.00\n"
+    "ATOM      5  H1  TIP3A   2       3.500   1.000   0.300  1.00  0.00\n"
+    "ATOM      6  H2  TIP3A   2       3.400  -0.500   0.200  1.00  0.00\n"
+    "END\n";
+constexpr const char* kPdbRun =
+    "workload = \"ljc\"\n[system]\nmolecule = \"file\"\nfile = \"w.pdb\"\nparameters = "
+    "\"w.prm\"\n[run]\nsteps = 5\nbackend = \"reference\"\n[integrator]\ndt = 0.5\n[output]\n"
+    "progress = false\n";
+
+TEST_F(CliLjc, PdbWithParameterTable) {
+  write("w.pdb", kWaterDimerPdb);
+  write("w.prm",
+        "TIP3 OH2 -0.834 3.15061 0.1521 15.9994\n* H1 0.417 0.4 0.046 1.008\n"
+        "* H2 0.417 0.4 0.046 1.008\n");
+  write("run.toml", kPdbRun);
+  std::string out;
+  ASSERT_EQ(run("run run.toml", out), 0) << out;
+  EXPECT_NE(out.find("4 bonds"), std::string::npos) << out;
+  EXPECT_NE(out.find("6 excluded pairs, 0 1-4 pairs"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(dir_ / "run.csv"));
+}
+
+TEST_F(CliLjc, PdbAtomWithoutParameters) {
+  write("w.pdb", kWaterDimerPdb);
+  write("w.prm", "TIP3 OH2 -0.834 3.15061 0.1521 15.9994\n* H1 0.417 0.4 0.046 1.008\n");
+  write("run.toml", kPdbRun);
+  std::string out;
+  EXPECT_EQ(run("run run.toml", out), 1) << out;
+  EXPECT_NE(out.find("w.pdb:4"), std::string::npos) << out;
+  EXPECT_NE(out.find("'H2'"), std::string::npos) << out;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
+  }
+}
+
+TEST_F(CliLjc, PdbNeedsParameterTable) {
+  write("w.pdb", kWaterDimerPdb);
+  write("run.toml", "workload = \"ljc\"\n[system]\nmolecule = \"file\"\nfile = \"w.pdb\"\n");
+  std::string out;
+  EXPECT_EQ(run("run run.toml", out), 1) << out;
+  EXPECT_NE(out.find("parameters"), std::string::npos) << out;
+}
+
 TEST_F(CliLjc, BenchWritesJsonRecords) {
   std::string out;
   ASSERT_EQ(

@@ -40,6 +40,7 @@ std::vector<AtomRecord> parse_pdb(std::istream& in, const std::string& source) {
                   where);
     }
     AtomRecord a;
+    a.line = line_no;
     const std::string serial = columns(line, 7, 11);
     // Serial numbers past 99999 are often written in hexadecimal or as '*****': keep 0 then.
     if (!serial.empty() && std::all_of(serial.begin(), serial.end(), ::isdigit))

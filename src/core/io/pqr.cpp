@@ -58,6 +58,7 @@ std::vector<AtomRecord> parse_pqr(std::istream& in, const std::string& source) {
     const bool chain = f.size() == 11;
     const std::size_t k = chain ? 1 : 0;  // shift of the fields after the residue name
     AtomRecord a;
+    a.line = line_no;
     a.serial = parse_field_long(f[1], "serial", where + ":serial");
     a.name = f[2];
     a.resname = f[3];

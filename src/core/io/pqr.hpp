@@ -20,6 +20,7 @@ struct AtomRecord {
   double x = 0, y = 0, z = 0;  // Å
   double charge = 0;           // e
   double radius = 0;           // Å
+  long line = 0;               // line of the record in its file (1-based)
 };
 
 // Reads a PQR file; throws pairwise::Error ("cannot open", or a bad field with file:line).
