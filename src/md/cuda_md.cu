@@ -373,13 +373,14 @@ __global__ void __launch_bounds__(kBlock)
 // otherwise (deduplicated stencils) each pair takes the minimum image.
 template <class R, bool Shifted>
 __global__ void __launch_bounds__(kBlock)
-    build_list(int cells, int n, const typename Vec4<R>::type* __restrict__ pos,
+    build_list(int cells, const typename Vec4<R>::type* __restrict__ pos,
                const typename Vec4<R>::type* __restrict__ cpos,
                typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
                const int* __restrict__ stencil, const int4* __restrict__ ccoord, BoxP<R> box,
-               R r_list2, int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count,
-               Flags* flags) {
+               R r_list2, int capacity, std::size_t si, std::size_t sk, int* __restrict__ nbr,
+               int* __restrict__ nbr_count, Flags* flags) {
   using R4 = typename Vec4<R>::type;
+  constexpr unsigned kAll = 0xffffffffu;
   if (!flags->rebuild) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
   __shared__ R4 stage[kBlock / 32][32];
@@ -388,8 +389,22 @@ __global__ void __launch_bounds__(kBlock)
   const int warps = gridDim.x * (kBlock / 32);
   for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
     const int b = start[c], e = start[c + 1];
-    const int* st = stencil + 27 * c;
-    const int4 home = ccoord[c];
+    // Lane s < 27 holds stencil cell s: its candidate range and periodic shift (all 27 loaded at
+    // once; the stencil is −1-terminated when deduplicated).
+    const int cs = lane < 27 ? stencil[27 * c + lane] : -1;
+    int qb = 0, qe = 0;
+    R sx = 0, sy = 0, sz = 0;
+    if (cs >= 0) {
+      qb = start[cs], qe = start[cs + 1];
+      if (Shifted) {
+        const int4 home = ccoord[c], q = ccoord[cs];
+        const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
+        sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
+        sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
+        sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
+      }
+    }
+    const int nst = __popc(__ballot_sync(kAll, cs >= 0));
     for (int h0 = b; h0 < e; h0 += 32) {
       const int k = h0 + lane;
       const bool mine = k < e;
@@ -397,40 +412,40 @@ __global__ void __launch_bounds__(kBlock)
       int i = -1;
       if (mine) p = cpos[k], i = index_of(p.w);
       int count = 0;
-      for (int s = 0; s < 27; ++s) {
-        const int cs = st[s];
-        if (cs < 0) break;
-        R sx = 0, sy = 0, sz = 0;
-        if (Shifted) {
-          const int4 q = ccoord[cs];
-          const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
-          sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
-          sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
-          sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
-        }
-        const int qe = start[cs + 1];
-        for (int q0 = start[cs]; q0 < qe; q0 += 32) {
-          const int m = min(32, qe - q0);
-          __syncwarp();
-          if (lane < m) st_w[lane] = cpos[q0 + lane];
-          __syncwarp();
-          if (!mine) continue;
+      // Chunks of 32 candidates over the stencil cells in order; the next chunk is loaded while
+      // the current one is tested.
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
+      while (q0 >= qend && ++s < nst)
+        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
+      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+      while (s < nst) {
+        const int m = min(32, qend - q0);
+        const R shx = __shfl_sync(kAll, sx, s), shy = __shfl_sync(kAll, sy, s),
+                shz = __shfl_sync(kAll, sz, s);
+        __syncwarp();
+        if (lane < m) st_w[lane] = next;
+        __syncwarp();
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+        if (!mine) continue;
 #pragma unroll 4
-          for (int u = 0; u < m; ++u) {
-            const R4 q = st_w[u];
-            R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            if (Shifted) {
-              dx += sx, dy += sy, dz += sz;
-            } else {
-              dx = min_image(dx, box.L[0], box.half[0]);
-              dy = min_image(dy, box.L[1], box.half[1]);
-              dz = min_image(dz, box.L[2], box.half[2]);
-            }
-            const int j = index_of(q.w);
-            if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
-              if (count < capacity) nbr[std::size_t(count) * n + i] = j;
-              ++count;
-            }
+        for (int u = 0; u < m; ++u) {
+          const R4 q = st_w[u];
+          R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+          if (Shifted) {
+            dx += shx, dy += shy, dz += shz;
+          } else {
+            dx = min_image(dx, box.L[0], box.half[0]);
+            dy = min_image(dy, box.L[1], box.half[1]);
+            dz = min_image(dz, box.L[2], box.half[2]);
+          }
+          const int j = index_of(q.w);
+          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
+            if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
+            ++count;
           }
         }
       }
@@ -451,8 +466,9 @@ __global__ void __launch_bounds__(kBlock)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
                 typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
-                const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types, DynP dyn,
-                const unsigned* __restrict__ id, bool kick, const Flags* flags) {
+                const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
+                BoxP<R> box, int types, DynP dyn, const unsigned* __restrict__ id, bool kick,
+                const Flags* flags) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = t / TPA, sub = t % TPA;
   if (i >= n) return;  // whole groups leave together (TPA divides 32)
@@ -464,7 +480,7 @@ __global__ void __launch_bounds__(kBlock)
   if (OneType) one = pair_params<P>(0);
 #pragma unroll 4
   for (int k = sub; k < count; k += TPA) {
-    const int j = __ldg(nbr + std::size_t(k) * n + i);
+    const int j = __ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk);
     const auto q = pos[j];
     const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
     const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
@@ -506,8 +522,8 @@ template <class R, class P, bool SF>
 __global__ void __launch_bounds__(kBlock)
     energy_terms(int n, const typename Vec4<R>::type* __restrict__ pos,
                  const typename Vec4<R>::type* __restrict__ vel, const int* __restrict__ nbr,
-                 const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types,
-                 double* __restrict__ partial) {
+                 const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
+                 BoxP<R> box, int types, double* __restrict__ partial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double e = 0, w = 0, ke = 0;
   if (i < n) {
@@ -515,7 +531,7 @@ __global__ void __launch_bounds__(kBlock)
     const int ti = int(p.w);
     const int count = min(nbr_count[i], capacity);
     for (int k = 0; k < count; ++k) {
-      const int j = nbr[std::size_t(k) * n + i];
+      const int j = nbr[std::size_t(i) * si + std::size_t(k) * sk];
       const auto q = pos[j];
       const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
       const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
@@ -634,6 +650,8 @@ class CudaEngine final : public MdEngine {
     profile_ = prof && *prof && *prof != '0';
     const char* nocond = std::getenv("PAIRWISE_MD_NO_COND");
     use_cond_ = !(nocond && *nocond && *nocond != '0');
+    const char* colmajor = std::getenv("PAIRWISE_MD_COLUMN_MAJOR");
+    row_major_ = !(colmajor && *colmajor && *colmajor != '0');
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -810,7 +828,7 @@ class CudaEngine final : public MdEngine {
     std::vector<std::pair<int, int>> pairs;
     for (std::size_t i = 0; i < n_; ++i)
       for (int k = 0; k < std::min(count[i], capacity_); ++k) {
-        const int a = orig[i], b = orig[std::size_t(nbr[std::size_t(k) * n_ + i])];
+        const int a = orig[i], b = orig[std::size_t(nbr[i * si() + std::size_t(k) * sk()])];
         if (a < b) pairs.emplace_back(a, b);
       }
     std::sort(pairs.begin(), pairs.end());
@@ -861,11 +879,11 @@ class CudaEngine final : public MdEngine {
     if (any_sf_)
       energy_terms<R, P, true><<<blocks, kBlock, 0, stream_>>>(
           int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
-          box_, types_, partial_.as<double>());
+          si(), sk(), box_, types_, partial_.as<double>());
     else
       energy_terms<R, P, false><<<blocks, kBlock, 0, stream_>>>(
           int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
-          box_, types_, partial_.as<double>());
+          si(), sk(), box_, types_, partial_.as<double>());
     PW_CUDA_LAUNCH("energy_terms");
     sum_partials<<<1, 256, 0, stream_>>>(blocks, partial_.as<double>(), result_.as<double>());
     PW_CUDA_LAUNCH("sum_partials");
@@ -974,11 +992,11 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("cell_scatter");
     launch_cell_sort(s, list_grid_);
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
-#define PW_BUILD(SHIFTED)                                                                          \
-  build_list<R, SHIFTED><<<bb, kBlock, 0, s>>>(cells_, int(n_), pos_.as<R4>(), cpos_.as<R4>(),     \
-                                               x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
-                                               ccoord_.as<int4>(), box_, R(r_list_ * r_list_),     \
-                                               capacity_, nbr_.as<int>(), nbr_count_.as<int>(), f)
+#define PW_BUILD(SHIFTED)                                                                        \
+  build_list<R, SHIFTED><<<bb, kBlock, 0, s>>>(                                                  \
+      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
+      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), capacity_, si(), sk(), nbr_.as<int>(),     \
+      nbr_count_.as<int>(), f)
     if (shifted_)
       PW_BUILD(true);
     else
@@ -990,10 +1008,10 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES(TPA)                                                            \
-  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(      \
-      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),     \
-      nbr_count_.as<int>(), capacity_, box_, types_, d, id_.as<unsigned>(), kick, \
+#define PW_FORCES(TPA)                                                                        \
+  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(                  \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
+      nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
       flags_.as<Flags>())
     if (tpa_ >= 8)
       PW_FORCES(8);
@@ -1256,8 +1274,17 @@ class CudaEngine final : public MdEngine {
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
-  bool shifted_ = false;  // 3+ cells on every side: the build's uniform per-cell image shifts
-  int list_grid_ = 0;     // blocks of the grid-stride list kernels (a few waves, not N / block)
+  bool shifted_ = false;
+  // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
+  // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
+  bool row_major_ = true;
+  std::size_t si() const {
+    return row_major_ ? std::size_t(capacity_) : 1;
+  }
+  std::size_t sk() const {
+    return row_major_ ? 1 : n_;
+  }                    // 3+ cells on every side: the build's uniform per-cell image shifts
+  int list_grid_ = 0;  // blocks of the grid-stride list kernels (a few waves, not N / block)
 };
 
 }  // namespace
