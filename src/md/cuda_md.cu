@@ -7,11 +7,13 @@
 //   cell_scan    | cell list by counting sort (cells numbered along a Morton curve); in-cell
 //   cell_scatter | order sorted by index so the lists, and so the forces, are deterministic
 //   cell_sort   /
-//   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, column-major
-//               nbr[k * N + i]; count > capacity raises the overflow maximum
-//   forces      pair forces over the list (thread per atom, no atomics) + second half kick
+//   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, a warp per cell,
+//               row-major nbr[i * capacity + k]; count > capacity raises the overflow maximum
+//   forces      pair forces over the list (4 threads per atom, no atomics) + second half kick
 //               (+ Andersen collisions)
-// The five list kernels return at once unless integrate1 raised the flag, so no step needs the
+// The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
+// sets on the device (plain capture, kernels returning at once, where the driver refuses), so no
+// step needs the
 // host: the step index for the random streams lives on the device. Thermo (PE, virial, KE) is a
 // separate reduction launched only when thermo() is asked. Overflow: advance() snapshots the state
 // first; if the overflow maximum is set at the end, the capacity grows to it, the snapshot is
