@@ -7,11 +7,13 @@
 //   cell_scan    | cell list by counting sort (cells numbered along a Morton curve); in-cell
 //   cell_scatter | order sorted by index so the lists, and so the forces, are deterministic
 //   cell_sort   /
-//   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, column-major
-//               nbr[k * N + i]; count > capacity raises the overflow maximum
-//   forces      pair forces over the list (thread per atom, no atomics) + second half kick
+//   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, a warp per cell,
+//               row-major nbr[i * capacity + k]; count > capacity raises the overflow maximum
+//   forces      pair forces over the list (4 threads per atom, no atomics) + second half kick
 //               (+ Andersen collisions)
-// The five list kernels return at once unless integrate1 raised the flag, so no step needs the
+// The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
+// sets on the device (plain capture, kernels returning at once, where the driver refuses), so no
+// step needs the
 // host: the step index for the random streams lives on the device. Thermo (PE, virial, KE) is a
 // separate reduction launched only when thermo() is asked. Overflow: advance() snapshots the state
 // first; if the overflow maximum is set at the end, the capacity grows to it, the snapshot is
@@ -133,7 +135,8 @@ __global__ void __launch_bounds__(kIntBlock)
                typename Vec4<R>::type* __restrict__ vel,
                const typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
                const unsigned* __restrict__ id, const typename Vec4<R>::type* __restrict__ x0,
-               BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags) {
+               BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags,
+               cudaGraphConditionalHandle cond, int use_cond) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
   if (i < n) {
@@ -209,7 +212,9 @@ __global__ void __launch_bounds__(kIntBlock)
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
     for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
-    flags->rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
+    const int rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
+    flags->rebuild = rebuild;
+    if (use_cond) cudaGraphSetConditional(cond, unsigned(rebuild));  // the graph's IF node
     flags->force_rebuild = 0;
     flags->done = 0;
     flags->step += 1;  // every block has read the step index by now
@@ -259,28 +264,52 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
   }
 }
 
-// Exclusive scan of the cell counts by one block of 1024 threads (each a contiguous chunk).
+// Exclusive scan of the cell counts by one block of 1024 threads, in tiles of 4096 cells (each
+// thread 4 consecutive cells: coalesced loads), a carry between tiles.
 __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
                                                   int* __restrict__ start, const Flags* flags) {
   if (!flags->rebuild) return;
-  __shared__ int sums[1024];
-  const int t = threadIdx.x;
-  const int chunk = (cells + 1023) / 1024;
-  const int b = min(cells, t * chunk), e = min(cells, b + chunk);
-  int s = 0;
-  for (int c = b; c < e; ++c) s += count[c];
-  sums[t] = s;
-  __syncthreads();
-  for (int o = 1; o < 1024; o <<= 1) {
-    const int v = t >= o ? sums[t - o] : 0;
+  __shared__ int warp_sums[32];
+  __shared__ int tile_end;
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  int carry = 0;
+  for (int base = 0; base < cells; base += 4096) {
+    int v[4], s = 0;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int c = base + 4 * t + u;
+      v[u] = c < cells ? count[c] : 0;
+      s += v[u];
+    }
+    int x = s;  // inclusive warp scan
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(0xffffffffu, x, o);
+      if (lane >= o) x += y;
+    }
+    if (lane == 31) warp_sums[w] = x;
     __syncthreads();
-    sums[t] += v;
+    if (w == 0) {
+      const int ws = warp_sums[lane];
+      int y = ws;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const int z = __shfl_up_sync(0xffffffffu, y, o);
+        if (lane >= o) y += z;
+      }
+      warp_sums[lane] = y - ws;  // exclusive
+    }
     __syncthreads();
-  }
-  int run = sums[t] - s;
-  for (int c = b; c < e; ++c) {
-    start[c] = run;
-    run += count[c];
+    int run = carry + warp_sums[w] + x - s;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int c = base + 4 * t + u;
+      if (c < cells) start[c] = run;
+      run += v[u];
+    }
+    if (t == 1023) tile_end = run;
+    __syncthreads();
+    carry = tile_end;
   }
   if (t == 0) start[cells] = n;
 }
@@ -295,87 +324,138 @@ __global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __r
 
 // Sorts each cell's atoms by index (deterministic lists whatever the atomics did) and writes
 // their positions in cell order, the atom's index in w (cpos: the build reads candidates
-// contiguously); zeroes the counts for the next build.
+// contiguously); zeroes the counts for the next build. A warp per cell: up to 32 atoms ranked by
+// shuffles, larger cells by lane 0's insertion sort.
 template <class R>
-__global__ void cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
-                          int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
-                          typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
+__global__ void __launch_bounds__(kBlock)
+    cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
+              int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
+              typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
   if (!flags->rebuild) return;
-  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += gridDim.x * blockDim.x) {
-    const int b = start[c], e = start[c + 1];
-    for (int k = b + 1; k < e; ++k) {
-      const int v = order[k];
-      int q = k - 1;
-      while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
-      order[q + 1] = v;
+  const int lane = threadIdx.x & 31;
+  const int warps = gridDim.x * (kBlock / 32);
+  for (int c = blockIdx.x * (kBlock / 32) + (threadIdx.x >> 5); c < cells; c += warps) {
+    const int b = start[c], e = start[c + 1], cnt = e - b;
+    if (cnt <= 32) {
+      const int v = lane < cnt ? order[b + lane] : 0x7fffffff;
+      int r = 0;
+      for (int m = 0; m < cnt; ++m) r += __shfl_sync(0xffffffffu, v, m) < v;
+      if (lane < cnt) {
+        order[b + r] = v;
+        auto p = pos[v];
+        p.w = index_as<R>(v);
+        cpos[b + r] = p;
+      }
+    } else {
+      if (lane == 0)
+        for (int k = b + 1; k < e; ++k) {
+          const int v = order[k];
+          int q = k - 1;
+          while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
+          order[q + 1] = v;
+        }
+      __syncwarp();
+      for (int k = b + lane; k < e; k += 32) {
+        const int j = order[k];
+        auto p = pos[j];
+        p.w = index_as<R>(j);
+        cpos[k] = p;
+      }
     }
-    for (int k = b; k < e; ++k) {
-      const int j = order[k];
-      auto p = pos[j];
-      p.w = index_as<R>(j);
-      cpos[k] = p;
-    }
-    count[c] = 0;  // ready for the next build
+    if (lane == 0) count[c] = 0;  // ready for the next build
   }
 }
 
-// The full Verlet list: TB threads share an atom and take a cell's candidates TB at a time from
-// the cell-ordered positions (coalesced); a ballot gives each hit its slot, so the list is in
-// candidate order whatever TB is (deterministic). Grid-stride over atom groups.
-template <class R, int TB>
+// The full Verlet list, a warp per cell: lane l owns the cell's atom l (32 at a time), the warp
+// stages each stencil cell's positions in shared memory 32 at a time (one coalesced load) and
+// every lane tests its atom against them in order, so each list is in stencil/cell order
+// (deterministic). Shifted (3 or more cells on every side): a stencil cell lies wholly on one
+// periodic image, so its shift (0 or ±L per axis, from the integer cell coordinates) is uniform
+// and dx = (xi − xj) + shift is bit for bit the minimum image of every pair within r_list;
+// otherwise (deduplicated stencils) each pair takes the minimum image.
+template <class R, bool Shifted>
 __global__ void __launch_bounds__(kBlock)
-    build_list(int n, const typename Vec4<R>::type* __restrict__ pos,
+    build_list(int cells, const typename Vec4<R>::type* __restrict__ pos,
                const typename Vec4<R>::type* __restrict__ cpos,
-               typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ cell,
-               const int* __restrict__ start, const int* __restrict__ stencil, BoxP<R> box,
-               R r_list2, int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count,
-               Flags* flags) {
+               typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
+               const int* __restrict__ stencil, const int4* __restrict__ ccoord, BoxP<R> box,
+               R r_list2, int capacity, std::size_t si, std::size_t sk, int* __restrict__ nbr,
+               int* __restrict__ nbr_count, Flags* flags) {
+  using R4 = typename Vec4<R>::type;
+  constexpr unsigned kAll = 0xffffffffu;
   if (!flags->rebuild) return;
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t == 0) flags->builds += 1;
-  const int sub = t % TB;
-  const int lane = threadIdx.x & 31;
-  const unsigned group = (TB == 32 ? 0xffffffffu : ((1u << TB) - 1u)) << (lane & ~(TB - 1));
-  const int groups = gridDim.x * blockDim.x / TB;
-  for (int i = t / TB; i < n; i += groups) {  // uniform within a group
-    const auto p = pos[i];
-    if (sub == 0) x0[i] = p;
-    const int* st = stencil + 27 * cell[i];
-    int count = 0;
-    for (int k = 0; k < 27; ++k) {
-      const int c = st[k];
-      if (c < 0) break;
-      const int e = start[c + 1];
-      for (int q0 = start[c]; q0 < e; q0 += TB) {
-        const int q = q0 + sub;
-        bool hit = false;
-        int j = 0;
-        if (q < e) {
-          const auto pj = cpos[q];
-          j = index_of(pj.w);
-          const R dx = min_image(p.x - pj.x, box.L[0], box.half[0]);
-          const R dy = min_image(p.y - pj.y, box.L[1], box.half[1]);
-          const R dz = min_image(p.z - pj.z, box.L[2], box.half[2]);
-          hit = dx * dx + dy * dy + dz * dz < r_list2 && j != i;
-        }
-        if (TB == 1) {
-          if (hit) {
-            if (count < capacity) nbr[std::size_t(count) * n + i] = j;
-            ++count;
-          }
-        } else {
-          const unsigned ballot = __ballot_sync(group, hit) & group;
-          if (hit) {
-            const int slot = count + __popc(ballot & ((1u << lane) - 1u));
-            if (slot < capacity) nbr[std::size_t(slot) * n + i] = j;
-          }
-          count += __popc(ballot);
-        }
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
+  __shared__ R4 stage[kBlock / 32][32];
+  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  R4* st_w = stage[wib];
+  const int warps = gridDim.x * (kBlock / 32);
+  for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
+    const int b = start[c], e = start[c + 1];
+    // Lane s < 27 holds stencil cell s: its candidate range and periodic shift (all 27 loaded at
+    // once; the stencil is −1-terminated when deduplicated).
+    const int cs = lane < 27 ? stencil[27 * c + lane] : -1;
+    int qb = 0, qe = 0;
+    R sx = 0, sy = 0, sz = 0;
+    if (cs >= 0) {
+      qb = start[cs], qe = start[cs + 1];
+      if (Shifted) {
+        const int4 home = ccoord[c], q = ccoord[cs];
+        const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
+        sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
+        sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
+        sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
       }
     }
-    if (sub == 0) {
-      nbr_count[i] = count;
-      if (count > capacity) atomicMax(&flags->overflow, count);
+    const int nst = __popc(__ballot_sync(kAll, cs >= 0));
+    for (int h0 = b; h0 < e; h0 += 32) {
+      const int k = h0 + lane;
+      const bool mine = k < e;
+      R4 p{};
+      int i = -1;
+      if (mine) p = cpos[k], i = index_of(p.w);
+      int count = 0;
+      // Chunks of 32 candidates over the stencil cells in order; the next chunk is loaded while
+      // the current one is tested.
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
+      while (q0 >= qend && ++s < nst)
+        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
+      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+      while (s < nst) {
+        const int m = min(32, qend - q0);
+        const R shx = __shfl_sync(kAll, sx, s), shy = __shfl_sync(kAll, sy, s),
+                shz = __shfl_sync(kAll, sz, s);
+        __syncwarp();
+        if (lane < m) st_w[lane] = next;
+        __syncwarp();
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+        if (!mine) continue;
+#pragma unroll 4
+        for (int u = 0; u < m; ++u) {
+          const R4 q = st_w[u];
+          R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+          if (Shifted) {
+            dx += shx, dy += shy, dz += shz;
+          } else {
+            dx = min_image(dx, box.L[0], box.half[0]);
+            dy = min_image(dy, box.L[1], box.half[1]);
+            dz = min_image(dz, box.L[2], box.half[2]);
+          }
+          const int j = index_of(q.w);
+          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
+            if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
+            ++count;
+          }
+        }
+      }
+      if (mine) {
+        x0[i] = pos[i];
+        nbr_count[i] = count;
+        if (count > capacity) atomicMax(&flags->overflow, count);
+      }
     }
   }
 }
@@ -388,8 +468,9 @@ __global__ void __launch_bounds__(kBlock)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
                 typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
-                const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types, DynP dyn,
-                const unsigned* __restrict__ id, bool kick, const Flags* flags) {
+                const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
+                BoxP<R> box, int types, DynP dyn, const unsigned* __restrict__ id, bool kick,
+                const Flags* flags) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = t / TPA, sub = t % TPA;
   if (i >= n) return;  // whole groups leave together (TPA divides 32)
@@ -401,7 +482,7 @@ __global__ void __launch_bounds__(kBlock)
   if (OneType) one = pair_params<P>(0);
 #pragma unroll 4
   for (int k = sub; k < count; k += TPA) {
-    const int j = __ldg(nbr + std::size_t(k) * n + i);
+    const int j = __ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk);
     const auto q = pos[j];
     const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
     const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
@@ -443,8 +524,8 @@ template <class R, class P, bool SF>
 __global__ void __launch_bounds__(kBlock)
     energy_terms(int n, const typename Vec4<R>::type* __restrict__ pos,
                  const typename Vec4<R>::type* __restrict__ vel, const int* __restrict__ nbr,
-                 const int* __restrict__ nbr_count, int capacity, BoxP<R> box, int types,
-                 double* __restrict__ partial) {
+                 const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
+                 BoxP<R> box, int types, double* __restrict__ partial) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double e = 0, w = 0, ke = 0;
   if (i < n) {
@@ -452,7 +533,7 @@ __global__ void __launch_bounds__(kBlock)
     const int ti = int(p.w);
     const int count = min(nbr_count[i], capacity);
     for (int k = 0; k < count; ++k) {
-      const int j = nbr[std::size_t(k) * n + i];
+      const int j = nbr[std::size_t(i) * si + std::size_t(k) * sk];
       const auto q = pos[j];
       const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
       const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
@@ -567,10 +648,12 @@ class CudaEngine final : public MdEngine {
     device_ = prop.name;
     const char* tpa = std::getenv("PAIRWISE_MD_TPA");
     tpa_override_ = tpa && *tpa ? std::atoi(tpa) : 0;
-    const char* tb = std::getenv("PAIRWISE_MD_TB");
-    tb_override_ = tb && *tb ? std::atoi(tb) : 0;
     const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
     profile_ = prof && *prof && *prof != '0';
+    const char* nocond = std::getenv("PAIRWISE_MD_NO_COND");
+    use_cond_ = !(nocond && *nocond && *nocond != '0');
+    const char* colmajor = std::getenv("PAIRWISE_MD_COLUMN_MAJOR");
+    row_major_ = !(colmajor && *colmajor && *colmajor != '0');
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -589,7 +672,6 @@ class CudaEngine final : public MdEngine {
   BackendKind backend() const override { return BackendKind::cuda; }
   Precision precision() const override { return options_.precision; }
   std::string device_name() const override { return device_; }
-  int build_threads() const { return tb_; }
   EngineStats stats() const override {
     EngineStats s = stats_;
     Flags f{};
@@ -624,9 +706,10 @@ class CudaEngine final : public MdEngine {
       length_[d] = s.box.length(d);
     }
     r_list_ = table_.max_cutoff + options_.skin;
-    // Threads per atom: enough resident warps to hide the gathers' latency (measured on H200).
-    tpa_ = tpa_override_ > 0 ? tpa_override_ : (n_ <= 600000 ? 4 : 1);
-    tb_ = tb_override_ > 0 ? tb_override_ : (n_ <= 100000 ? 8 : 4);
+    // Threads per atom: 4 share an atom's row-major list (16 contiguous bytes a group), enough
+    // resident warps to hide the gathers' latency (H200, single: 4 beats 1 and 8 at 256,000 and
+    // 2,048,000 atoms: 5,656 vs 4,109 / 5,558 TPS and 810 vs 690 / 758 TPS).
+    tpa_ = tpa_override_ > 0 ? tpa_override_ : 4;
     {
       int dev = 0, sms = 0;
       PW_CUDA(cudaGetDevice(&dev));
@@ -637,7 +720,18 @@ class CudaEngine final : public MdEngine {
     for (int d = 0; d < 3; ++d)
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
     cells_ = grid.total();
+    shifted_ = grid.n[0] >= 3 && grid.n[1] >= 3 && grid.n[2] >= 3;
     const std::vector<int> stencil = engine::cell_stencils(grid);
+    std::vector<int4> ccoord(
+        static_cast<std::size_t>(cells_));  // integer coordinates of each ranked cell
+    for (int cz = 0; cz < grid.n[2]; ++cz)
+      for (int cy = 0; cy < grid.n[1]; ++cy)
+        for (int cx = 0; cx < grid.n[0]; ++cx) {
+          const int lin = cx + grid.n[0] * (cy + grid.n[1] * cz);
+          const int r = grid.rank[std::size_t(lin)];
+          int4& cc = ccoord[std::size_t(r)];
+          cc.x = cx, cc.y = cy, cc.z = cz, cc.w = 0;
+        }
     // Device memory.
     const std::size_t n = n_;
     for (Buffer* b : {&pos_, &vel_, &force_, &x0_, &pos_s_, &vel_s_, &force_s_, &tmp_})
@@ -648,6 +742,7 @@ class CudaEngine final : public MdEngine {
     nbr_count_.allocate(n * 4);
     count_.allocate(std::size_t(cells_) * 4), start_.allocate(std::size_t(cells_ + 1) * 4);
     stencil_.allocate(stencil.size() * 4), rank_.allocate(grid.rank.size() * 4);
+    ccoord_.allocate(ccoord.size() * sizeof(int4));
     top2_.allocate(std::size_t(blocks_for(n, kIntBlock)) * sizeof(double2));
     partial_.allocate(std::size_t(blocks_for(n)) * 3 * sizeof(double));
     result_.allocate(3 * sizeof(double));
@@ -656,6 +751,8 @@ class CudaEngine final : public MdEngine {
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
+                       cudaMemcpyHostToDevice));
+    PW_CUDA(cudaMemcpy(ccoord_.as<int4>(), ccoord.data(), ccoord.size() * sizeof(int4),
                        cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemset(count_.as<int>(), 0, std::size_t(cells_) * 4));
     // Atoms.
@@ -694,8 +791,6 @@ class CudaEngine final : public MdEngine {
     nbr_.allocate(std::size_t(capacity_) * n * 4);
     invalidate_graph();
     sort_atoms();
-    rebuild_now();
-    tune_build();
     rebuild_now();
     compute_forces(false);
     PW_CUDA(cudaStreamSynchronize(stream_));
@@ -737,7 +832,7 @@ class CudaEngine final : public MdEngine {
     std::vector<std::pair<int, int>> pairs;
     for (std::size_t i = 0; i < n_; ++i)
       for (int k = 0; k < std::min(count[i], capacity_); ++k) {
-        const int a = orig[i], b = orig[std::size_t(nbr[std::size_t(k) * n_ + i])];
+        const int a = orig[i], b = orig[std::size_t(nbr[i * si() + std::size_t(k) * sk()])];
         if (a < b) pairs.emplace_back(a, b);
       }
     std::sort(pairs.begin(), pairs.end());
@@ -788,11 +883,11 @@ class CudaEngine final : public MdEngine {
     if (any_sf_)
       energy_terms<R, P, true><<<blocks, kBlock, 0, stream_>>>(
           int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
-          box_, types_, partial_.as<double>());
+          si(), sk(), box_, types_, partial_.as<double>());
     else
       energy_terms<R, P, false><<<blocks, kBlock, 0, stream_>>>(
           int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
-          box_, types_, partial_.as<double>());
+          si(), sk(), box_, types_, partial_.as<double>());
     PW_CUDA_LAUNCH("energy_terms");
     sum_partials<<<1, 256, 0, stream_>>>(blocks, partial_.as<double>(), result_.as<double>());
     PW_CUDA_LAUNCH("sum_partials");
@@ -881,6 +976,13 @@ class CudaEngine final : public MdEngine {
     return p;
   }
 
+  void launch_cell_sort(cudaStream_t s, int max_blocks) {
+    cell_sort<R><<<std::min(blocks_for(std::size_t(cells_) * 32), max_blocks), kBlock, 0, s>>>(
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
+        flags_.as<Flags>());
+    PW_CUDA_LAUNCH("cell_sort");
+  }
+
   void launch_rebuild(cudaStream_t s) {
     const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
@@ -892,21 +994,17 @@ class CudaEngine final : public MdEngine {
     cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
-    cell_sort<R><<<std::min(blocks_for(std::size_t(cells_)), list_grid_), kBlock, 0, s>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
-        f);
-    PW_CUDA_LAUNCH("cell_sort");
-#define PW_BUILD(TB)                                                                           \
-  build_list<R, TB><<<std::min(blocks_for(n_* TB), list_grid_), kBlock, 0, s>>>(               \
-      int(n_), pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), cell_.as<int>(), start_.as<int>(), \
-      stencil_.as<int>(), box_, R(r_list_ * r_list_), capacity_, nbr_.as<int>(),               \
+    launch_cell_sort(s, list_grid_);
+    const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
+#define PW_BUILD(SHIFTED)                                                                        \
+  build_list<R, SHIFTED><<<bb, kBlock, 0, s>>>(                                                  \
+      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
+      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), capacity_, si(), sk(), nbr_.as<int>(),     \
       nbr_count_.as<int>(), f)
-    if (tb_ >= 8)
-      PW_BUILD(8);
-    else if (tb_ >= 4)
-      PW_BUILD(4);
+    if (shifted_)
+      PW_BUILD(true);
     else
-      PW_BUILD(1);
+      PW_BUILD(false);
 #undef PW_BUILD
     PW_CUDA_LAUNCH("build_list");
   }
@@ -914,10 +1012,10 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES(TPA)                                                            \
-  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(      \
-      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),     \
-      nbr_count_.as<int>(), capacity_, box_, types_, d, id_.as<unsigned>(), kick, \
+#define PW_FORCES(TPA)                                                                        \
+  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(                  \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
+      nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
       flags_.as<Flags>())
     if (tpa_ >= 8)
       PW_FORCES(8);
@@ -961,14 +1059,14 @@ class CudaEngine final : public MdEngine {
     prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
   }
 
-  void launch_integrate(cudaStream_t s) {
+  void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH)                                                                      \
-  integrate1<R, TH>                                                                           \
-      <<<nb, kIntBlock, 0, s>>>(int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),       \
-                                image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), box_, d, \
-                                options_.skin, top2_.as<double2>(), flags_.as<Flags>())
+#define PW_INTEGRATE(TH)                                                             \
+  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                        \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),     \
+      id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(), \
+      flags_.as<Flags>(), cond, use_cond)
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
@@ -983,53 +1081,90 @@ class CudaEngine final : public MdEngine {
     compute_forces(true, s);
   }
 
-  // Threads per atom of the list build, timed once here (1, 4 or 8; every choice builds the same
-  // list, so results do not depend on it). PAIRWISE_MD_TB fixes it instead.
-  void tune_build() {
-    if (tb_override_ > 0) return;
-    unsigned long long builds = 0;  // the timing builds are not counted in the statistics
-    PW_CUDA(
-        cudaMemcpy(&builds, &flags_.as<Flags>()->builds, sizeof builds, cudaMemcpyDeviceToHost));
-    cudaEvent_t a, b;
-    PW_CUDA(cudaEventCreate(&a));
-    PW_CUDA(cudaEventCreate(&b));
-    float best = 1e30f;
-    int best_tb = tb_;
-    for (int tb : {1, 4, 8}) {
-      tb_ = tb;
-      float total = 0;
-      for (int rep = 0; rep < 3; ++rep) {
-        int one = 1;
-        PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->rebuild, &one, sizeof one,
-                                cudaMemcpyHostToDevice, stream_));
-        PW_CUDA(cudaEventRecord(a, stream_));
-        launch_rebuild(stream_);
-        PW_CUDA(cudaEventRecord(b, stream_));
-        PW_CUDA(cudaEventSynchronize(b));
-        float ms = 0;
-        PW_CUDA(cudaEventElapsedTime(&ms, a, b));
-        if (rep > 0) total += ms;  // the first is a warm-up
-      }
-      if (total < best) best = total, best_tb = tb;
-    }
-    tb_ = best_tb;
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    PW_CUDA(cudaStreamSynchronize(stream_));
-    PW_CUDA(
-        cudaMemcpy(&flags_.as<Flags>()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
-  }
-
+  // kGraphSteps steps as one graph. Conditional (CUDA 12.4+ driver): each step's five list
+  // kernels sit in an IF node whose condition integrate1 sets on the device
+  // (cudaGraphSetConditional), so a step without a rebuild runs two kernels. Where the driver
+  // refuses conditional nodes (or PAIRWISE_MD_NO_COND=1), the plain capture of launch_step(),
+  // whose list kernels return at once unless the flag is set.
   void launch_graph() {
     if (!exec_) {
-      cudaGraph_t graph;
-      PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      for (int k = 0; k < kGraphSteps; ++k) launch_step(stream_);
-      PW_CUDA(cudaStreamEndCapture(stream_, &graph));
-      PW_CUDA(cudaGraphInstantiate(&exec_, graph, 0));
-      cudaGraphDestroy(graph);
+      if (use_cond_ && !build_conditional_graph()) {
+        use_cond_ = false;
+        std::fprintf(stderr, "# md cuda: conditional graph nodes unavailable, plain graph\n");
+      }
+      if (!use_cond_) {
+        cudaGraph_t graph;
+        PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        for (int k = 0; k < kGraphSteps; ++k) launch_step(stream_);
+        PW_CUDA(cudaStreamEndCapture(stream_, &graph));
+        PW_CUDA(cudaGraphInstantiate(&exec_, graph, 0));
+        cudaGraphDestroy(graph);
+      }
     }
     PW_CUDA(cudaGraphLaunch(exec_, stream_));
+  }
+
+  // Captures what launch() enqueues on stream_ into g after deps; *tail: the last node.
+  template <class F>
+  bool capture_into(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t ndeps, F&& launch,
+                    cudaGraphNode_t* tail) {
+    if (cudaStreamBeginCaptureToGraph(stream_, g, deps, nullptr, ndeps,
+                                      cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+      return false;
+    bool good = true;
+    try {
+      launch();
+    } catch (const Error&) {
+      good = false;
+    }
+    if (good && tail) {
+      cudaStreamCaptureStatus status;
+      const cudaGraphNode_t* d = nullptr;
+      std::size_t nd = 0;
+      good = cudaStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &d, nullptr, &nd) ==
+                 cudaSuccess &&
+             nd == 1;
+      if (good) *tail = d[0];
+    }
+    cudaGraph_t out = nullptr;
+    good = cudaStreamEndCapture(stream_, &out) == cudaSuccess && good;
+    return good;
+  }
+
+  bool build_conditional_graph() {
+    cudaGraph_t graph = nullptr;
+    if (cudaGraphCreate(&graph, 0) != cudaSuccess) return cudaGetLastError(), false;
+    bool ok = true;
+    cudaGraphNode_t last = nullptr;
+    for (int k = 0; k < kGraphSteps && ok; ++k) {
+      cudaGraphConditionalHandle h = 0;
+      ok = cudaGraphConditionalHandleCreate(&h, graph, 0, 0) == cudaSuccess;
+      cudaGraphNode_t integ = nullptr, cond = nullptr;
+      ok = ok && capture_into(
+                     graph, last ? &last : nullptr, last ? 1 : 0,
+                     [&] { launch_integrate(stream_, h, 1); }, &integ);
+      if (!ok) break;
+      cudaGraphNodeParams cp{};
+      cp.type = cudaGraphNodeTypeConditional;
+      cp.conditional.handle = h;
+      cp.conditional.type = cudaGraphCondTypeIf;
+      cp.conditional.size = 1;
+      ok = cudaGraphAddNode(&cond, graph, &integ, nullptr, 1, &cp) == cudaSuccess;
+      if (!ok) break;
+      cudaGraph_t body = cp.conditional.phGraph_out[0];
+      ok = capture_into(
+               body, nullptr, 0, [&] { launch_rebuild(stream_); }, nullptr) &&
+           capture_into(
+               graph, &cond, 1, [&] { compute_forces(true, stream_); }, &last);
+    }
+    if (ok) ok = cudaGraphInstantiate(&exec_, graph, 0) == cudaSuccess;
+    cudaGraphDestroy(graph);
+    if (!ok) {
+      if (exec_) cudaGraphExecDestroy(exec_);
+      exec_ = nullptr;
+      cudaGetLastError();  // clear
+    }
+    return ok;
   }
 
   void invalidate_graph() {
@@ -1075,10 +1210,8 @@ class CudaEngine final : public MdEngine {
     cell_scan<<<1, 1024, 0, stream_>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
     cell_scatter<<<nb, kBlock, 0, stream_>>>(int(n_), cell_.as<int>(), slot_.as<int>(),
                                              start_.as<int>(), order_.as<int>(), f);
-    cell_sort<R><<<blocks_for(std::size_t(cells_)), kBlock, 0, stream_>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
-        f);
     PW_CUDA_LAUNCH("sort cell list");
+    launch_cell_sort(stream_, 1 << 30);
     auto permute = [&](Buffer& b, auto tag) {
       using T = decltype(tag);
       gather<T><<<nb, kBlock, 0, stream_>>>(int(n_), order_.as<int>(), b.as<T>(), tmp_.as<T>());
@@ -1119,8 +1252,8 @@ class CudaEngine final : public MdEngine {
 
   EngineOptions options_;
   int tpa_ = 1, tpa_override_ = 0;  // threads per atom in the force kernel
-  int tb_ = 1, tb_override_ = 0;    // threads per atom in the list build
   bool profile_ = false;
+  bool use_cond_ = true;  // conditional graph nodes around the list kernels
   cudaEvent_t events_[4] = {};
   double prof_[4] = {0, 0, 0, 0};
   long long prof_steps_[3] = {0, 0, 0};
@@ -1144,7 +1277,17 @@ class CudaEngine final : public MdEngine {
   Buffer pos_, vel_, force_, x0_, image_, id_, orig_;
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
-  Buffer top2_, partial_, result_, flags_, cpos_;
+  Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
+  bool shifted_ = false;
+  // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
+  // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
+  bool row_major_ = true;
+  std::size_t si() const {
+    return row_major_ ? std::size_t(capacity_) : 1;
+  }
+  std::size_t sk() const {
+    return row_major_ ? 1 : n_;
+  }                    // 3+ cells on every side: the build's uniform per-cell image shifts
   int list_grid_ = 0;  // blocks of the grid-stride list kernels (a few waves, not N / block)
 };
 
