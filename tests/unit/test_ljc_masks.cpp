@@ -36,7 +36,9 @@ TEST(LjcTileMasks, SkipExactlyExcludedAnd14Pairs) {
         }
       }
       // Newton-3 tiles off the diagonal hold each pair in one orientation only.
-      if (!n3) EXPECT_EQ(bits, expected);
+      if (!n3) {
+        EXPECT_EQ(bits, expected);
+      }
       EXPECT_GT(bits, 0);
     }
   }
