@@ -3,8 +3,6 @@
 // exist, unknown keys) fails with a clear message, exit code 1 and no output files; a declared net
 // charge that the atoms do not sum to is a warning.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -13,51 +11,25 @@
 #include <set>
 #include <string>
 
+#include "cli_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string binary() {
-  if (const char* env = std::getenv("PAIRWISE_BINARY"); env && *env) return env;
-  if (fs::exists(PAIRWISE_BINARY)) return PAIRWISE_BINARY;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / ".." / "apps" / "pairwise" /
-          "pairwise")
-      .string();
-}
-
-class CliLjc : public ::testing::Test {
+// The ljc run's error cases share one run file; CliTest (tests/cli_runner.hpp) runs the executable.
+class CliLjc : public pairwise::test::CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ =
-        fs::temp_directory_path() / ("pw_ljc_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    inputs_.insert(name);
-  }
+  // `pairwise <args>` in the test directory: the exit code, with the output appended to `out`.
   int run(const std::string& args, std::string& out) {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + binary() + "' " + args + " 2>&1";
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (!pipe) return -1;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    const int status = ::pclose(pipe);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const auto r = pairwise(args);
+    out += r.output;
+    return r.code;
   }
   void expect_error(const std::string& molecule, const std::string& fragment) {
     write("mol.toml", molecule);
     write("run.toml", kFileRun);
-    std::string out;
-    EXPECT_EQ(run("run run.toml", out), 1) << out;
-    EXPECT_NE(out.find("error: "), std::string::npos) << out;
-    EXPECT_NE(out.find(fragment), std::string::npos) << out;
-    for (const auto& e : fs::directory_iterator(dir_)) {
-      EXPECT_TRUE(inputs_.count(e.path().filename().string())) << "left behind: " << e.path();
-    }
+    CliTest::expect_error("run run.toml", {fragment});
   }
   static constexpr const char* kFileRun =
       "workload = \"ljc\"\n[system]\nmolecule = \"file\"\nfile = \"mol.toml\"\n[run]\nsteps = "
@@ -66,8 +38,6 @@ class CliLjc : public ::testing::Test {
   static constexpr const char* kAtoms =
       "atoms = [{type = \"C\", charge = 0.4, pos = [0, 0, 0]}, {type = \"C\", charge = -0.4, pos "
       "= [3.8, 0, 0]}, {type = \"C\", charge = 0.0, pos = [3.8, 3.8, 0]}]\n";
-  fs::path dir_;
-  std::set<std::string> inputs_;
 };
 
 TEST_F(CliLjc, GlobuleRunWritesCsvAndFinalTopology) {
