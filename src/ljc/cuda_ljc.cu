@@ -83,8 +83,15 @@ struct Pair2<double> {
 constexpr int kWarpsPerBlock = 4;
 // Blocks per SM asked of the register allocator: 4 (16 warps, ≤ 128 registers) for the wide single
 // tiles, which otherwise take ~168 registers and run 12 warps per SM (mixed would spill).
+#ifndef PAIRWISE_LJC_WIDE_MIN_BLOCKS
+#define PAIRWISE_LJC_WIDE_MIN_BLOCKS 4
+#endif
+#ifndef PAIRWISE_LJC_TILE_UNROLL
+#define PAIRWISE_LJC_TILE_UNROLL 8  // rotation steps per loop trip
+#endif
 template <Precision P, int kI>
-constexpr int kMinBlocks = (P == Precision::single && kI >= 4) ? 4 : 1;
+constexpr int kMinBlocks = (P == Precision::single && kI >= 4) ? PAIRWISE_LJC_WIDE_MIN_BLOCKS : 1;
+constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
 
 template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
@@ -130,7 +137,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const V4* lo4 = static_cast<const V4*>(a.pos_lo);
   const V4* par = static_cast<const V4*>(a.par);
   const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
-  const F sqrt24 = F(4.8989794855663561963945681494118);  // sqrt(24)
 
   F xi[kI][3], xil[kI][3], eps24_i[kI];
   physics::LjcAtom<F> ai[kI];
@@ -165,7 +171,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         }
         const V4 q = par[i];
         ai[k] = {q.x, q.y, q.z};
-        eps24_i[k] = sqrt24 * q.z;
+        eps24_i[k] = F(24) * q.z;
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
@@ -207,12 +213,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // diagonal tiles (one-sided).
       auto sweep = [&](auto masked, auto pair_n3) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
-        const F e_w = kPairN3 ? F(1) : F(0.5);
-#pragma unroll 8
+        [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
+#pragma unroll kTileUnroll
         for (int s = 0; s < 32; ++s) {
           const V4 pj = sp[s];
           const F2 sj = ss[s];
-          F xjl[3] = {0, 0, 0};
+          [[maybe_unused]] F xjl[3] = {0, 0, 0};
           if constexpr (T::kLo) {
             const V4 l = sl[s];
             xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
