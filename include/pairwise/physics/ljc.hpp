@@ -63,10 +63,11 @@ PW_HD LjcTerms<T> ljc_pair(T r2, T qq, const LennardJonesCoefficients<T>& lj,
 // The same pair in a cheaper form for the GPU tile kernels' unmasked path: Lorentz–Berthelot
 // mixed from σ_i/2 + σ_j/2 = σ and 24·ε_ij = (24·sqrt(ε_i))·sqrt(ε_j) (`eps24`), and LJ from
 // x = σ²/r²: U_LJ = 4ε x³(x³ − 1), F/r = (24ε x³(2x³ − 1) + F_C·r) / r². With the Coulomb term
-// folded into one multiply-add it is ~16 FP32 instructions after r² (constant dielectric, forces
-// only; the energies cost 3 more and are dropped by the compiler when unused), against ~24 for
-// lorentz_berthelot + ljc_pair. Same quantities as ljc_pair to rounding. The linear form's 1/r²
-// is rsqrt(r²)² (the float rsqrt is the approximate one, see pairwise/math.hpp).
+// folded into one multiply-add it is 14 instructions after r², mixing and MUFU.RSQ included
+// (constant dielectric, forces only; the energies cost ~4 more and are dropped by the compiler when
+// unused), against ~21 for lorentz_berthelot + ljc_pair. Same quantities as ljc_pair to rounding.
+// The linear form's 1/r² is rsqrt(r²)² (the float rsqrt is the approximate one, see
+// pairwise/math.hpp).
 template <DielectricKind D, class T>
 PW_HD LjcTerms<T> ljc_pair_lb(T r2, T qq, T sigma, T eps24, const SigmoidalTerms<T>& sig) {
   const T rinv = rsqrt(r2);
