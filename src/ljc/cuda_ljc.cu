@@ -63,14 +63,50 @@ __device__ __forceinline__ F shfl_next(F v) {
 
 // The tile kernel: each warp walks a contiguous chunk of tiles (row-major over the square, or the
 // upper triangle with newton3), keeping its kI targets' forces in registers while the row stays
-// the same.
+// the same. Per tile the warp stages its B sources in shared memory, each 32-source group twice in
+// a row (64 entries), so that at rotation step s lane L reads source (L + s) mod 32 at entry L + s:
+// one broadcast-free, conflict-free LDS.128 + LDS.64 per step and an immediate offset in the
+// unrolled loop, where the sources used to be passed by six shuffles. Only the forces on the
+// sources still travel between lanes (three shuffles per step). Unmasked tiles use the cheaper
+// form of the pair (physics::ljc_pair_lb), masked ones ljc_pair_scaled.
+template <class F>
+struct Pair2;
+template <>
+struct Pair2<float> {
+  using type = float2;
+};
+template <>
+struct Pair2<double> {
+  using type = double2;
+};
+
+constexpr int kWarpsPerBlock = 4;
+// Blocks per SM asked of the register allocator: 4 (16 warps, ≤ 128 registers) for the wide single
+// tiles, which otherwise take ~168 registers and run 12 warps per SM (mixed would spill).
+#ifndef PAIRWISE_LJC_WIDE_MIN_BLOCKS
+#define PAIRWISE_LJC_WIDE_MIN_BLOCKS 4
+#endif
+#ifndef PAIRWISE_LJC_TILE_UNROLL
+#define PAIRWISE_LJC_TILE_UNROLL 8  // rotation steps per loop trip
+#endif
+template <Precision P, int kI>
+constexpr int kMinBlocks = (P == Precision::single && kI >= 4) ? PAIRWISE_LJC_WIDE_MIN_BLOCKS : 1;
+constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
+
 template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
-__global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
+    tiles_kernel(const TileArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
+  using F2 = typename Pair2<F>::type;
   constexpr int B = 32 * kI;
+  // Per warp: for each 32-source group, 64 entries (the group twice).
+  __shared__ V4 s_pq[kWarpsPerBlock][kI][64];  // x, y, z, q
+  __shared__ F2 s_se[kWarpsPerBlock][kI][64];  // σ/2, sqrt ε
+  __shared__ V4 s_lo[kWarpsPerBlock][T::kLo ? kI : 1][T::kLo ? 64 : 1];
   const int lane = threadIdx.x & 31;
+  const int wib = threadIdx.x >> 5;
   const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   if (warp >= a.warps) return;
   const long long chunk = (a.n_tiles + a.warps - 1) / a.warps;
@@ -102,7 +138,7 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
   const V4* par = static_cast<const V4*>(a.par);
   const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
 
-  F xi[kI][3], xil[kI][3];
+  F xi[kI][3], xil[kI][3], eps24_i[kI];
   physics::LjcAtom<F> ai[kI];
   using A = typename T::A;
   A fi[kI][3];
@@ -135,22 +171,35 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
         }
         const V4 q = par[i];
         ai[k] = {q.x, q.y, q.z};
+        eps24_i[k] = F(24) * q.z;
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
+    // Stage the tile's sources.
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < kI; ++u) {
+      const int j = J * B + u * 32 + lane;
+      const V4 p = pos[j], q = par[j];
+      V4 pq = p;
+      pq.w = q.x;
+      const F2 se{q.y, q.z};
+      s_pq[wib][u][lane] = pq, s_pq[wib][u][lane + 32] = pq;
+      s_se[wib][u][lane] = se, s_se[wib][u][lane + 32] = se;
+      if constexpr (T::kLo) {
+        const V4 l = lo4[j];
+        s_lo[wib][u][lane] = l, s_lo[wib][u][lane + 32] = l;
+      }
+    }
+    __syncwarp();
     const int mask_index = a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
     for (int u = 0; u < kI; ++u) {
       const int j0 = J * B + u * 32 + lane;
-      const V4 p = pos[j0];
-      F xj[3] = {p.x, p.y, p.z}, xjl[3] = {0, 0, 0};
-      if constexpr (T::kLo) {
-        const V4 l = lo4[j0];
-        xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
-      }
-      const V4 q = par[j0];
-      physics::LjcAtom<F> aj{q.x, q.y, q.z};
+      const V4* sp = &s_pq[wib][u][lane];
+      const F2* ss = &s_se[wib][u][lane];
+      const V4* sl = &s_lo[wib][T::kLo ? u : 0][T::kLo ? lane : 0];
       F fj[3] = {0, 0, 0}, ft[kI][3] = {}, t_lj = 0, t_c = 0;
       std::uint32_t m[kI];
 #pragma unroll
@@ -160,12 +209,21 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
                    : 0u;
       }
       // 32 rotation steps. Three variants: unmasked off-diagonal tiles (most of them: no mask
-      // test, Newton's third law), masked off-diagonal tiles, and diagonal tiles (one-sided).
+      // test, Newton's third law, the cheaper pair form), masked off-diagonal tiles, and
+      // diagonal tiles (one-sided).
       auto sweep = [&](auto masked, auto pair_n3) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
-        const F e_w = kPairN3 ? F(1) : F(0.5);
-#pragma unroll 2
+        [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
+#pragma unroll kTileUnroll
         for (int s = 0; s < 32; ++s) {
+          const V4 pj = sp[s];
+          const F2 sj = ss[s];
+          [[maybe_unused]] F xjl[3] = {0, 0, 0};
+          if constexpr (T::kLo) {
+            const V4 l = sl[s];
+            xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
+          }
+          const F xj[3] = {pj.x, pj.y, pj.z};
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             F d[3];
@@ -178,10 +236,11 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
             physics::LjcTerms<F> term;
             if constexpr (kMasked) {
               const F keep = ((m[k] >> s) & 1u) ? F(0) : F(1);
-              term = physics::ljc_pair_scaled<D, F>(r2, ai[k], aj, keep, keep, sig);
+              term = physics::ljc_pair_scaled<D, F>(
+                  r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
             } else {
-              term = physics::ljc_pair<D, F>(r2, ai[k].q * aj.q,
-                                             physics::lorentz_berthelot(ai[k], aj), sig);
+              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, ai[k].half_sigma + sj.x,
+                                                eps24_i[k] * sj.y, sig);
             }
 #pragma unroll
             for (int c = 0; c < 3; ++c) {
@@ -190,15 +249,11 @@ __global__ void __launch_bounds__(128) tiles_kernel(const TileArgs a) {
             }
             if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
           }
-          // Rotate the sources (and their forces) one lane down.
+          // Pass the forces on the sources one lane down, with the sources.
+          if constexpr (kPairN3) {
 #pragma unroll
-          for (int c = 0; c < 3; ++c) {
-            xj[c] = shfl_next(xj[c]);
-            if constexpr (T::kLo) xjl[c] = shfl_next(xjl[c]);
-            if constexpr (kPairN3) fj[c] = shfl_next(fj[c]);
+            for (int c = 0; c < 3; ++c) fj[c] = shfl_next(fj[c]);
           }
-          aj.q = shfl_next(aj.q), aj.half_sigma = shfl_next(aj.half_sigma);
-          aj.sqrt_eps = shfl_next(aj.sqrt_eps);
         }
       };
       using True = std::integral_constant<bool, true>;
@@ -247,8 +302,8 @@ long long resident_warps() {
     PW_CUDA(cudaGetDevice(&device));
     PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy>, 128, 0));
-    return (long long)std::max(per_sm, 1) * 4 * sms;
+        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy>, 32 * kWarpsPerBlock, 0));
+    return (long long)std::max(per_sm, 1) * kWarpsPerBlock * sms;
   }();
   return warps;
 }
@@ -262,12 +317,13 @@ void launch_tiles_for(const TileArgs& a0) {
       a.energy ? resident_warps<P, D, kI, kN3, true>() : resident_warps<P, D, kI, kN3, false>();
   a.warps = int(std::min<long long>(
       a.n_tiles, a.warps > 0 ? std::min<long long>(a.warps, resident) : resident));
-  const unsigned blocks = unsigned((a.warps * 32LL + 127) / 128);
+  constexpr int kThreads = 32 * kWarpsPerBlock;
+  const unsigned blocks = unsigned((a.warps * 32LL + kThreads - 1) / kThreads);
   auto stream = static_cast<cudaStream_t>(a.stream);
   if (a.energy) {
-    tiles_kernel<P, D, kI, kN3, true><<<blocks, 128, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, true><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    tiles_kernel<P, D, kI, kN3, false><<<blocks, 128, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, false><<<blocks, kThreads, 0, stream>>>(a);
   }
   PW_CUDA_LAUNCH("ljc tiles_kernel");
 }

@@ -6,8 +6,9 @@
 //              (cuda_one_sided.cu): each ordered pair once, exclusions from per-target rows of the
 //              32 × 32 tile masks (OneSidedArgs);
 //   newton3    warp tiles of B = 32·kI targets × B sources with J >= I (TileArgs): kI targets per
-//              lane in registers, sources and the forces on them rotated across the lanes by
-//              shuffles, 32 at a time, each unordered pair once; diagonal tiles run one-sided.
+//              lane in registers, sources read from shared memory and the forces on them
+//              rotated across the lanes by shuffles, 32 at a time, each unordered pair once;
+//              diagonal tiles run one-sided.
 //              (tiles_kernel keeps a one-sided mode, kN3 = false, that no launcher instantiates.)
 // In the Newton-3 tiles, excluded pairs (1-2, 1-3, explicit), 1-4 pairs (added back scaled by the
 // bonded kernel), the atom with itself and the padding past N are skipped by a compact per-tile
