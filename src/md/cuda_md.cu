@@ -460,107 +460,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Reorder at every rebuild (after cell_sort): every per-atom array is gathered into cell order
-// (order_: the cell list's atoms, index-sorted within each cell), so atom k's neighbors lie in
-// the 27 contiguous ranges of its stencil cells and the force kernel's gathers stay local.
-// cpos[k] = pos[k] with k in w; ccell[k]: atom k's cell. Into the t* buffers, then copied back.
-template <class R>
-__global__ void reorder_gather(
-    int n, const int* __restrict__ order, const typename Vec4<R>::type* __restrict__ pos,
-    const typename Vec4<R>::type* __restrict__ vel,
-    const typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ image,
-    const unsigned* __restrict__ id, const int* __restrict__ orig, const int* __restrict__ cell,
-    typename Vec4<R>::type* __restrict__ tpos, typename Vec4<R>::type* __restrict__ tvel,
-    typename Vec4<R>::type* __restrict__ tforce, int4* __restrict__ timage,
-    unsigned* __restrict__ tid, int* __restrict__ torig, int* __restrict__ ccell,
-    typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
-  if (!flags->rebuild) return;
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  const int j = order[k];
-  auto p = pos[j];
-  tpos[k] = p, tvel[k] = vel[j], tforce[k] = force[j], timage[k] = image[j];
-  tid[k] = id[j], torig[k] = orig[j], ccell[k] = cell[j];
-  p.w = index_as<R>(k);
-  cpos[k] = p;
-}
-
-template <class R>
-__global__ void reorder_copy(int n, const typename Vec4<R>::type* __restrict__ tpos,
-                             const typename Vec4<R>::type* __restrict__ tvel,
-                             const typename Vec4<R>::type* __restrict__ tforce,
-                             const int4* __restrict__ timage, const unsigned* __restrict__ tid,
-                             const int* __restrict__ torig,
-                             typename Vec4<R>::type* __restrict__ pos,
-                             typename Vec4<R>::type* __restrict__ vel,
-                             typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
-                             unsigned* __restrict__ id, int* __restrict__ orig,
-                             const Flags* flags) {
-  if (!flags->rebuild) return;
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  pos[k] = tpos[k], vel[k] = tvel[k], force[k] = tforce[k], image[k] = timage[k];
-  id[k] = tid[k], orig[k] = torig[k];
-}
-
-// The full Verlet list, a thread per atom on reordered atoms (atom k = cell-order position k):
-// each thread scans its 27 stencil cells' contiguous candidate ranges in order (deterministic
-// lists); the threads of a warp share one or two home cells, so their candidate loads are the
-// same addresses (broadcast from L1). Every lane works (the warp-per-cell build idles the lanes
-// beyond a cell's atom count). Shifts as in build_list.
-template <class R, bool Shifted>
-__global__ void __launch_bounds__(kBlock)
-    build_list_atom(int n, const typename Vec4<R>::type* __restrict__ cpos,
-                    const int* __restrict__ ccell, typename Vec4<R>::type* __restrict__ x0,
-                    const int* __restrict__ start, const int* __restrict__ stencil,
-                    const int4* __restrict__ ccoord, BoxP<R> box, R r_list2, int capacity,
-                    std::size_t si, std::size_t sk, int* __restrict__ nbr,
-                    int* __restrict__ nbr_count, Flags* flags) {
-  using R4 = typename Vec4<R>::type;
-  if (!flags->rebuild) return;
-  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  const R4 p = cpos[k];
-  const int c = ccell[k];
-  int4 home = make_int4(0, 0, 0, 0);
-  if (Shifted) home = ccoord[c];
-  int* row = nbr + std::size_t(k) * si;
-  int count = 0;
-  for (int s = 0; s < 27; ++s) {
-    const int cs = stencil[27 * c + s];
-    if (cs < 0) break;
-    const int qb = start[cs], qe = start[cs + 1];
-    R sx = 0, sy = 0, sz = 0;
-    if (Shifted) {
-      const int4 q = ccoord[cs];
-      const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
-      sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
-      sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
-      sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
-    }
-#pragma unroll 4
-    for (int q = qb; q < qe; ++q) {
-      const R4 o = cpos[q];
-      R dx, dy, dz;
-      if (Shifted) {
-        dx = (p.x - o.x) + sx, dy = (p.y - o.y) + sy, dz = (p.z - o.z) + sz;
-      } else {
-        dx = min_image(p.x - o.x, box.L[0], box.half[0]);
-        dy = min_image(p.y - o.y, box.L[1], box.half[1]);
-        dz = min_image(p.z - o.z, box.L[2], box.half[2]);
-      }
-      if (dx * dx + dy * dy + dz * dz < r_list2 && q != k) {
-        if (count < capacity) row[std::size_t(count) * sk] = q;
-        ++count;
-      }
-    }
-  }
-  x0[k] = p;
-  nbr_count[k] = count;
-  if (count > capacity) atomicMax(&flags->overflow, count);
-}
-
 // Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
 // taking every TPA-th neighbor, and combine by shuffles in a fixed order (deterministic): small
 // systems need the extra threads to hide the latency of the neighbor gathers.
@@ -755,9 +654,6 @@ class CudaEngine final : public MdEngine {
     use_cond_ = !(nocond && *nocond && *nocond != '0');
     const char* colmajor = std::getenv("PAIRWISE_MD_COLUMN_MAJOR");
     row_major_ = !(colmajor && *colmajor && *colmajor != '0');
-    // PAIRWISE_MD_BUILD=warp: the warp-per-cell build without reordering (the previous path).
-    const char* build = std::getenv("PAIRWISE_MD_BUILD");
-    atom_build_ = !(build && std::string(build) == "warp");
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -852,11 +748,6 @@ class CudaEngine final : public MdEngine {
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
     cpos_.allocate(n * sizeof(R4));
-    if (atom_build_) {
-      for (Buffer* b : {&t_pos_, &t_vel_, &t_force_}) b->allocate(n * sizeof(R4));
-      t_image_.allocate(n * sizeof(int4));
-      t_id_.allocate(n * 4), t_orig_.allocate(n * 4), ccell_.allocate(n * 4);
-    }
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -1104,32 +995,6 @@ class CudaEngine final : public MdEngine {
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
     launch_cell_sort(s, list_grid_);
-    if (atom_build_) {
-      const int nbk = blocks_for(n_);
-      reorder_gather<R><<<nbk, kBlock, 0, s>>>(
-          int(n_), order_.as<int>(), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),
-          image_.as<int4>(), id_.as<unsigned>(), orig_.as<int>(), cell_.as<int>(), t_pos_.as<R4>(),
-          t_vel_.as<R4>(), t_force_.as<R4>(), t_image_.as<int4>(), t_id_.as<unsigned>(),
-          t_orig_.as<int>(), ccell_.as<int>(), cpos_.as<R4>(), f);
-      PW_CUDA_LAUNCH("reorder_gather");
-      reorder_copy<R><<<nbk, kBlock, 0, s>>>(
-          int(n_), t_pos_.as<R4>(), t_vel_.as<R4>(), t_force_.as<R4>(), t_image_.as<int4>(),
-          t_id_.as<unsigned>(), t_orig_.as<int>(), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(),
-          image_.as<int4>(), id_.as<unsigned>(), orig_.as<int>(), f);
-      PW_CUDA_LAUNCH("reorder_copy");
-#define PW_BUILD_ATOM(SHIFTED)                                                                   \
-  build_list_atom<R, SHIFTED><<<nbk, kBlock, 0, s>>>(                                            \
-      int(n_), cpos_.as<R4>(), ccell_.as<int>(), x0_.as<R4>(), start_.as<int>(),                 \
-      stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), capacity_, si(), sk(), \
-      nbr_.as<int>(), nbr_count_.as<int>(), f)
-      if (shifted_)
-        PW_BUILD_ATOM(true);
-      else
-        PW_BUILD_ATOM(false);
-#undef PW_BUILD_ATOM
-      PW_CUDA_LAUNCH("build_list_atom");
-      return;
-    }
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
 #define PW_BUILD(SHIFTED)                                                                        \
   build_list<R, SHIFTED><<<bb, kBlock, 0, s>>>(                                                  \
@@ -1413,10 +1278,6 @@ class CudaEngine final : public MdEngine {
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
-  // Thread-per-atom build: the atoms are gathered into cell order at every rebuild (t_*: the
-  // gather's targets; ccell_: each atom's cell in that order).
-  bool atom_build_ = true;
-  Buffer t_pos_, t_vel_, t_force_, t_image_, t_id_, t_orig_, ccell_;
   bool shifted_ = false;
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
