@@ -8,7 +8,8 @@
 //   cell_scatter | order sorted by index so the lists, and so the forces, are deterministic
 //   cell_sort   /
 //   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, a warp per cell,
-//               row-major nbr[i * capacity + k]; count > capacity raises the overflow maximum
+//               row-major nbr[i * capacity + k], written in 8-entry groups (whole sectors);
+//               count > capacity raises the overflow maximum
 //   forces      pair forces over the list (4 threads per atom, no atomics) + second half kick
 //               (+ Andersen collisions)
 // The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
