@@ -8,7 +8,8 @@
 //   cell_scatter | order sorted by index so the lists, and so the forces, are deterministic
 //   cell_sort   /
 //   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, a warp per cell,
-//               row-major nbr[i * capacity + k]; count > capacity raises the overflow maximum
+//               row-major nbr[i * capacity + k], written in 8-entry groups (whole sectors);
+//               count > capacity raises the overflow maximum
 //   forces      pair forces over the list (4 threads per atom, no atomics) + second half kick
 //               (+ Andersen collisions)
 // The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
@@ -373,7 +374,11 @@ __global__ void __launch_bounds__(kBlock)
 // periodic image, so its shift (0 or ±L per axis, from the integer cell coordinates) is uniform
 // and dx = (xi − xj) + shift is bit for bit the minimum image of every pair within r_list;
 // otherwise (deduplicated stencils) each pair takes the minimum image.
-template <class R, bool Shifted>
+//
+// Staged (row-major lists, capacity a multiple of 8): each lane collects its atom's neighbors 8 at
+// a time in its own column of a shared buffer and writes each full group as two 16-byte stores
+// (one whole 32-byte sector) instead of one 4-byte store per neighbor scattered over 18 rows.
+template <class R, bool Shifted, bool Staged>
 __global__ void __launch_bounds__(kBlock)
     build_list(int cells, const typename Vec4<R>::type* __restrict__ pos,
                const typename Vec4<R>::type* __restrict__ cpos,
@@ -386,6 +391,7 @@ __global__ void __launch_bounds__(kBlock)
   if (!flags->rebuild) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
   __shared__ R4 stage[kBlock / 32][32];
+  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* st_w = stage[wib];
   const int warps = gridDim.x * (kBlock / 32);
@@ -446,8 +452,20 @@ __global__ void __launch_bounds__(kBlock)
           }
           const int j = index_of(q.w);
           if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
-            if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
-            ++count;
+            if (Staged) {
+              group[wib][count & 7][lane] = j;
+              ++count;
+              if ((count & 7) == 0 && count <= capacity) {
+                int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
+                dst[0] = make_int4(group[wib][0][lane], group[wib][1][lane], group[wib][2][lane],
+                                   group[wib][3][lane]);
+                dst[1] = make_int4(group[wib][4][lane], group[wib][5][lane], group[wib][6][lane],
+                                   group[wib][7][lane]);
+              }
+            } else {
+              if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
+              ++count;
+            }
           }
         }
       }
@@ -455,6 +473,9 @@ __global__ void __launch_bounds__(kBlock)
         x0[i] = pos[i];
         nbr_count[i] = count;
         if (count > capacity) atomicMax(&flags->overflow, count);
+        if (Staged && count <= capacity)
+          for (int r = 0; r < (count & 7); ++r)
+            nbr[std::size_t(i) * si + (count & ~7) + r] = group[wib][r][lane];
       }
     }
   }
@@ -654,6 +675,8 @@ class CudaEngine final : public MdEngine {
     use_cond_ = !(nocond && *nocond && *nocond != '0');
     const char* colmajor = std::getenv("PAIRWISE_MD_COLUMN_MAJOR");
     row_major_ = !(colmajor && *colmajor && *colmajor != '0');
+    const char* staged = std::getenv("PAIRWISE_MD_STAGED");  // 0: one store per neighbor
+    staged_ = !(staged && *staged == '0');
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -786,7 +809,7 @@ class CudaEngine final : public MdEngine {
       const double density = double(n) / s.box.volume();
       capacity_ = options_.neighbor_capacity > 0
                       ? options_.neighbor_capacity
-                      : int(density * 4.18879 * r_list_ * r_list_ * r_list_ * 1.25) + 16;
+                      : (int(density * 4.18879 * r_list_ * r_list_ * r_list_ * 1.25) + 23) & ~7;
     }
     nbr_.allocate(std::size_t(capacity_) * n * 4);
     invalidate_graph();
@@ -996,15 +1019,16 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("cell_scatter");
     launch_cell_sort(s, list_grid_);
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
-#define PW_BUILD(SHIFTED)                                                                        \
-  build_list<R, SHIFTED><<<bb, kBlock, 0, s>>>(                                                  \
+#define PW_BUILD(SHIFTED, STAGED)                                                                \
+  build_list<R, SHIFTED, STAGED><<<bb, kBlock, 0, s>>>(                                          \
       cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
       ccoord_.as<int4>(), box_, R(r_list_ * r_list_), capacity_, si(), sk(), nbr_.as<int>(),     \
       nbr_count_.as<int>(), f)
+    const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
     if (shifted_)
-      PW_BUILD(true);
+      staged ? PW_BUILD(true, true) : PW_BUILD(true, false);
     else
-      PW_BUILD(false);
+      staged ? PW_BUILD(false, true) : PW_BUILD(false, false);
 #undef PW_BUILD
     PW_CUDA_LAUNCH("build_list");
   }
@@ -1190,7 +1214,7 @@ class CudaEngine final : public MdEngine {
   }
 
   void grow(int needed) {
-    capacity_ = needed + needed / 8 + 4;
+    capacity_ = (needed + needed / 8 + 11) & ~7;  // a multiple of 8: the staged build's groups
     ++stats_.regrows;
     nbr_.allocate(std::size_t(capacity_) * n_ * 4);
     int zero = 0;
@@ -1282,6 +1306,7 @@ class CudaEngine final : public MdEngine {
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
   bool row_major_ = true;
+  bool staged_ = true;  // the build's neighbor writes in 8-entry groups (see build_list)
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }
