@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const V4* par = static_cast<const V4*>(a.par);
   const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
 
-  F xi[kI][3], xil[kI][3], eps24_i[kI];
+  F xi[kI][3], xil[kI][3], eps24_i[kI], eps48_i[kI];
   physics::LjcAtom<F> ai[kI];
   using A = typename T::A;
   A fi[kI][3];
@@ -172,6 +172,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         const V4 q = par[i];
         ai[k] = {q.x, q.y, q.z};
         eps24_i[k] = F(24) * q.z;
+        eps48_i[k] = F(48) * q.z;
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
@@ -239,8 +240,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
               term = physics::ljc_pair_scaled<D, F>(
                   r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
             } else {
-              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, ai[k].half_sigma + sj.x,
-                                                eps24_i[k] * sj.y, sig);
+              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, ai[k].half_sigma + sj.x, sj.y,
+                                                eps24_i[k], eps48_i[k], sig);
             }
 #pragma unroll
             for (int c = 0; c < 3; ++c) {

@@ -61,31 +61,33 @@ PW_HD LjcTerms<T> ljc_pair(T r2, T qq, const LennardJonesCoefficients<T>& lj,
 }
 
 // The same pair in a cheaper form for the GPU tile kernels' unmasked path: Lorentz–Berthelot
-// mixed from σ_i/2 + σ_j/2 = σ and 24·ε_ij = (24·sqrt(ε_i))·sqrt(ε_j) (`eps24`), and LJ from
-// x = σ²/r²: U_LJ = 4ε x³(x³ − 1), F/r = (24ε x³(2x³ − 1) + F_C·r) / r². With the Coulomb term
-// folded into one multiply-add it is 14 instructions after r², mixing and MUFU.RSQ included
-// (constant dielectric, forces only; the energies cost ~4 more and are dropped by the compiler when
-// unused), against ~21 for lorentz_berthelot + ljc_pair. Same quantities as ljc_pair to rounding.
-// The linear form's 1/r² is rsqrt(r²)² (the float rsqrt is the approximate one, see
-// pairwise/math.hpp).
+// mixed from σ_i/2 + σ_j/2 = σ and sqrt(ε_j) times the target's pre-scaled `eps24_i` =
+// 24·sqrt(ε_i) and `eps48_i` = 48·sqrt(ε_i), and LJ from x = σ²/r²: with b = sqrt(ε_j)·x³ and
+// c = 48·sqrt(ε_i)·x³ − 24·sqrt(ε_i) (one multiply-add), 24 ε x³(2x³ − 1) = b·c, so
+// F/r = (b·c + F_C·r) / r² and U_LJ = b·24·sqrt(ε_i)·(x³ − 1) / 6. Constant dielectric, forces
+// only: 13 instructions after r², mixing and MUFU.RSQ included (the energies cost ~4 more and are
+// dropped by the compiler when unused), against ~21 for lorentz_berthelot + ljc_pair. Same
+// quantities as ljc_pair to rounding. The linear form's 1/r² is rsqrt(r²)² (the float rsqrt is the
+// approximate one, see pairwise/math.hpp).
 template <DielectricKind D, class T>
-PW_HD LjcTerms<T> ljc_pair_lb(T r2, T qq, T sigma, T eps24, const SigmoidalTerms<T>& sig) {
+PW_HD LjcTerms<T> ljc_pair_lb(T r2, T qq, T sigma, T sqrt_eps_j, T eps24_i, T eps48_i,
+                              const SigmoidalTerms<T>& sig) {
   const T rinv = rsqrt(r2);
   const T r2inv = rinv * rinv;
   const T x = sigma * sigma * r2inv;
   const T x3 = x * x * x;
-  const T a = eps24 * x3;  // 24 ε (σ/r)^6
-  const T lj = a * (x3 - T(1)) * T(1.0 / 6.0);
-  const T t = T(2) * x3 - T(1);
+  const T b = sqrt_eps_j * x3;
+  const T c = eps48_i * x3 - eps24_i;  // 24·sqrt(ε_i)·(2x³ − 1)
+  const T lj = b * (eps24_i * (x3 - T(1))) * T(1.0 / 6.0);
   if constexpr (D == DielectricKind::constant) {
     const T u = qq * rinv;
-    return {lj, u, (a * t + u) * r2inv};
+    return {lj, u, (b * c + u) * r2inv};
   } else if constexpr (D == DielectricKind::linear) {
     const T u = qq * r2inv;
-    return {lj, u, (a * t + T(2) * u) * r2inv};
+    return {lj, u, (b * c + T(2) * u) * r2inv};
   } else {
-    const PairTerms<T> c = coulomb_sigmoidal(r2 * rinv, rinv, qq, sig);
-    return {lj, c.energy, (a * t) * r2inv + c.force_over_r2};
+    const PairTerms<T> cl = coulomb_sigmoidal(r2 * rinv, rinv, qq, sig);
+    return {lj, cl.energy, (b * c) * r2inv + cl.force_over_r2};
   }
 }
 
