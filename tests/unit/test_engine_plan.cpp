@@ -40,7 +40,8 @@ TEST(EnginePlan, CoversEveryTargetAndStaysInRange) {
   }
 }
 
-// Few targets: the sources are split over many blocks so all 132 SMs work; many targets: few splits.
+// Few targets: the sources are split over many blocks so all 132 SMs work; many targets: few
+// splits.
 TEST(EnginePlan, SplitsSourcesOnlyWhenTargetsAreFew) {
   const auto model = ga_like_model();
   const AllPairsPlan few = engine::plan_all_pairs(model, 4096, 4096, 132, std::size_t(256) << 20);
