@@ -7,6 +7,7 @@
 #include <chrono>
 #include <complex>
 
+#include "core/timing.hpp"
 #include "fredholm/matvec.hpp"
 #include "pairwise/error.hpp"
 
@@ -74,15 +75,7 @@ class CpuMatvec final : public Matvec<S> {
 
   double time_apply(std::span<const S> g, int repeats) override {
     std::vector<S> y(nodes_.size());
-    apply(g, y);  // warm-up
-    std::vector<double> s;
-    for (int r = 0; r < std::max(repeats, 1); ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      apply(g, y);
-      s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
-    return s[s.size() / 2];
+    return median_wall_seconds([&] { apply(g, y); }, repeats);
   }
 
  private:

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "core/timing.hpp"
 #include "engine/all_pairs.cuh"
 #include "engine/device_buffer.cuh"
 #include "fredholm/matvec.hpp"
@@ -271,8 +272,7 @@ class CudaMatvec final : public Matvec<S> {
       s[r] = ms * 1e-3;
     }
     for (auto& e : events) cudaEventDestroy(e);
-    std::nth_element(s.begin(), s.begin() + repeats / 2, s.end());
-    return s[repeats / 2];
+    return median(std::move(s));
   }
 
  private:

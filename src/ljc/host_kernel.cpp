@@ -1,4 +1,5 @@
 #include "ljc/host_kernel.hpp"
+#include "core/timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -131,15 +132,7 @@ void HostLjcKernel::compute(LjcForces& out) {
 
 double HostLjcKernel::time_compute(int repeats) {
   LjcForces f;
-  compute(f);
-  std::vector<double> t;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    compute(f);
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
+  return median_wall_seconds([&] { compute(f); }, repeats);
 }
 
 }  // namespace pairwise::ljc

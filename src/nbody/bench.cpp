@@ -6,6 +6,7 @@
 // flops per interaction. The cpu backend is timed in the same run for N <= kCpuMaxN (full
 // evaluations; nothing is extrapolated) and the speedup is reported only where both were measured.
 #include "nbody/bench.hpp"
+#include "core/timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -45,11 +46,6 @@ Particles random_sphere(std::size_t n, std::uint64_t seed) {
     p.vx[i] = 0.5 * u(rng), p.vy[i] = 0.5 * u(rng), p.vz[i] = 0.5 * u(rng);
   }
   return p;
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 // Repeats so that a case takes about kCaseBudgetS, from the rate measured at the previous size.

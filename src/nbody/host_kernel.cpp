@@ -1,4 +1,5 @@
 #include "nbody/host_kernel.hpp"
+#include "core/timing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -63,16 +64,7 @@ void HostGravityKernel::commit(std::span<const int> active, const Particles& cor
 
 double HostGravityKernel::time_compute(ForceKind kind, int repeats) {
   Forces out;
-  compute(kind, out);  // warm-up: first touch of the output arrays, thread pool start
-  std::vector<double> seconds;
-  for (int r = 0; r < std::max(repeats, 1); ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    compute(kind, out);
-    seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-  return seconds[seconds.size() / 2];
+  return median_wall_seconds([&] { compute(kind, out); }, repeats);
 }
 
 }  // namespace pairwise::nbody
