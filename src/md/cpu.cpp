@@ -195,16 +195,7 @@ class CpuEngine final : public HostEngine {
         Acc* bi = b + 3 * std::size_t(i);
         bi[0] += fxi, bi[1] += fyi, bi[2] += fzi;
       }
-      // (implicit barrier) sum the per-thread buffers in thread order
-#pragma omp for schedule(static)
-      for (std::ptrdiff_t i = 0; i < count; ++i) {
-        Acc sx = 0, sy = 0, sz = 0;
-        for (int u = 0; u < nt; ++u) {
-          const Acc* bu = buffer_.data() + std::size_t(u) * 3 * n() + 3 * std::size_t(i);
-          sx += bu[0], sy += bu[1], sz += bu[2];
-        }
-        fx_[i] = double(sx), fy_[i] = double(sy), fz_[i] = double(sz);
-      }
+      reduce_thread_buffers(count, nt);  // after the implicit barrier of the pair loop
     }
     potential_ = double(pe), virial_ = double(vir);
   }
@@ -272,17 +263,24 @@ class CpuEngine final : public HostEngine {
         Acc* bi = b + 3 * std::size_t(i);
         bi[0] += fxi, bi[1] += fyi, bi[2] += fzi;
       }
-#pragma omp for schedule(static)
-      for (std::ptrdiff_t i = 0; i < count; ++i) {
-        Acc sx = 0, sy = 0, sz = 0;
-        for (int u = 0; u < nt; ++u) {
-          const Acc* bu = buffer_.data() + std::size_t(u) * 3 * n() + 3 * std::size_t(i);
-          sx += bu[0], sy += bu[1], sz += bu[2];
-        }
-        fx_[i] = double(sx), fy_[i] = double(sy), fz_[i] = double(sz);
-      }
+      reduce_thread_buffers(count, nt);
     }
     potential_ = double(pe), virial_ = double(vir);
+  }
+
+  // Called by every thread of a parallel region after the pair loop's barrier: the forces are the
+  // per-thread buffers (nt of 3 n() accumulators) summed in thread order, so the result does not
+  // depend on the schedule.
+  void reduce_thread_buffers(std::ptrdiff_t count, int nt) {
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t i = 0; i < count; ++i) {
+      Acc sx = 0, sy = 0, sz = 0;
+      for (int u = 0; u < nt; ++u) {
+        const Acc* bu = buffer_.data() + std::size_t(u) * 3 * n() + 3 * std::size_t(i);
+        sx += bu[0], sy += bu[1], sz += bu[2];
+      }
+      fx_[i] = double(sx), fy_[i] = double(sy), fz_[i] = double(sz);
+    }
   }
 
   struct Pos {
