@@ -10,6 +10,7 @@
 // double otherwise).
 #include <omp.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "engine/cell_list.hpp"
@@ -132,14 +133,22 @@ class CpuEngine final : public HostEngine {
     x0_ = x_, y0_ = y_, z0_ = z_;
   }
 
-  template <bool SF, bool Shifted>
-  void pair_forces() {
-    double shift[3][27];
+  // The 27 periodic image offsets of a shifted list, shift[axis][c] = (c_axis - 1) L_axis with
+  // c = c_x + 3 c_y + 9 c_z (the image code each neighbour entry carries).
+  using PeriodicShifts = std::array<std::array<double, 27>, 3>;
+  PeriodicShifts periodic_shifts() const {
+    PeriodicShifts shift{};
     for (int c = 0; c < 27; ++c) {
       shift[0][c] = (c % 3 - 1) * length_[0];
       shift[1][c] = (c / 3 % 3 - 1) * length_[1];
       shift[2][c] = (c / 9 - 1) * length_[2];
     }
+    return shift;
+  }
+
+  template <bool SF, bool Shifted>
+  void pair_forces() {
+    const PeriodicShifts shift = periodic_shifts();
     const std::ptrdiff_t count = std::ptrdiff_t(n());
     const int threads = omp_get_max_threads();
     buffer_.resize(std::size_t(threads) * 3 * n());
@@ -205,12 +214,7 @@ class CpuEngine final : public HostEngine {
   // loop the compiler vectorizes (4 floats or 2 doubles an instruction), then the forces
   // scattered (scalar). Same arithmetic as pair_forces, in another order of accumulation.
   void pair_forces_one_type() {
-    double shift[3][27];
-    for (int c = 0; c < 27; ++c) {
-      shift[0][c] = (c % 3 - 1) * length_[0];
-      shift[1][c] = (c / 3 % 3 - 1) * length_[1];
-      shift[2][c] = (c / 9 - 1) * length_[2];
-    }
+    const PeriodicShifts shift = periodic_shifts();
     const std::ptrdiff_t count = std::ptrdiff_t(n());
     const int threads = omp_get_max_threads();
     buffer_.resize(std::size_t(threads) * 3 * n());

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 #include "pairwise/physics/coulomb_potential.hpp"
 #include "potmap/map.hpp"
@@ -44,6 +46,14 @@ SortedAtoms<T> sort_atoms(const Atoms& atoms, const Lattice& l) {
     s.q.push_back(T(atoms.q[a]));
   }
   return s;
+}
+
+// The lattice indices [first, last] (of n points at spacing h from 0) within `half_width` of
+// `center`, widened by a point on each side: points beyond rc add exactly 0
+// (coulomb_potential.hpp), so rounding here cannot lose a contribution (cylinder clipping).
+std::pair<long, long> lattice_span(double center, double half_width, double h, long n) {
+  return {std::max(0L, long(std::floor((center - half_width) / h)) - 1),
+          std::min(n - 1, long(std::ceil((center + half_width) / h)) + 1)};
 }
 
 template <class T, Sum S>
@@ -80,9 +90,7 @@ void compute_planes(const SortedAtoms<T>& s, const Lattice& l, const MapOptions&
           // add exactly 0 (coulomb_potential.hpp), so rounding here cannot lose a contribution.
           const double rho2 = rc2 - double(dx2);
           if (rho2 <= 0) continue;
-          const double rho = std::sqrt(rho2), yd = double(ay);
-          j0 = std::max(0L, long(std::floor((yd - rho) / h)) - 1);
-          j1 = std::min(ny - 1, long(std::ceil((yd + rho) / h)) + 1);
+          std::tie(j0, j1) = lattice_span(double(ay), std::sqrt(rho2), h, ny);
         }
         for (long j = j0; j <= j1; ++j) {
           const T dy = ky[std::size_t(j)] - ay;
@@ -91,9 +99,7 @@ void compute_planes(const SortedAtoms<T>& s, const Lattice& l, const MapOptions&
           if (cutoff) {
             const double rem = rc2 - double(dxy2);
             if (rem <= 0) continue;
-            const double w = std::sqrt(rem), zd = double(az);
-            k0 = std::max(0L, long(std::floor((zd - w) / h)) - 1);
-            k1 = std::min(nz - 1, long(std::ceil((zd + w) / h)) + 1);
+            std::tie(k0, k1) = lattice_span(double(az), std::sqrt(rem), h, nz);
           }
           Acc* row = acc.data() + std::size_t(j * nz);
           Acc* crow = S == Sum::kahan ? comp.data() + std::size_t(j * nz) : nullptr;
