@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_check.cuh"
@@ -367,6 +368,41 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// One neighbor j of atom i (the count-th): Staged collects 8 in the lane's column of `group` and
+// writes each full group as two 16-byte stores (one whole 32-byte sector of the row-major list).
+template <bool Staged>
+__device__ __forceinline__ void append_neighbor(int j, int i, int& count, int (*group)[32],
+                                                int lane, int capacity, std::size_t si,
+                                                std::size_t sk, int* __restrict__ nbr) {
+  if (Staged) {
+    group[count & 7][lane] = j;
+    ++count;
+    if ((count & 7) == 0 && count <= capacity) {
+      int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
+      dst[0] = make_int4(group[0][lane], group[1][lane], group[2][lane], group[3][lane]);
+      dst[1] = make_int4(group[4][lane], group[5][lane], group[6][lane], group[7][lane]);
+    }
+  } else {
+    if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
+    ++count;
+  }
+}
+
+// The end of atom i's list: the staged remainder, the count, the overflow maximum, x0 = r_build.
+template <bool Staged, class R4>
+__device__ __forceinline__ void finish_list(int i, int count, int (*group)[32], int lane,
+                                            int capacity, std::size_t si,
+                                            const R4* __restrict__ pos, R4* __restrict__ x0,
+                                            int* __restrict__ nbr, int* __restrict__ nbr_count,
+                                            Flags* flags) {
+  x0[i] = pos[i];
+  nbr_count[i] = count;
+  if (count > capacity) atomicMax(&flags->overflow, count);
+  if (Staged && count <= capacity)
+    for (int r = 0; r < (count & 7); ++r)
+      nbr[std::size_t(i) * si + (count & ~7) + r] = group[r][lane];
+}
+
 // The full Verlet list, a warp per cell: lane l owns the cell's atom l (32 at a time), the warp
 // stages each stencil cell's positions in shared memory 32 at a time (one coalesced load) and
 // every lane tests its atom against them in order, so each list is in stencil/cell order
@@ -451,32 +487,128 @@ __global__ void __launch_bounds__(kBlock)
             dz = min_image(dz, box.L[2], box.half[2]);
           }
           const int j = index_of(q.w);
-          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i) {
-            if (Staged) {
-              group[wib][count & 7][lane] = j;
-              ++count;
-              if ((count & 7) == 0 && count <= capacity) {
-                int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
-                dst[0] = make_int4(group[wib][0][lane], group[wib][1][lane], group[wib][2][lane],
-                                   group[wib][3][lane]);
-                dst[1] = make_int4(group[wib][4][lane], group[wib][5][lane], group[wib][6][lane],
-                                   group[wib][7][lane]);
-              }
-            } else {
-              if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
-              ++count;
-            }
-          }
+          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i)
+            append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
         }
       }
-      if (mine) {
-        x0[i] = pos[i];
-        nbr_count[i] = count;
-        if (count > capacity) atomicMax(&flags->overflow, count);
-        if (Staged && count <= capacity)
-          for (int r = 0; r < (count & 7); ++r)
-            nbr[std::size_t(i) * si + (count & ~7) + r] = group[wib][r][lane];
+      if (mine)
+        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
+                            flags);
+    }
+  }
+}
+
+template <class R>
+__device__ __forceinline__ R warp_min(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+template <class R>
+__device__ __forceinline__ R warp_max(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// The build of shifted grids (3 or more cells on every side) with screened candidates: the same
+// lists in the same order as build_list, with less work. Each candidate is loaded once by one
+// lane, moved onto the home cell's periodic image (q − shift: the 32 lanes then test it without
+// adding the shift) and kept only if it lies within r_list (plus a rounding margin) of the
+// bounding box of the warp's home atoms: ≈ a quarter of the 27-cell stencil's candidates do not
+// (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
+// shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
+// of one per stencil-cell chunk of ≈ 18.
+template <class R, bool Staged, int MinBlocks = 1>
+__global__ void __launch_bounds__(kBlock, MinBlocks)
+    build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
+                        const typename Vec4<R>::type* __restrict__ cpos,
+                        typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
+                        const int* __restrict__ stencil, const int4* __restrict__ ccoord,
+                        BoxP<R> box, R r_list2, R screen2, int capacity, std::size_t si,
+                        std::size_t sk, int* __restrict__ nbr, int* __restrict__ nbr_count,
+                        Flags* flags) {
+  using R4 = typename Vec4<R>::type;
+  constexpr unsigned kAll = 0xffffffffu;
+  if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
+  __shared__ R4 buf[kBlock / 32][64];
+  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
+  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  R4* bw = buf[wib];
+  const unsigned below = (1u << lane) - 1u;
+  const int warps = gridDim.x * (kBlock / 32);
+  for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
+    const int b = start[c], e = start[c + 1];
+    const int cs = lane < 27 ? stencil[27 * c + lane] : -1;  // 27 cells (shifted: no duplicates)
+    int qb = 0, qe = 0;
+    R sx = 0, sy = 0, sz = 0;
+    if (cs >= 0) {
+      qb = start[cs], qe = start[cs + 1];
+      const int4 home = ccoord[c], q = ccoord[cs];
+      const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
+      sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
+      sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
+      sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
+    }
+    const int nst = __popc(__ballot_sync(kAll, cs >= 0));
+    for (int h0 = b; h0 < e; h0 += 32) {
+      const int k = h0 + lane;
+      const bool mine = k < e;
+      R4 p{};
+      int i = -1;
+      if (mine) p = cpos[k], i = index_of(p.w);
+      constexpr R kBig = R(1e30);
+      const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
+      const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
+      const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
+      int count = 0, fill = 0;
+      auto test = [&](int m) {
+#pragma unroll 4
+        for (int u = 0; u < m; ++u) {
+          const R4 q = bw[u];
+          const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+          const int j = index_of(q.w);
+          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i)
+            append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+        }
+      };
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
+      while (q0 >= qend && ++s < nst)
+        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
+      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+      while (s < nst) {
+        const bool have = lane < qend - q0;
+        R4 q = next;
+        q.x -= __shfl_sync(kAll, sx, s), q.y -= __shfl_sync(kAll, sy, s);
+        q.z -= __shfl_sync(kAll, sz, s);
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+        const R ex = max(max(lx - q.x, q.x - hx), R(0));
+        const R ey = max(max(ly - q.y, q.y - hy), R(0));
+        const R ez = max(max(lz - q.z, q.z - hz), R(0));
+        const bool keep = have && ex * ex + ey * ey + ez * ez < screen2;
+        const unsigned km = __ballot_sync(kAll, keep);
+        if (keep) bw[fill + __popc(km & below)] = q;
+        fill += __popc(km);
+        if (fill >= 32) {
+          __syncwarp();
+          if (mine) test(32);
+          __syncwarp();
+          if (lane < fill - 32) bw[lane] = bw[32 + lane];
+          fill -= 32;
+          __syncwarp();
+        }
       }
+      __syncwarp();
+      if (mine && fill > 0) test(fill);
+      __syncwarp();
+      if (mine)
+        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
+                            flags);
     }
   }
 }
@@ -484,8 +616,13 @@ __global__ void __launch_bounds__(kBlock)
 // Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
 // taking every TPA-th neighbor, and combine by shuffles in a fixed order (deterministic): small
 // systems need the extra threads to hide the latency of the neighbor gathers.
-template <class R, class P, class A, bool SF, bool OneType, int TPA>
-__global__ void __launch_bounds__(kBlock)
+//
+// Vec (TPA 4, row-major lists of a capacity that is a multiple of 4): each thread loads 4
+// consecutive neighbor indices with one 16-byte load (the 4 threads of an atom: 64 contiguous
+// bytes) instead of 4 scalar loads, and takes neighbors 4·sub .. 4·sub + 3 of every 16.
+template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
+          int MinBlocks = 1, bool Fast = false>
+__global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
                 typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
@@ -501,9 +638,7 @@ __global__ void __launch_bounds__(kBlock)
   const int count = min(nbr_count[i], capacity);
   physics::LjPairParams<P> one;
   if (OneType) one = pair_params<P>(0);
-#pragma unroll 4
-  for (int k = sub; k < count; k += TPA) {
-    const int j = __ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk);
+  auto pair = [&](int j) {
     const auto q = pos[j];
     const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
     const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
@@ -511,10 +646,33 @@ __global__ void __launch_bounds__(kBlock)
     const P r2 = dx * dx + dy * dy + dz * dz;
     const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
     if (r2 < pp.rc2) {
-      const auto term = physics::lj_truncated<SF>(r2, pp);
-      fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
-          fz += A(term.force_over_r2 * dz);
+      if constexpr (Fast) {  // single, cut or shift: approximate reciprocal (MUFU.RCP + FMUL)
+        const auto term = physics::lennard_jones(__fdividef(1.0f, r2),
+                                                 physics::LennardJonesCoefficients<P>{pp.a, pp.b});
+        fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
+            fz += A(term.force_over_r2 * dz);
+      } else {
+        const auto term = physics::lj_truncated<SF>(r2, pp);
+        fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
+            fz += A(term.force_over_r2 * dz);
+      }
     }
+  };
+  if constexpr (Vec) {
+    static_assert(TPA == 4, "vector index loads: 4 threads per atom");
+    const int* row = nbr + std::size_t(i) * si;
+#pragma unroll 2
+    for (int k0 = 4 * sub; k0 < count; k0 += 16) {
+      const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
+      pair(jj.x);
+      if (k0 + 1 < count) pair(jj.y);
+      if (k0 + 2 < count) pair(jj.z);
+      if (k0 + 3 < count) pair(jj.w);
+    }
+  } else {
+#pragma unroll 4
+    for (int k = sub; k < count; k += TPA)
+      pair(__ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk));
   }
   if (TPA > 1) {
     const int lane = threadIdx.x & 31;
@@ -677,6 +835,16 @@ class CudaEngine final : public MdEngine {
     row_major_ = !(colmajor && *colmajor && *colmajor != '0');
     const char* staged = std::getenv("PAIRWISE_MD_STAGED");  // 0: one store per neighbor
     staged_ = !(staged && *staged == '0');
+    const char* screen = std::getenv("PAIRWISE_MD_SCREEN");  // 0: unscreened build (A/B)
+    screen_ = !(screen && *screen == '0');
+    const char* vec = std::getenv("PAIRWISE_MD_VEC");  // 0: scalar index loads (A/B)
+    vec_ = !(vec && *vec == '0');
+    const char* minb = std::getenv("PAIRWISE_MD_FORCE_MINB");  // 16: ≤ 32 registers (A/B)
+    force_minb_ = minb && *minb ? std::atoi(minb) : 1;
+    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");  // 1: approximate 1/r² (A/B)
+    fast_rcp_ = rcp && *rcp == '1';
+    const char* bminb = std::getenv("PAIRWISE_MD_BUILD_MINB");  // 12, 16: fewer registers (A/B)
+    build_minb_ = bminb && *bminb ? std::atoi(bminb) : 1;
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -1025,7 +1193,29 @@ class CudaEngine final : public MdEngine {
       ccoord_.as<int4>(), box_, R(r_list_ * r_list_), capacity_, si(), sk(), nbr_.as<int>(),     \
       nbr_count_.as<int>(), f)
     const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
-    if (shifted_)
+    const R screen = R(r_list_ + 1e-3);  // > r_list by far more than the rounding of the tests
+    if (shifted_ && screen_) {
+      if (staged && build_minb_ >= 16)
+        build_list_screened<R, true, 16><<<bb, kBlock, 0, s>>>(
+            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
+            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
+            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
+      else if (staged && build_minb_ >= 12)
+        build_list_screened<R, true, 12><<<bb, kBlock, 0, s>>>(
+            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
+            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
+            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
+      else if (staged)
+        build_list_screened<R, true><<<bb, kBlock, 0, s>>>(
+            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
+            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
+            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
+      else
+        build_list_screened<R, false><<<bb, kBlock, 0, s>>>(
+            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
+            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
+            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
+    } else if (shifted_)
       staged ? PW_BUILD(true, true) : PW_BUILD(true, false);
     else
       staged ? PW_BUILD(false, true) : PW_BUILD(false, false);
@@ -1036,19 +1226,26 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES(TPA)                                                                        \
-  forces_kick<R, P, A, SF, One, TPA><<<blocks_for(n_* TPA), kBlock, 0, s>>>(                  \
+#define PW_FORCES(TPA, VEC, MINB, FAST)                                                       \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST><<<blocks_for(n_* TPA), kBlock, 0, s>>>( \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
       nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
       flags_.as<Flags>())
+    const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
+    if constexpr (std::is_same_v<P, float> && !SF) {
+      if (vec && force_minb_ >= 16 && fast_rcp_) return PW_FORCES(4, true, 16, true);
+      if (vec && force_minb_ >= 16) return PW_FORCES(4, true, 16, false);
+      if (vec && fast_rcp_) return PW_FORCES(4, true, 1, true);
+    }
     if (tpa_ >= 8)
-      PW_FORCES(8);
+      PW_FORCES(8, false, 1, false);
+    else if (vec)
+      PW_FORCES(4, true, 1, false);
     else if (tpa_ >= 4)
-      PW_FORCES(4);
+      PW_FORCES(4, false, 1, false);
     else
-      PW_FORCES(1);
+      PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
-    PW_CUDA_LAUNCH("forces_kick");
   }
 
   void compute_forces(bool kick, cudaStream_t s = nullptr) {
@@ -1058,6 +1255,7 @@ class CudaEngine final : public MdEngine {
       one ? launch_forces_t<true, true>(s, kick) : launch_forces_t<true, false>(s, kick);
     else
       one ? launch_forces_t<false, true>(s, kick) : launch_forces_t<false, false>(s, kick);
+    PW_CUDA_LAUNCH("forces_kick");
   }
 
   // PAIRWISE_MD_PROFILE=1: steps run one at a time with events between the kernel groups; the
@@ -1306,7 +1504,12 @@ class CudaEngine final : public MdEngine {
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
   bool row_major_ = true;
-  bool staged_ = true;  // the build's neighbor writes in 8-entry groups (see build_list)
+  bool staged_ = true;     // the build's neighbor writes in 8-entry groups (see build_list)
+  bool screen_ = true;     // shifted grids: build_list_screened
+  bool vec_ = true;        // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
+  int force_minb_ = 1;     // forces_kick's minimum resident blocks (launch bounds)
+  bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
+  int build_minb_ = 1;     // build_list_screened's minimum resident blocks
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }
