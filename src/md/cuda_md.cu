@@ -266,20 +266,21 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
   }
 }
 
-// Exclusive scan of the cell counts by one block of 1024 threads, in tiles of 4096 cells (each
-// thread 4 consecutive cells: coalesced loads), a carry between tiles.
+// Exclusive scan of the cell counts by one block of 1024 threads, in tiles of 16,384 cells (each
+// thread 16 consecutive cells: few tiles, so few barriers), a carry between tiles.
 __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
                                                   int* __restrict__ start, const Flags* flags) {
   if (!flags->rebuild) return;
+  constexpr int kPer = 16;
   __shared__ int warp_sums[32];
   __shared__ int tile_end;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   int carry = 0;
-  for (int base = 0; base < cells; base += 4096) {
-    int v[4], s = 0;
+  for (int base = 0; base < cells; base += 1024 * kPer) {
+    int v[kPer], s = 0;
 #pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const int c = base + 4 * t + u;
+    for (int u = 0; u < kPer; ++u) {
+      const int c = base + kPer * t + u;
       v[u] = c < cells ? count[c] : 0;
       s += v[u];
     }
@@ -304,8 +305,8 @@ __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* _
     __syncthreads();
     int run = carry + warp_sums[w] + x - s;
 #pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const int c = base + 4 * t + u;
+    for (int u = 0; u < kPer; ++u) {
+      const int c = base + kPer * t + u;
       if (c < cells) start[c] = run;
       run += v[u];
     }
@@ -519,8 +520,8 @@ __device__ __forceinline__ R warp_max(R v) {
 // (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
 // shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
 // of one per stencil-cell chunk of ≈ 18.
-template <class R, bool Staged, int MinBlocks = 1>
-__global__ void __launch_bounds__(kBlock, MinBlocks)
+template <class R, bool Staged, bool Hits>
+__global__ void __launch_bounds__(kBlock)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
                         const typename Vec4<R>::type* __restrict__ cpos,
                         typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
@@ -563,14 +564,42 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
       const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
       int count = 0, fill = 0;
+      // Tests the lane's atom against bw[0, m). Hits: the distance tests only set bits of a mask
+      // (no branch per candidate), then the lane appends its hits in candidate order.
       auto test = [&](int m) {
+        if constexpr (Hits) {
+          unsigned hits = 0;
+          if (m == 32) {
+#pragma unroll
+            for (int u = 0; u < 32; ++u) {
+              const R4 q = bw[u];
+              const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+              hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+            }
+          } else {
 #pragma unroll 4
-        for (int u = 0; u < m; ++u) {
-          const R4 q = bw[u];
-          const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-          const int j = index_of(q.w);
-          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i)
-            append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+            for (int u = 0; u < m; ++u) {
+              const R4 q = bw[u];
+              const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+              hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+            }
+          }
+          while (hits) {
+            const int u = __ffs(hits) - 1;
+            hits &= hits - 1;
+            const int j = index_of(bw[u].w);
+            if (j != i)
+              append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+          }
+        } else {
+#pragma unroll 4
+          for (int u = 0; u < m; ++u) {
+            const R4 q = bw[u];
+            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+            const int j = index_of(q.w);
+            if (dx * dx + dy * dy + dz * dz < r_list2 && j != i)
+              append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+          }
         }
       };
       int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
@@ -839,12 +868,12 @@ class CudaEngine final : public MdEngine {
     screen_ = !(screen && *screen == '0');
     const char* vec = std::getenv("PAIRWISE_MD_VEC");  // 0: scalar index loads (A/B)
     vec_ = !(vec && *vec == '0');
-    const char* minb = std::getenv("PAIRWISE_MD_FORCE_MINB");  // 16: ≤ 32 registers (A/B)
-    force_minb_ = minb && *minb ? std::atoi(minb) : 1;
-    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");  // 1: approximate 1/r² (A/B)
-    fast_rcp_ = rcp && *rcp == '1';
-    const char* bminb = std::getenv("PAIRWISE_MD_BUILD_MINB");  // 12, 16: fewer registers (A/B)
-    build_minb_ = bminb && *bminb ? std::atoi(bminb) : 1;
+    const char* minb = std::getenv("PAIRWISE_MD_FORCE_MINB");  // 1: no minimum (A/B)
+    force_minb_ = minb && *minb ? std::atoi(minb) : (std::is_same_v<R, float> ? 16 : 1);
+    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");  // approximate 1/r² (A/B)
+    fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
+    const char* hits = std::getenv("PAIRWISE_MD_HITS");  // 0: a branch per candidate (A/B)
+    hits_ = !(hits && *hits == '0');
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -1195,26 +1224,16 @@ class CudaEngine final : public MdEngine {
     const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
     const R screen = R(r_list_ + 1e-3);  // > r_list by far more than the rounding of the tests
     if (shifted_ && screen_) {
-      if (staged && build_minb_ >= 16)
-        build_list_screened<R, true, 16><<<bb, kBlock, 0, s>>>(
-            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
-            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
-            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
-      else if (staged && build_minb_ >= 12)
-        build_list_screened<R, true, 12><<<bb, kBlock, 0, s>>>(
-            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
-            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
-            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
-      else if (staged)
-        build_list_screened<R, true><<<bb, kBlock, 0, s>>>(
-            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
-            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
-            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
+#define PW_SCREENED(STAGED, HITS)                                                                \
+  build_list_screened<R, STAGED, HITS><<<bb, kBlock, 0, s>>>(                                    \
+      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
+      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),    \
+      nbr_.as<int>(), nbr_count_.as<int>(), f)
+      if (hits_)
+        staged ? PW_SCREENED(true, true) : PW_SCREENED(false, true);
       else
-        build_list_screened<R, false><<<bb, kBlock, 0, s>>>(
-            cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),
-            stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen,
-            capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f);
+        staged ? PW_SCREENED(true, false) : PW_SCREENED(false, false);
+#undef PW_SCREENED
     } else if (shifted_)
       staged ? PW_BUILD(true, true) : PW_BUILD(true, false);
     else
@@ -1509,7 +1528,7 @@ class CudaEngine final : public MdEngine {
   bool vec_ = true;        // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
   int force_minb_ = 1;     // forces_kick's minimum resident blocks (launch bounds)
   bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
-  int build_minb_ = 1;     // build_list_screened's minimum resident blocks
+  bool hits_ = true;       // build_list_screened: hit masks
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }
