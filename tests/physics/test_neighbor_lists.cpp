@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 
 #include "backend_params.hpp"
@@ -168,6 +169,62 @@ TEST_P(NeighborListBackends, EngineNeighborPairsEqualBruteForceAfterSteps) {
     for (const auto& p : brute(now, 2.5))
       EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), p))
           << name << ": pair " << p.first << " " << p.second << " missing after steps";
+  }
+}
+
+// The cuda engine's default paths, the screened list build (shifted grids) and the force loop with
+// 16-byte index loads (+ the approximate reciprocal in single), against their overrides
+// PAIRWISE_MD_SCREEN=0, PAIRWISE_MD_VEC=0 and PAIRWISE_MD_FAST_RCP=0: the same neighbor pairs
+// (single: up to rounding at r = r_list), forces equal within the rounding of the pair terms.
+TEST_P(NeighborListBackends, CudaPathOverridesGiveTheSameListsAndForces) {
+  if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "cuda paths only";
+  const char* vars[] = {"PAIRWISE_MD_SCREEN", "PAIRWISE_MD_VEC", "PAIRWISE_MD_FAST_RCP"};
+  for (const auto& [name, s0] : geometries()) {
+    md::System s = s0;
+    s.ff.cutoff = 2.5;
+    struct Out {
+      Pairs pairs;
+      std::vector<double> fx, fy, fz;
+    };
+    auto run = [&](bool overrides) {
+      for (const char* v : vars) overrides ? setenv(v, "0", 1) : unsetenv(v);
+      md::EngineOptions o;
+      o.precision = precision();
+      o.skin = 0.3;
+      o.sort_every = 0;
+      auto engine = md::make_md_engine(BackendKind::cuda, o);
+      engine->set_state(s);
+      for (const char* v : vars) unsetenv(v);
+      Out out;
+      out.pairs = engine->neighbor_pairs();
+      engine->forces(out.fx, out.fy, out.fz);
+      return out;
+    };
+    const Out a = run(false), b = run(true);
+    Pairs diff;
+    std::set_symmetric_difference(a.pairs.begin(), a.pairs.end(), b.pairs.begin(), b.pairs.end(),
+                                  std::back_inserter(diff));
+    md::System w = s;
+    md::wrap_into_box(w);
+    for (const auto& [i, j] : diff) {
+      ASSERT_EQ(precision(), Precision::single) << name << ": pair " << i << " " << j;
+      const auto& at = w.atoms;
+      const double dx = engine::minimum_image(at.x[i] - at.x[j], w.box.length(0));
+      const double dy = engine::minimum_image(at.y[i] - at.y[j], w.box.length(1));
+      const double dz = engine::minimum_image(at.z[i] - at.z[j], w.box.length(2));
+      EXPECT_NEAR(std::sqrt(dx * dx + dy * dy + dz * dz), 2.8, 1e-5) << name;
+    }
+    EXPECT_LE(diff.size(), 2u) << name;
+    double scale = 1;
+    for (std::size_t i = 0; i < a.fx.size(); ++i)
+      scale = std::max({scale, std::abs(b.fx[i]), std::abs(b.fy[i]), std::abs(b.fz[i])});
+    const double tol = (precision() == Precision::double_ ? 1e-12 : 2e-5) * scale;
+    ASSERT_EQ(a.fx.size(), b.fx.size());
+    for (std::size_t i = 0; i < a.fx.size(); ++i) {
+      ASSERT_NEAR(a.fx[i], b.fx[i], tol) << name << ", atom " << i;
+      ASSERT_NEAR(a.fy[i], b.fy[i], tol) << name << ", atom " << i;
+      ASSERT_NEAR(a.fz[i], b.fz[i], tol) << name << ", atom " << i;
+    }
   }
 }
 
