@@ -780,9 +780,9 @@ __global__ void __launch_bounds__(Block, MinBlocks)
           physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
                                       flags->step - 1, id[i]);
         if constexpr (Drift != 0) {
+          constexpr int kThermostat = Drift == 2 ? 1 : 0;  // Langevin's O step in the drift
           auto q = p;
-          d2 = first_half < R,
-          Drift == 2 ? 1 : 0 > (i, q, v, f, image, id, x0, box, dyn, flags->step);
+          d2 = first_half<R, kThermostat>(i, q, v, f, image, id, x0, box, dyn, flags->step);
           pos_out[i] = q;
         }
         vel[i] = v;
