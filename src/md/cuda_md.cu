@@ -9,9 +9,11 @@
 //   cell_sort   /
 //   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, a warp per cell,
 //               row-major nbr[i * capacity + k], written in 8-entry groups (whole sectors);
-//               count > capacity raises the overflow maximum
-//   forces      pair forces over the list (4 threads per atom, no atomics) + second half kick
-//               (+ Andersen collisions)
+//               count > capacity raises the overflow maximum. Grids of 3+ cells per side:
+//               build_list_screened (candidates screened against the home atoms' bounding box,
+//               tested 32 at a time into hit masks; PAIRWISE_MD_SCREEN=0: build_list)
+//   forces      pair forces over the list (4 threads per atom, each loading 4 neighbor indices
+//               with one 16-byte load; no atomics) + second half kick (+ Andersen collisions)
 // The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
 // sets on the device (plain capture, kernels returning at once, where the driver refuses), so no
 // step needs the
@@ -48,8 +50,8 @@ namespace {
 
 constexpr int kMaxTypes = 16;
 constexpr int kBlock = 128;
-constexpr int kIntBlock = 512;   // integrate1: fewer blocks for its last-block reduction
-constexpr int kGraphSteps = 11;  // odd: fused graphs end in the first position buffer
+constexpr int kIntBlock = 512;  // integrate1: fewer blocks for its last-block reduction
+constexpr int kGraphSteps = 10;
 
 __constant__ physics::LjPairParams<float> c_params_f[kMaxTypes * kMaxTypes];
 __constant__ physics::LjPairParams<double> c_params_d[kMaxTypes * kMaxTypes];
@@ -131,102 +133,6 @@ __device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
   }
 }
 
-// The first half of a step for atom i: half kick with f, drift (BAOAB's half drift, O step, half
-// drift under Langevin), wrap + image flags; returns |r − r_build|² (1e300 for NaN).
-template <class R, int Thermostat>
-__device__ __forceinline__ double first_half(
-    int i, typename Vec4<R>::type& p, typename Vec4<R>::type& v, const typename Vec4<R>::type& f,
-    int4* __restrict__ image, const unsigned* __restrict__ id,
-    const typename Vec4<R>::type* __restrict__ x0, const BoxP<R>& box, const DynP& dyn,
-    unsigned long long step) {
-  const R h = R(0.5 * dyn.dt) * v.w;
-  v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-  if (Thermostat == 1) {
-    const R hd = R(0.5 * dyn.dt);
-    p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
-    physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed, step,
-                             id[i]);
-    p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
-  } else {
-    const R dt = R(dyn.dt);
-    p.x += v.x * dt, p.y += v.y * dt, p.z += v.z * dt;
-  }
-  int4 im = make_int4(0, 0, 0, 0);  // box crossings this step (rare: image read only then)
-  wrap1(p.x, im.x, box, 0);
-  wrap1(p.y, im.y, box, 1);
-  wrap1(p.z, im.z, box, 2);
-  if (im.x | im.y | im.z) {
-    int4 old = image[i];
-    old.x += im.x, old.y += im.y, old.z += im.z;
-    image[i] = old;
-  }
-  const auto q = x0[i];
-  const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
-  const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
-  const double dz = min_image(double(p.z - q.z), double(box.L[2]), double(box.half[2]));
-  const double d2 = dx * dx + dy * dy + dz * dz;
-  return d2 == d2 ? d2 : 1e300;  // NaN: rebuild (and thermo will report the atom)
-}
-
-// The block's two largest d² (a Block-thread block, every thread calling) into block_top2.
-template <int Block>
-__device__ __forceinline__ void block_top2_of(double d2, double2* __restrict__ block_top2) {
-  double a1 = d2, a2 = 0;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
-    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
-    top2_merge(a1, a2, b1, b2);
-  }
-  __shared__ double s1[Block / 32], s2[Block / 32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < Block / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
-    block_top2[blockIdx.x] = make_double2(b1, b2);
-  }
-}
-
-// The rebuild decision from the blocks' top-2 (one block of Block threads): rebuild if
-// d1 + d2 > skin (or forced); sets the graph's IF condition; advances the step index.
-template <int Block, bool Volatile>
-__device__ __forceinline__ void decide(int blocks, const double2* block_top2, double skin,
-                                       Flags* flags, cudaGraphConditionalHandle cond,
-                                       int use_cond) {
-  double a1 = 0, a2 = 0;
-  for (int b = threadIdx.x; b < blocks; b += Block) {
-    if (Volatile) {
-      const volatile double* t = reinterpret_cast<const volatile double*>(block_top2) + 2 * b;
-      top2_merge(a1, a2, t[0], t[1]);
-    } else {
-      const double2 t = block_top2[b];
-      top2_merge(a1, a2, t.x, t.y);
-    }
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
-    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
-    top2_merge(a1, a2, b1, b2);
-  }
-  __shared__ double s1[Block / 32], s2[Block / 32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < Block / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
-    const int rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
-    flags->rebuild = rebuild;
-    if (use_cond) cudaGraphSetConditional(cond, unsigned(rebuild));  // the graph's IF node
-    flags->force_rebuild = 0;
-    flags->done = 0;
-    flags->step += 1;  // every block has read the step index by now
-  }
-}
-
 template <class R, int Thermostat>
 __global__ void __launch_bounds__(kIntBlock)
     integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
@@ -241,27 +147,82 @@ __global__ void __launch_bounds__(kIntBlock)
     auto v = vel[i];
     const auto f = force[i];
     auto p = pos[i];
-    d2 = first_half<R, Thermostat>(i, p, v, f, image, id, x0, box, dyn, flags->step);
+    const R h = R(0.5 * dyn.dt) * v.w;
+    v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
+    if (Thermostat == 1) {
+      const R hd = R(0.5 * dyn.dt);
+      p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
+      physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed,
+                               flags->step, id[i]);
+      p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
+    } else {
+      const R dt = R(dyn.dt);
+      p.x += v.x * dt, p.y += v.y * dt, p.z += v.z * dt;
+    }
+    int4 im = make_int4(0, 0, 0, 0);  // box crossings this step (rare: image read only then)
+    wrap1(p.x, im.x, box, 0);
+    wrap1(p.y, im.y, box, 1);
+    wrap1(p.z, im.z, box, 2);
     pos[i] = p, vel[i] = v;
+    if (im.x | im.y | im.z) {
+      int4 old = image[i];
+      old.x += im.x, old.y += im.y, old.z += im.z;
+      image[i] = old;
+    }
+    const auto q = x0[i];
+    const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
+    const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
+    const double dz = min_image(double(p.z - q.z), double(box.L[2]), double(box.half[2]));
+    d2 = dx * dx + dy * dy + dz * dz;
+    if (!(d2 == d2)) d2 = 1e300;  // NaN: rebuild (and thermo will report the atom)
   }
-  // Stage 1: block top-2 of d²; stage 2 (the last block): the decision.
-  block_top2_of<kIntBlock>(d2, block_top2);
+  // Stage 1: block top-2 of d².
+  double a1 = d2, a2 = 0;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
+    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
+    top2_merge(a1, a2, b1, b2);
+  }
+  __shared__ double s1[kIntBlock / 32], s2[kIntBlock / 32];
   __shared__ bool last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
+  __syncthreads();
   if (threadIdx.x == 0) {
+    double b1 = s1[0], b2 = s2[0];
+    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    block_top2[blockIdx.x] = make_double2(b1, b2);
     __threadfence();
     last = atomicAdd(&flags->done, 1u) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;
+  // Stage 2 (the last block): top-2 over the blocks, then the rebuild decision.
   __threadfence();
-  decide<kIntBlock, true>(gridDim.x, block_top2, skin, flags, cond, use_cond);
-}
-
-// After a fused force kernel (forces_kick's Drift): the decision from its blocks' top-2.
-__global__ void __launch_bounds__(1024)
-    decide_rebuild(int blocks, const double2* __restrict__ block_top2, double skin, Flags* flags,
-                   cudaGraphConditionalHandle cond, int use_cond) {
-  decide<1024, false>(blocks, block_top2, skin, flags, cond, use_cond);
+  a1 = 0, a2 = 0;
+  for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+    const volatile double* t = reinterpret_cast<volatile double*>(block_top2) + 2 * b;
+    top2_merge(a1, a2, t[0], t[1]);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
+    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
+    top2_merge(a1, a2, b1, b2);
+  }
+  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double b1 = s1[0], b2 = s2[0];
+    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    const int rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
+    flags->rebuild = rebuild;
+    if (use_cond) cudaGraphSetConditional(cond, unsigned(rebuild));  // the graph's IF node
+    flags->force_rebuild = 0;
+    flags->done = 0;
+    flags->step += 1;  // every block has read the step index by now
+  }
 }
 
 // An atom index carried in the w slot of a position (bit pattern for float, exact for double).
@@ -695,101 +656,82 @@ __global__ void __launch_bounds__(kBlock)
 // Vec (TPA 4, row-major lists of a capacity that is a multiple of 4): each thread loads 4
 // consecutive neighbor indices with one 16-byte load (the 4 threads of an atom: 64 contiguous
 // bytes) instead of 4 scalar loads, and takes neighbors 4·sub .. 4·sub + 3 of every 16.
-//
-// Drift (1: plain, 2: Langevin; fused steps): after the second half kick of this step, the first
-// half of the next (half kick, drift, wrap) into pos_out (the other position buffer: the
-// neighbors' positions are still being read), and the block's top-2 of |r − r_build|² for
-// decide_rebuild.
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
-          int MinBlocks = 1, bool Fast = false, int Block = kBlock, int Drift = 0>
-__global__ void __launch_bounds__(Block, MinBlocks)
+          int MinBlocks = 1, bool Fast = false>
+__global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
                 typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
                 const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
                 BoxP<R> box, int types, DynP dyn, const unsigned* __restrict__ id, bool kick,
-                const Flags* flags, typename Vec4<R>::type* __restrict__ pos_out,
-                int4* __restrict__ image, const typename Vec4<R>::type* __restrict__ x0,
-                double2* __restrict__ block_top2) {
+                const Flags* flags) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = t / TPA, sub = t % TPA;
-  if (Drift == 0 && i >= n) return;  // whole groups leave together (TPA divides 32)
-  double d2 = 0;
-  if (i < n) {
-    const auto p = pos[i];
-    const int ti = int(p.w);
-    A fx = 0, fy = 0, fz = 0;
-    const int count = min(nbr_count[i], capacity);
-    physics::LjPairParams<P> one;
-    if (OneType) one = pair_params<P>(0);
-    auto pair = [&](int j) {
-      const auto q = pos[j];
-      const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
-      const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
-      const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
-      const P r2 = dx * dx + dy * dy + dz * dz;
-      const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
-      if (r2 < pp.rc2) {
-        if constexpr (Fast) {  // single, cut or shift: approximate reciprocal (MUFU.RCP + FMUL)
-          const auto term = physics::lennard_jones(
-              __fdividef(1.0f, r2), physics::LennardJonesCoefficients<P>{pp.a, pp.b});
-          fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
-              fz += A(term.force_over_r2 * dz);
-        } else {
-          const auto term = physics::lj_truncated<SF>(r2, pp);
-          fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
-              fz += A(term.force_over_r2 * dz);
-        }
+  if (i >= n) return;  // whole groups leave together (TPA divides 32)
+  const auto p = pos[i];
+  const int ti = int(p.w);
+  A fx = 0, fy = 0, fz = 0;
+  const int count = min(nbr_count[i], capacity);
+  physics::LjPairParams<P> one;
+  if (OneType) one = pair_params<P>(0);
+  auto pair = [&](int j) {
+    const auto q = pos[j];
+    const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
+    const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
+    const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
+    const P r2 = dx * dx + dy * dy + dz * dz;
+    const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
+    if (r2 < pp.rc2) {
+      if constexpr (Fast) {  // single, cut or shift: approximate reciprocal (MUFU.RCP + FMUL)
+        const auto term = physics::lennard_jones(__fdividef(1.0f, r2),
+                                                 physics::LennardJonesCoefficients<P>{pp.a, pp.b});
+        fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
+            fz += A(term.force_over_r2 * dz);
+      } else {
+        const auto term = physics::lj_truncated<SF>(r2, pp);
+        fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
+            fz += A(term.force_over_r2 * dz);
       }
-    };
-    if constexpr (Vec) {
-      static_assert(TPA == 4, "vector index loads: 4 threads per atom");
-      const int* row = nbr + std::size_t(i) * si;
+    }
+  };
+  if constexpr (Vec) {
+    static_assert(TPA == 4, "vector index loads: 4 threads per atom");
+    const int* row = nbr + std::size_t(i) * si;
 #pragma unroll 2
-      for (int k0 = 4 * sub; k0 < count; k0 += 16) {
-        const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
-        pair(jj.x);
-        if (k0 + 1 < count) pair(jj.y);
-        if (k0 + 2 < count) pair(jj.z);
-        if (k0 + 3 < count) pair(jj.w);
-      }
-    } else {
+    for (int k0 = 4 * sub; k0 < count; k0 += 16) {
+      const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
+      pair(jj.x);
+      if (k0 + 1 < count) pair(jj.y);
+      if (k0 + 2 < count) pair(jj.z);
+      if (k0 + 3 < count) pair(jj.w);
+    }
+  } else {
 #pragma unroll 4
-      for (int k = sub; k < count; k += TPA)
-        pair(__ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk));
-    }
-    if (TPA > 1) {
-      const int lane = threadIdx.x & 31;
-      const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
-#pragma unroll
-      for (int o = TPA / 2; o > 0; o >>= 1) {
-        fx += __shfl_xor_sync(mask, fx, o);
-        fy += __shfl_xor_sync(mask, fy, o);
-        fz += __shfl_xor_sync(mask, fz, o);
-      }
-    }
-    if (sub == 0) {
-      typename Vec4<R>::type f;
-      f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
-      force[i] = f;
-      if (kick) {
-        auto v = vel[i];
-        const R h = R(0.5 * dyn.dt) * v.w;
-        v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-        if (dyn.thermostat == 2)
-          physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
-                                      flags->step - 1, id[i]);
-        if constexpr (Drift != 0) {
-          constexpr int kThermostat = Drift == 2 ? 1 : 0;  // Langevin's O step in the drift
-          auto q = p;
-          d2 = first_half<R, kThermostat>(i, q, v, f, image, id, x0, box, dyn, flags->step);
-          pos_out[i] = q;
-        }
-        vel[i] = v;
-      }
-    }
+    for (int k = sub; k < count; k += TPA)
+      pair(__ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk));
   }
-  if constexpr (Drift != 0) block_top2_of<Block>(d2, block_top2);
+  if (TPA > 1) {
+    const int lane = threadIdx.x & 31;
+    const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
+#pragma unroll
+    for (int o = TPA / 2; o > 0; o >>= 1) {
+      fx += __shfl_xor_sync(mask, fx, o);
+      fy += __shfl_xor_sync(mask, fy, o);
+      fz += __shfl_xor_sync(mask, fz, o);
+    }
+    if (sub != 0) return;
+  }
+  typename Vec4<R>::type f;
+  f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
+  force[i] = f;
+  if (!kick) return;
+  auto v = vel[i];
+  const R h = R(0.5 * dyn.dt) * v.w;
+  v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
+  if (dyn.thermostat == 2)
+    physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
+                                flags->step - 1, id[i]);
+  vel[i] = v;
 }
 
 // Thermo: per block Σ (½ U, ½ r·f, ½ m v²) over the full list, in double.
@@ -929,8 +871,6 @@ class CudaEngine final : public MdEngine {
     row_major_ = !(colmajor && *colmajor && *colmajor != '0');
     const char* staged = std::getenv("PAIRWISE_MD_STAGED");  // 0: one store per neighbor
     staged_ = !(staged && *staged == '0');
-    const char* fused = std::getenv("PAIRWISE_MD_FUSED");  // 1: fused steps (A/B)
-    fused_ = fused && *fused == '1';
     const char* screen = std::getenv("PAIRWISE_MD_SCREEN");  // 0: unscreened build
     screen_ = !(screen && *screen == '0');
     const char* vec = std::getenv("PAIRWISE_MD_VEC");  // 0: scalar index loads
@@ -1003,18 +943,6 @@ class CudaEngine final : public MdEngine {
     for (int d = 0; d < 3; ++d)
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
     cells_ = grid.total();
-    {
-      // The screened build in one wave of resident blocks (each warp then strides over the same
-      // number of cells) rather than 16 blocks per SM, of which only 9 are resident.
-      int dev = 0, sms = 0, occ = 0;
-      PW_CUDA(cudaGetDevice(&dev));
-      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, build_list_screened<R, true>,
-                                                            kBlock, 0));
-      const char* g = std::getenv("PAIRWISE_MD_BUILD_GRID");  // blocks per SM (A/B)
-      const int per_sm = g && *g ? std::atoi(g) : std::max(1, occ);
-      build_grid_ = std::max(1, std::min(blocks_for(std::size_t(cells_) * 32), sms * per_sm));
-    }
     shifted_ = grid.n[0] >= 3 && grid.n[1] >= 3 && grid.n[2] >= 3;
     const std::vector<int> stencil = engine::cell_stencils(grid);
     std::vector<int4> ccoord(
@@ -1029,7 +957,7 @@ class CudaEngine final : public MdEngine {
         }
     // Device memory.
     const std::size_t n = n_;
-    for (Buffer* b : {&pos_, &pos2_, &vel_, &force_, &x0_, &pos_s_, &vel_s_, &force_s_, &tmp_})
+    for (Buffer* b : {&pos_, &vel_, &force_, &x0_, &pos_s_, &vel_s_, &force_s_, &tmp_})
       b->allocate(n * sizeof(R4));
     image_.allocate(n * sizeof(int4)), image_s_.allocate(n * sizeof(int4));
     id_.allocate(n * 4), id_s_.allocate(n * 4), orig_.allocate(n * 4), orig_s_.allocate(n * 4);
@@ -1038,8 +966,7 @@ class CudaEngine final : public MdEngine {
     count_.allocate(std::size_t(cells_) * 4), start_.allocate(std::size_t(cells_ + 1) * 4);
     stencil_.allocate(stencil.size() * 4), rank_.allocate(grid.rank.size() * 4);
     ccoord_.allocate(ccoord.size() * sizeof(int4));
-    top2_.allocate(std::size_t(std::max(blocks_for(n, kIntBlock), fused_blocks())) *
-                   sizeof(double2));
+    top2_.allocate(std::size_t(blocks_for(n, kIntBlock)) * sizeof(double2));
     partial_.allocate(std::size_t(blocks_for(n)) * 3 * sizeof(double));
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
@@ -1274,7 +1201,7 @@ class CudaEngine final : public MdEngine {
 
   void launch_cell_sort(cudaStream_t s, int max_blocks) {
     cell_sort<R><<<std::min(blocks_for(std::size_t(cells_) * 32), max_blocks), kBlock, 0, s>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), cur_pos(), cpos_.as<R4>(),
+        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
         flags_.as<Flags>());
     PW_CUDA_LAUNCH("cell_sort");
   }
@@ -1282,8 +1209,8 @@ class CudaEngine final : public MdEngine {
   void launch_rebuild(cudaStream_t s) {
     const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
-    cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), cur_pos(), grid_, rank_.as<int>(), cell_.as<int>(),
-                                        slot_.as<int>(), count_.as<int>(), f);
+    cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
+                                        cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_count");
     cell_scan<<<1, 1024, 0, s>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scan");
@@ -1293,17 +1220,17 @@ class CudaEngine final : public MdEngine {
     launch_cell_sort(s, list_grid_);
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
 #define PW_BUILD(SHIFTED, STAGED)                                                                \
-  build_list<R, SHIFTED, STAGED>                                                                 \
-      <<<bb, kBlock, 0, s>>>(cells_, cur_pos(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(),  \
-                             stencil_.as<int>(), ccoord_.as<int4>(), box_, R(r_list_ * r_list_), \
-                             capacity_, si(), sk(), nbr_.as<int>(), nbr_count_.as<int>(), f)
+  build_list<R, SHIFTED, STAGED><<<bb, kBlock, 0, s>>>(                                          \
+      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
+      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), capacity_, si(), sk(), nbr_.as<int>(),     \
+      nbr_count_.as<int>(), f)
     const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
     const R screen = R(r_list_ + 1e-3);  // > r_list by far more than the rounding of the tests
     if (shifted_ && screen_) {
-#define PW_SCREENED(STAGED)                                                                   \
-  build_list_screened<R, STAGED><<<build_grid_, kBlock, 0, s>>>(                              \
-      cells_, cur_pos(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(),  \
-      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(), \
+#define PW_SCREENED(STAGED)                                                                      \
+  build_list_screened<R, STAGED><<<bb, kBlock, 0, s>>>(                                          \
+      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
+      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),    \
       nbr_.as<int>(), nbr_count_.as<int>(), f)
       staged ? PW_SCREENED(true) : PW_SCREENED(false);
 #undef PW_SCREENED
@@ -1318,13 +1245,12 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-    R4* const pin = cur_pos();
 #define PW_FORCES(TPA, VEC, MINB, FAST)                                                       \
   forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST><<<blocks_for(n_* TPA), kBlock, 0, s>>>( \
-      int(n_), pin, vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(),     \
-      capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, flags_.as<Flags>(),   \
-      nullptr, nullptr, nullptr, nullptr)
-    const bool vec = vec_path();
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
+      nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
+      flags_.as<Flags>())
+    const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
     // faster anyway, single and mixed, H200: 1,354 vs 1,222 TPS single at 2,048,000 atoms), the
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
@@ -1341,58 +1267,6 @@ class CudaEngine final : public MdEngine {
     else
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
-  }
-
-  bool vec_path() const {
-    return tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
-  }
-  // Fused steps (forces of this step + the first half of the next in one kernel): float pair
-  // terms on the vector path, and no Andersen + Langevin mix (one thermostat at a time anyway).
-  bool fusable() const {
-    return fused_ && std::is_same_v<P, float> && vec_path();
-  }
-  static constexpr int kFusedBlock = 512;
-  int fused_blocks() const {
-    return blocks_for(n_ * 4, kFusedBlock);
-  }
-
-  template <bool SF, bool One, int Drift>
-  void launch_fused_t(cudaStream_t s, R4* pin, R4* pout) {
-    if constexpr (std::is_same_v<P, float>) {
-      const DynP d = dyn();
-#define PW_FUSED(FAST)                                                                          \
-  forces_kick<R, P, A, SF, One, 4, true, 4, FAST, kFusedBlock, Drift>                           \
-      <<<fused_blocks(), kFusedBlock, 0, s>>>(                                                  \
-          int(n_), pin, vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(),   \
-          capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), true, flags_.as<Flags>(), \
-          pout, image_.as<int4>(), x0_.as<R4>(), top2_.as<double2>())
-      if (!SF && fast_rcp_)
-        PW_FUSED(true);
-      else
-        PW_FUSED(false);
-#undef PW_FUSED
-    }
-  }
-
-  // One fused step: forces + second half kick of this step from pin, first half of the next into
-  // pout, then the rebuild decision (sets cond for the next step's IF node).
-  void launch_fused(cudaStream_t s, R4* pin, R4* pout, cudaGraphConditionalHandle cond) {
-    const bool one = types_ == 1, langevin = dyn().thermostat == 1;
-    auto go = [&](auto sf, auto o) {
-      constexpr bool SF = decltype(sf)::value, One = decltype(o)::value;
-      langevin ? launch_fused_t<SF, One, 2>(s, pin, pout)
-               : launch_fused_t<SF, One, 1>(s, pin, pout);
-    };
-    using T = std::true_type;
-    using F = std::false_type;
-    if (any_sf_)
-      one ? go(T{}, T{}) : go(T{}, F{});
-    else
-      one ? go(F{}, T{}) : go(F{}, F{});
-    PW_CUDA_LAUNCH("forces_kick (fused)");
-    decide_rebuild<<<1, 1024, 0, s>>>(fused_blocks(), top2_.as<double2>(), options_.skin,
-                                      flags_.as<Flags>(), cond, 1);
-    PW_CUDA_LAUNCH("decide_rebuild");
   }
 
   void compute_forces(bool kick, cudaStream_t s = nullptr) {
@@ -1431,11 +1305,11 @@ class CudaEngine final : public MdEngine {
   void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH)                                                                          \
-  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(int(n_), cur_pos(), vel_.as<R4>(), force_.as<R4>(),  \
-                                             image_.as<int4>(), id_.as<unsigned>(), x0_.as<R4>(), \
-                                             box_, d, options_.skin, top2_.as<double2>(),         \
-                                             flags_.as<Flags>(), cond, use_cond)
+#define PW_INTEGRATE(TH)                                                             \
+  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                        \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),     \
+      id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(), \
+      flags_.as<Flags>(), cond, use_cond)
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
@@ -1500,48 +1374,32 @@ class CudaEngine final : public MdEngine {
     return good;
   }
 
-  // Fused (PAIRWISE_MD_FUSED=1, fusable()): integrate1 only before the first step; each step but
-  // the last ends with the fused force kernel (positions alternate between pos_ and pos2_:
-  // kGraphSteps is odd, so the graph ends in pos_) and decide_rebuild, which sets the next
-  // step's condition; the last step's forces_kick leaves velocities at the full step.
   bool build_conditional_graph() {
     cudaGraph_t graph = nullptr;
     if (cudaGraphCreate(&graph, 0) != cudaSuccess) return cudaGetLastError(), false;
-    static_assert(kGraphSteps % 2 == 1, "fused steps end in pos_");
-    const bool fuse = fusable();
     bool ok = true;
-    std::vector<cudaGraphConditionalHandle> h(kGraphSteps, 0);
-    for (auto& c : h) ok = ok && cudaGraphConditionalHandleCreate(&c, graph, 0, 0) == cudaSuccess;
     cudaGraphNode_t last = nullptr;
     for (int k = 0; k < kGraphSteps && ok; ++k) {
-      R4* const here = fuse && k % 2 ? pos2_.as<R4>() : pos_.as<R4>();
-      R4* const next = fuse && k % 2 ? pos_.as<R4>() : pos2_.as<R4>();
-      cur_pos_ = here;
-      cudaGraphNode_t integ = last, cond = nullptr;
-      if (!fuse || k == 0)
-        ok = capture_into(
-            graph, last ? &last : nullptr, last ? 1 : 0,
-            [&] { launch_integrate(stream_, h[std::size_t(k)], 1); }, &integ);
+      cudaGraphConditionalHandle h = 0;
+      ok = cudaGraphConditionalHandleCreate(&h, graph, 0, 0) == cudaSuccess;
+      cudaGraphNode_t integ = nullptr, cond = nullptr;
+      ok = ok && capture_into(
+                     graph, last ? &last : nullptr, last ? 1 : 0,
+                     [&] { launch_integrate(stream_, h, 1); }, &integ);
       if (!ok) break;
       cudaGraphNodeParams cp{};
       cp.type = cudaGraphNodeTypeConditional;
-      cp.conditional.handle = h[std::size_t(k)];
+      cp.conditional.handle = h;
       cp.conditional.type = cudaGraphCondTypeIf;
       cp.conditional.size = 1;
       ok = cudaGraphAddNode(&cond, graph, &integ, nullptr, 1, &cp) == cudaSuccess;
       if (!ok) break;
       cudaGraph_t body = cp.conditional.phGraph_out[0];
       ok = capture_into(
-          body, nullptr, 0, [&] { launch_rebuild(stream_); }, nullptr);
-      if (fuse && k + 1 < kGraphSteps)
-        ok = ok && capture_into(
-                       graph, &cond, 1,
-                       [&] { launch_fused(stream_, here, next, h[std::size_t(k + 1)]); }, &last);
-      else
-        ok = ok && capture_into(
-                       graph, &cond, 1, [&] { compute_forces(true, stream_); }, &last);
+               body, nullptr, 0, [&] { launch_rebuild(stream_); }, nullptr) &&
+           capture_into(
+               graph, &cond, 1, [&] { compute_forces(true, stream_); }, &last);
     }
-    cur_pos_ = nullptr;
     if (ok) ok = cudaGraphInstantiate(&exec_, graph, 0) == cudaSuccess;
     cudaGraphDestroy(graph);
     if (!ok) {
@@ -1659,7 +1517,7 @@ class CudaEngine final : public MdEngine {
   std::uint64_t host_step_ = 0;
   std::vector<std::uint32_t> host_ids_;
   EngineStats stats_;
-  Buffer pos_, pos2_, vel_, force_, x0_, image_, id_, orig_;  // pos2_: fused steps' other buffer
+  Buffer pos_, vel_, force_, x0_, image_, id_, orig_;
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
@@ -1668,11 +1526,6 @@ class CudaEngine final : public MdEngine {
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
   bool row_major_ = true;
   bool staged_ = true;     // the build's neighbor writes in 8-entry groups (see build_list)
-  bool fused_ = false;     // fused steps in the conditional graph (PAIRWISE_MD_FUSED=1)
-  R4* cur_pos_ = nullptr;  // while capturing a fused graph: the step's position buffer
-  R4* cur_pos() const {
-    return cur_pos_ ? cur_pos_ : pos_.as<R4>();
-  }
   bool screen_ = true;     // shifted grids: build_list_screened
   bool vec_ = true;        // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
   bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
@@ -1681,9 +1534,8 @@ class CudaEngine final : public MdEngine {
   }
   std::size_t sk() const {
     return row_major_ ? 1 : n_;
-  }                     // 3+ cells on every side: the build's uniform per-cell image shifts
-  int list_grid_ = 0;   // blocks of the grid-stride list kernels (a few waves, not N / block)
-  int build_grid_ = 1;  // blocks of build_list_screened: one wave
+  }                    // 3+ cells on every side: the build's uniform per-cell image shifts
+  int list_grid_ = 0;  // blocks of the grid-stride list kernels (a few waves, not N / block)
 };
 
 }  // namespace

@@ -228,57 +228,6 @@ TEST_P(NeighborListBackends, CudaPathOverridesGiveTheSameListsAndForces) {
   }
 }
 
-// Fused steps (PAIRWISE_MD_FUSED=1: the forces of a step and the first half of the next in one
-// kernel, positions alternating between two buffers) do the same arithmetic in the same order as
-// the separate kernels: the trajectory is the same bit for bit, for NVE, Langevin and Andersen,
-// over graphs (11 steps) and single steps, rebuilds and a space-filling-curve reorder included.
-TEST_P(NeighborListBackends, CudaFusedStepsGiveTheSameTrajectory) {
-  if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "cuda paths only";
-  md::System s = test::jittered_lattice("fcc", 0.8442, 6, 0.05, 11);  // 864 atoms
-  s.ff.cutoff = 2.5;
-  for (std::size_t i = 0; i < s.atoms.size(); ++i) {
-    s.atoms.vx[i] = 1.5 * std::sin(0.7 * double(i));
-    s.atoms.vy[i] = 1.5 * std::cos(1.3 * double(i));
-    s.atoms.vz[i] = 1.5 * std::sin(2.1 * double(i) + 0.4);
-  }
-  for (auto th :
-       {engine::Thermostat::none, engine::Thermostat::langevin, engine::Thermostat::andersen}) {
-    auto run = [&](bool fused) {
-      fused ? setenv("PAIRWISE_MD_FUSED", "1", 1) : unsetenv("PAIRWISE_MD_FUSED");
-      md::EngineOptions o;
-      o.precision = precision();
-      o.skin = 0.3;
-      o.sort_every = 40;
-      o.dynamics.dt = 0.005;
-      o.dynamics.thermostat = th;
-      o.dynamics.kT = 1.5;
-      o.dynamics.gamma = 2.0;
-      o.dynamics.nu = 5.0;
-      auto engine = md::make_md_engine(BackendKind::cuda, o);
-      engine->set_state(s);
-      unsetenv("PAIRWISE_MD_FUSED");
-      engine->advance(1, 60);
-      engine->advance(61, 27);
-      const auto stats = engine->stats();
-      md::System out = s;
-      engine->get_state(out);
-      return std::make_pair(out, stats.rebuilds);
-    };
-    const auto [a, ra] = run(false);
-    const auto [b, rb] = run(true);
-    EXPECT_GT(ra, 3) << "too few rebuilds to test";
-    EXPECT_EQ(ra, rb);
-    for (std::size_t i = 0; i < a.atoms.size(); ++i) {
-      ASSERT_EQ(a.atoms.x[i], b.atoms.x[i]) << "atom " << i << ", thermostat " << int(th);
-      ASSERT_EQ(a.atoms.y[i], b.atoms.y[i]) << "atom " << i;
-      ASSERT_EQ(a.atoms.z[i], b.atoms.z[i]) << "atom " << i;
-      ASSERT_EQ(a.atoms.vx[i], b.atoms.vx[i]) << "atom " << i;
-      ASSERT_EQ(a.atoms.vz[i], b.atoms.vz[i]) << "atom " << i;
-      ASSERT_EQ(a.atoms.ix[i], b.atoms.ix[i]) << "atom " << i;
-    }
-  }
-}
-
 // An imploding simple-cubic gas: the neighbor counts grow past the capacity set at the start, so
 // a rebuild during advance() overflows. The engine must grow the list and redo the steps (cuda:
 // restore the snapshot and rerun), so the trajectory equals, bit for bit, that of an engine whose
