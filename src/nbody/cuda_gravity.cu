@@ -531,7 +531,7 @@ ForceFn pick_small(bool jerk, bool potential, bool guard) {
 constexpr int kSmallMaxN = 8192;
 
 // Register tiles of the Newton-3 path (targets per lane), the fastest measured (H200).
-constexpr int kNewton3TileGA = 4;
+constexpr int kNewton3TileGA = 8;
 constexpr int kNewton3TileGAJ = 4;
 
 std::size_t acc_bytes(Precision p) {

@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -97,9 +98,13 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-template <bool kJerk, bool kPot, bool kGuard, int kI>
-__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
+// kVar: experiments (PAIRWISE_CUDA_NEWTON3_VARIANT, GA kI = 8 only): 1 unroll 4, 2 <= 168
+// registers (3 blocks/SM), 3 one-stage pairs, 4 unroll 2, 5 no flush of the source sums
+// (diagnostic, wrong results), 6 no rotation (diagnostic, wrong results).
+template <bool kJerk, bool kPot, bool kGuard, int kI, int kVar = 0>
+__global__ void __launch_bounds__(kBlockThreads, kVar == 2 ? 3 : kMinBlocks)
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
+  constexpr int kSteps = kVar == 1 ? 4 : kVar == 4 ? 2 : kUnroll;
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -170,7 +175,7 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
       for (int u = 0; u < kI; ++u) {
         const float4* sp = &s_pos[wib][u][lane];
         const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
-#pragma unroll kUnroll
+#pragma unroll kSteps
         for (int s = 0; s < 32; ++s) {
           const float4 p = sp[s];
           float4 v = zero;
@@ -193,7 +198,7 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
         const float4* sp = &s_pos[wib][u][lane];
         const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
         Sum fj{};  // sums of the source this lane holds at this step
-#pragma unroll kUnroll
+#pragma unroll kSteps
         for (int s = 0; s < 32; ++s) {
           const float4 p = sp[s];
           float4 v = zero;
@@ -205,9 +210,21 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
             s2[k] = physics::softened_distance2(dx[k], dy[k], dz[k], eps2);
           }
 #pragma unroll
-          for (int k = 0; k < kI; ++k) inv_s[k] = pairwise::rsqrt(s2[k]);
+          for (int k = 0; k < kI; ++k) {
+            if constexpr (kVar == 3) {  // one-stage: each pair's chain before the next
+              if constexpr (kJerk) {
+                inv_s[k] = 0;
+              } else {
+                physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard>(
+                    dx[k], dy[k], dz[k], pi[k].w, p.w, s2[k], pairwise::rsqrt(s2[k]), acc[k], fj);
+              }
+            } else {
+              inv_s[k] = pairwise::rsqrt(s2[k]);
+            }
+          }
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
+            if constexpr (kVar == 3 && !kJerk) continue;
             if constexpr (kJerk) {
               physics::accumulate_accel_jerk_pair_from_rsqrt<kGuard>(
                   dx[k], dy[k], dz[k], v.x - vi[k][0], v.y - vi[k][1], v.z - vi[k][2], pi[k].w, p.w,
@@ -217,10 +234,11 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
                   dx[k], dy[k], dz[k], pi[k].w, p.w, s2[k], inv_s[k], acc[k], fj);
             }
           }
-          rotate<kJerk, kPot>(fj);
+          if constexpr (kVar != 6) rotate<kJerk, kPot>(fj);
         }
         store_components(fj, staged + lane, 32);
-        flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
+        if constexpr (kVar != 5)
+          flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
       }
     }
     engine::triangle_next(g.nb, &I, &J);
@@ -264,6 +282,28 @@ KernelFn pick_gaj(bool guard) {
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4.
 KernelFn pick(bool jerk, bool potential, bool guard, int k_i) {
   if (jerk) return k_i == 2 ? pick_gaj<2>(guard) : pick_gaj<4>(guard);
+  if (k_i == 8 && potential && !guard) {
+    static const int variant = [] {
+      const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_VARIANT");
+      return env ? std::atoi(env) : 0;
+    }();
+    switch (variant) {
+      case 1:
+        return newton3_kernel<false, true, false, 8, 1>;
+      case 2:
+        return newton3_kernel<false, true, false, 8, 2>;
+      case 3:
+        return newton3_kernel<false, true, false, 8, 3>;
+      case 4:
+        return newton3_kernel<false, true, false, 8, 4>;
+      case 5:
+        return newton3_kernel<false, true, false, 8, 5>;
+      case 6:
+        return newton3_kernel<false, true, false, 8, 6>;
+      default:
+        break;
+    }
+  }
   return k_i == 8 ? pick_ga<8>(potential, guard) : pick_ga<4>(potential, guard);
 }
 
