@@ -14,18 +14,18 @@
 //     step (rotate_next); after 32 steps lane L holds the sums of source L;
 //   - diagonal tiles (I == J) are evaluated one-sided (both orders of every pair).
 //
-// Exact accumulation (ExactSum): a float v = M·2^e (M a 24-bit integer, e >= -149) is an integer
-// multiple of 2^-149, so it splits exactly into two 32-bit "digits" of a 320-bit fixed-point number
-// whose least significant bit is 2^kExactBase (kExactBase = -160; the top digit reaches 2^160, the
-// float range). Word w of a value (an int64) is the exact integer sum of every digit added at
-// position w; integer addition commutes, so the result does not depend on the order of the atomics
-// (bitwise reproducible), and it is exact while each word sums fewer than 2^31 values (every
-// digit is below 2^32). Each add touches two consecutive words (which two depends on v's exponent),
-// so any float from 1.4e-45 to 3.4e38 keeps all 24 bits, in any units. A value is kExactWords
-// int64 words (10 digit words + a count of non-finite values, which decodes to NaN); a buffer of
-// n values stores word w of value i at [w·stride + i] (stride >= n: coalesced over i).
-// exact_value() propagates the carries in integers and rounds to double once (at most a few ulps of
-// double from the exact sum, the same every run).
+// Exact accumulation (exact_add / exact_value): a float v = M·2^e (M < 2^24 an integer, e >= -149)
+// is added, as one int64 atomic, to the word w of a value chosen from its leading bit p: words are
+// 16 bits apart (word w counts units of 2^(kExactBase + 16w)) and w puts p 24 to 39 bits above the
+// word's unit, so v is an exact integer q of that unit with |q| < 2^40 (all 24 bits kept). Each
+// word is the exact integer sum of the q added to it; integer addition commutes, so the result does
+// not depend on the order of the atomics (bitwise reproducible run to run), and it stays exact
+// while a word receives fewer than 2^23 values (nbody adds about N/128 per value: N < 2^30). Any
+// float from 1.4e-45 to 3.4e38 keeps its 24 bits: no scale, any units. A value is kExactWords int64
+// words (19 digit words + a count of non-finite values, which decodes to NaN); a buffer of n values
+// stores word w of value i at [w·stride + i] (stride >= n: coalesced over i). exact_value()
+// propagates the carries in integers and rounds to double once (within a few ulps of double of the
+// exact sum, the same every run).
 #pragma once
 
 #include <cmath>
@@ -39,14 +39,13 @@ namespace pairwise::engine {
 
 // ---- exact accumulator ----
 
-inline constexpr int kExactDigits = 10;               // 32-bit digit words
+inline constexpr int kExactDigits = 19;               // words 16 bits apart
 inline constexpr int kExactWords = kExactDigits + 1;  // + the non-finite count
-inline constexpr int kExactBase = -160;               // exponent of bit 0 of digit word 0
+inline constexpr int kExactBase = -188;               // exponent of the unit of word 0
 
-// Splits float v into digit `lo` (in [0, 2^32)) at word *w and digit `hi` (|hi| < 2^24) at word
-// *w + 1, with v = lo·2^(base + 32w) + hi·2^(base + 32(w + 1)) exactly. Returns 0 for v == 0
-// (nothing to add), -1 for a non-finite v, 1 otherwise.
-PW_HD int exact_split(float v, int* w, long long* lo, long long* hi) {
+// The word *w and integer *q with v = q·2^(kExactBase + 16 w) exactly, |q| < 2^40. Returns 0 for
+// v == 0 (nothing to add), -1 for a non-finite v, 1 otherwise.
+PW_HD int exact_split(float v, int* w, long long* q) {
   std::uint32_t u;
 #if defined(__CUDA_ARCH__)
   u = __float_as_uint(v);
@@ -56,58 +55,58 @@ PW_HD int exact_split(float v, int* w, long long* lo, long long* hi) {
   const int biased = int((u >> 23) & 0xffu);
   std::uint32_t mant = u & 0x7fffffu;
   if (biased == 0xff) return -1;
-  if (biased == 0 && mant == 0) return 0;
-  int e = -149;  // subnormal: M·2^-149
-  if (biased != 0) mant |= 0x800000u, e = biased - 150;
-  const int pos = e - kExactBase;  // >= 11
-  *w = pos >> 5;
-  long long val = static_cast<long long>(mant) << (pos & 31);  // < 2^55
-  if (u >> 31) val = -val;
-  *hi = val >> 32;  // arithmetic shift: floor
-  *lo = val - (*hi << 32);
+  if (mant == 0 && biased == 0) return 0;
+  int e = -149, p;  // v = mant·2^e, leading bit at 2^p
+  if (biased != 0) {
+    mant |= 0x800000u, e = biased - 150, p = biased - 127;
+  } else {
+#if defined(__CUDA_ARCH__)
+    p = e + 31 - __clz(mant);
+#else
+    p = e + 31 - __builtin_clz(mant);
+#endif
+  }
+  *w = (p - kExactBase - 24) >> 4;  // >= 0 for p >= -149
+  const long long val = static_cast<long long>(mant) << (e - (kExactBase + 16 * *w));
+  *q = (u >> 31) ? -val : val;
   return 1;
 }
 
 // The exact sum held in the kExactWords words words[0], words[stride], ..., rounded to double.
 PW_HD double exact_value(const long long* words, std::size_t stride) {
   if (words[std::size_t(kExactDigits) * stride] != 0) return NAN;
-  std::uint32_t d[kExactDigits];
+  std::uint32_t d[kExactDigits];  // 16-bit digits after carrying
   long long carry = 0;
   for (int w = 0; w < kExactDigits; ++w) {
     const long long s = words[std::size_t(w) * stride] + carry;
-    carry = s >> 32;
-    d[w] = static_cast<std::uint32_t>(s & 0xffffffffLL);
+    carry = s >> 16;
+    d[w] = static_cast<std::uint32_t>(s & 0xffffLL);
   }
   const bool negative = carry < 0;
-  if (negative) {  // magnitude of the two's complement number (carry : d[9] ... d[0])
-    unsigned long long c = 1;
+  if (negative) {  // magnitude of the two's complement number (carry : d[18] ... d[0])
+    std::uint32_t c = 1;
     for (int w = 0; w < kExactDigits; ++w) {
-      const unsigned long long t = static_cast<unsigned long long>(~d[w]) + c;
-      d[w] = static_cast<std::uint32_t>(t);
-      c = t >> 32;
+      const std::uint32_t t = (~d[w] & 0xffffu) + c;
+      d[w] = t & 0xffffu;
+      c = t >> 16;
     }
     carry = ~carry + static_cast<long long>(c);
   }
-  double r = ldexp(double(carry), kExactBase + 32 * kExactDigits);
-  for (int w = kExactDigits - 1; w >= 0; --w) r += ldexp(double(d[w]), kExactBase + 32 * w);
+  double r = ldexp(double(carry), kExactBase + 16 * kExactDigits);
+  for (int w = kExactDigits - 1; w >= 0; --w) r += ldexp(double(d[w]), kExactBase + 16 * w);
   return negative ? -r : r;
 }
 
 #if defined(__CUDACC__)
-// Adds v exactly to value i of an exact buffer (word w at words[w·stride + i]).
+// Adds v exactly to value i of an exact buffer (word w at words[w·stride + i]): one atomic.
 __device__ __forceinline__ void exact_add(unsigned long long* words, std::size_t stride,
                                           std::size_t i, float v) {
   int w;
-  long long lo, hi;
-  const int kind = exact_split(v, &w, &lo, &hi);
+  long long q;
+  const int kind = exact_split(v, &w, &q);
   if (kind == 0) return;
-  if (kind < 0) {
-    atomicAdd(words + std::size_t(kExactDigits) * stride + i, 1ull);
-    return;
-  }
-  if (lo != 0) atomicAdd(words + std::size_t(w) * stride + i, static_cast<unsigned long long>(lo));
-  if (hi != 0)
-    atomicAdd(words + std::size_t(w + 1) * stride + i, static_cast<unsigned long long>(hi));
+  if (kind < 0) w = kExactDigits, q = 1;
+  atomicAdd(words + std::size_t(w) * stride + i, static_cast<unsigned long long>(q));
 }
 
 // ---- lane rotation ----

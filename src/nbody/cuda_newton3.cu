@@ -16,7 +16,7 @@
 //     the other paths);
 //   - the pads of a partial last tile are far away with zero mass on both sides: they add exactly
 //     zero to real particles, and their own sums are never flushed;
-//   - every flush is an exact integer add (engine::exact_add, two int64 atomics per value), so the
+//   - every flush is an exact integer add (engine::exact_add, one int64 atomic per value), so the
 //     result does not depend on the order of the flushes: bitwise reproducible. The finalize
 //     kernel rounds each sum to double once, removes the self term of φ and zeroes the words.
 //
@@ -98,13 +98,12 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-// kVar: experiments (PAIRWISE_CUDA_NEWTON3_VARIANT, GA kI = 8 only): 1 unroll 4, 2 <= 168
-// registers (3 blocks/SM), 3 one-stage pairs, 4 unroll 2, 5 no flush of the source sums
-// (diagnostic, wrong results), 6 no rotation (diagnostic, wrong results).
+// kVar: experiments (PAIRWISE_CUDA_NEWTON3_VARIANT, GA kI = 8 only): 2 <= 168 registers
+// (3 blocks/SM), 4 unroll 2, 7 both.
 template <bool kJerk, bool kPot, bool kGuard, int kI, int kVar = 0>
-__global__ void __launch_bounds__(kBlockThreads, kVar == 2 ? 3 : kMinBlocks)
+__global__ void __launch_bounds__(kBlockThreads, (kVar == 2 || kVar == 7) ? 3 : kMinBlocks)
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
-  constexpr int kSteps = kVar == 1 ? 4 : kVar == 4 ? 2 : kUnroll;
+  constexpr int kSteps = (kVar == 4 || kVar == 7) ? 2 : kUnroll;
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -210,21 +209,9 @@ __global__ void __launch_bounds__(kBlockThreads, kVar == 2 ? 3 : kMinBlocks)
             s2[k] = physics::softened_distance2(dx[k], dy[k], dz[k], eps2);
           }
 #pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            if constexpr (kVar == 3) {  // one-stage: each pair's chain before the next
-              if constexpr (kJerk) {
-                inv_s[k] = 0;
-              } else {
-                physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard>(
-                    dx[k], dy[k], dz[k], pi[k].w, p.w, s2[k], pairwise::rsqrt(s2[k]), acc[k], fj);
-              }
-            } else {
-              inv_s[k] = pairwise::rsqrt(s2[k]);
-            }
-          }
+          for (int k = 0; k < kI; ++k) inv_s[k] = pairwise::rsqrt(s2[k]);
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
-            if constexpr (kVar == 3 && !kJerk) continue;
             if constexpr (kJerk) {
               physics::accumulate_accel_jerk_pair_from_rsqrt<kGuard>(
                   dx[k], dy[k], dz[k], v.x - vi[k][0], v.y - vi[k][1], v.z - vi[k][2], pi[k].w, p.w,
@@ -234,11 +221,10 @@ __global__ void __launch_bounds__(kBlockThreads, kVar == 2 ? 3 : kMinBlocks)
                   dx[k], dy[k], dz[k], pi[k].w, p.w, s2[k], inv_s[k], acc[k], fj);
             }
           }
-          if constexpr (kVar != 6) rotate<kJerk, kPot>(fj);
+          rotate<kJerk, kPot>(fj);
         }
         store_components(fj, staged + lane, 32);
-        if constexpr (kVar != 5)
-          flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
+        flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
       }
     }
     engine::triangle_next(g.nb, &I, &J);
@@ -288,18 +274,12 @@ KernelFn pick(bool jerk, bool potential, bool guard, int k_i) {
       return env ? std::atoi(env) : 0;
     }();
     switch (variant) {
-      case 1:
-        return newton3_kernel<false, true, false, 8, 1>;
       case 2:
         return newton3_kernel<false, true, false, 8, 2>;
-      case 3:
-        return newton3_kernel<false, true, false, 8, 3>;
       case 4:
         return newton3_kernel<false, true, false, 8, 4>;
-      case 5:
-        return newton3_kernel<false, true, false, 8, 5>;
-      case 6:
-        return newton3_kernel<false, true, false, 8, 6>;
+      case 7:
+        return newton3_kernel<false, true, false, 8, 7>;
       default:
         break;
     }

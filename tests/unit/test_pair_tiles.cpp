@@ -1,9 +1,10 @@
 // engine/pair_tiles.cuh on the host: the exact accumulator (split of a float into two 32-bit
-// digits, integer word sums, rounding to double) and the triangle tile enumeration.
+// word and integer, integer word sums, rounding to double) and the triangle tile enumeration.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <vector>
@@ -20,14 +21,15 @@ struct HostExact {
   long long words[kExactWords] = {};
   void add(float v) {
     int w = 0;
-    long long lo = 0, hi = 0;
-    const int kind = engine::exact_split(v, &w, &lo, &hi);
+    long long q = 0;
+    const int kind = engine::exact_split(v, &w, &q);
     if (kind < 0) words[engine::kExactDigits] += 1;
     if (kind <= 0) return;
-    EXPECT_GE(lo, 0);
-    EXPECT_LT(lo, 1LL << 32);
-    words[w] = (long long)((unsigned long long)words[w] + (unsigned long long)lo);
-    words[w + 1] = (long long)((unsigned long long)words[w + 1] + (unsigned long long)hi);
+    ASSERT_GE(w, 0);
+    ASSERT_LT(w, engine::kExactDigits);
+    EXPECT_LT(std::llabs(q), 1LL << 40);
+    EXPECT_GE(std::llabs(q), 1LL << 24) << v;  // the 24 bits of a normal float, at least
+    words[w] = (long long)((unsigned long long)words[w] + (unsigned long long)q);
   }
   double value() const { return engine::exact_value(words, 1); }
 };
