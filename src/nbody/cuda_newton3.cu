@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -39,13 +38,13 @@ namespace {
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
-#ifndef PAIRWISE_N3_UNROLL
-#define PAIRWISE_N3_UNROLL 8
-#endif
-constexpr int kUnroll = PAIRWISE_N3_UNROLL;  // rotation steps per loop trip
+constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
 
-// Register cap: 4 blocks of 4 warps per SM (16 warps, <= 128 registers).
-constexpr int kMinBlocks = 4;
+// Register caps (blocks of 4 warps per SM): 4 (16 warps, <= 128 registers); GA with φ at kI = 8
+// takes 3 (12 warps, <= 168 registers: 2.29 / 2.36 / 2.37 T/s at N = 65,536 / 262,144 /
+// 1,048,576 against 2.21 / 2.31 / 2.32 with 4, whose 128 registers spill 8 bytes).
+template <bool kJerk, bool kPot, int kI>
+constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? 3 : 4;
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
 // warps.
@@ -98,12 +97,9 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-// kVar: experiments (PAIRWISE_CUDA_NEWTON3_VARIANT, GA kI = 8 only): 2 <= 168 registers
-// (3 blocks/SM), 4 unroll 2, 7 both.
-template <bool kJerk, bool kPot, bool kGuard, int kI, int kVar = 0>
-__global__ void __launch_bounds__(kBlockThreads, (kVar == 2 || kVar == 7) ? 3 : kMinBlocks)
+template <bool kJerk, bool kPot, bool kGuard, int kI>
+__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
-  constexpr int kSteps = (kVar == 4 || kVar == 7) ? 2 : kUnroll;
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -174,7 +170,7 @@ __global__ void __launch_bounds__(kBlockThreads, (kVar == 2 || kVar == 7) ? 3 : 
       for (int u = 0; u < kI; ++u) {
         const float4* sp = &s_pos[wib][u][lane];
         const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
-#pragma unroll kSteps
+#pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
           const float4 p = sp[s];
           float4 v = zero;
@@ -197,7 +193,7 @@ __global__ void __launch_bounds__(kBlockThreads, (kVar == 2 || kVar == 7) ? 3 : 
         const float4* sp = &s_pos[wib][u][lane];
         const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
         Sum fj{};  // sums of the source this lane holds at this step
-#pragma unroll kSteps
+#pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
           const float4 p = sp[s];
           float4 v = zero;
@@ -268,22 +264,6 @@ KernelFn pick_gaj(bool guard) {
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4.
 KernelFn pick(bool jerk, bool potential, bool guard, int k_i) {
   if (jerk) return k_i == 2 ? pick_gaj<2>(guard) : pick_gaj<4>(guard);
-  if (k_i == 8 && potential && !guard) {
-    static const int variant = [] {
-      const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_VARIANT");
-      return env ? std::atoi(env) : 0;
-    }();
-    switch (variant) {
-      case 2:
-        return newton3_kernel<false, true, false, 8, 2>;
-      case 4:
-        return newton3_kernel<false, true, false, 8, 4>;
-      case 7:
-        return newton3_kernel<false, true, false, 8, 7>;
-      default:
-        break;
-    }
-  }
   return k_i == 8 ? pick_ga<8>(potential, guard) : pick_ga<4>(potential, guard);
 }
 
