@@ -5,9 +5,9 @@
 // Tile scheme (nbody's newton3 kernel; ljc's tiles_kernel uses the same one):
 //   - the particles are cut into nb row tiles of B = 32·kI; tile (I, J) with I <= J pairs the B
 //     targets of row I (kI per lane, in registers) with the B sources of column J;
-//   - the upper triangle of tiles is numbered row by row (triangle_tile below) and each warp takes
-//   a
-//     contiguous chunk of it (tile_chunk), so every warp gets the same number of tiles ± 1;
+//   - the upper triangle of tiles is numbered row by row (triangle_tile below) and each warp
+//     takes a contiguous chunk of it (tile_chunk), so every warp gets the same number of tiles
+//     ± 1;
 //   - a warp stages each 32-source group of its tile twice in a row of shared memory (64 entries),
 //     so at rotation step s lane L reads source (L + s) mod 32 at entry L + s (conflict-free, an
 //     immediate offset in the unrolled loop); the sums on the sources travel with them one lane per
