@@ -174,6 +174,10 @@ int run_nbody_bench(const BenchOptions& options) {
       int reps = adapt_repeats(options.repeats, n2, last_rate[key + "/GA"]);
       const double ga = k->time_compute(ForceKind::accel, reps);
       nlohmann::json params{{"potential", true}};
+#ifdef PAIRWISE_HAVE_CUDA
+      const std::string ga_path = cuda_force_path(*k, false);
+      if (!ga_path.empty()) params["kernel"] = ga_path;
+#endif
       if (cpu_ga > 0) params["speedup_vs_cpu"] = cpu_ga / ga, params["cpu_time_s"] = cpu_ga;
       last_rate[key + "/GA"] = add(*k, n, "GA", ga, n2, 19, reps, params);
 
@@ -187,6 +191,13 @@ int run_nbody_bench(const BenchOptions& options) {
       reps = adapt_repeats(options.repeats, n2, last_rate[key + "/GAJ"]);
       const double gaj = k->time_compute(ForceKind::accel_jerk, reps);
       params = nlohmann::json::object();
+#ifdef PAIRWISE_HAVE_CUDA
+      const std::string gaj_path = cuda_force_path(*k, true);
+      if (!gaj_path.empty()) params["kernel"] = gaj_path;
+      if (!ga_path.empty())
+        std::printf("# N=%zu %s: GA on %s, GAJ on %s\n", n, key.c_str(), ga_path.c_str(),
+                    gaj_path.c_str());
+#endif
       if (cpu_gaj > 0) params["speedup_vs_cpu"] = cpu_gaj / gaj, params["cpu_time_s"] = cpu_gaj;
       last_rate[key + "/GAJ"] = add(*k, n, "GAJ", gaj, n2, 42, reps, params);
 

@@ -56,10 +56,6 @@ struct Traits<Precision::double_> {
   static constexpr int kI = 2;
 };
 
-// A source far away with zero mass: pads the last tile, contributes exactly zero (m = 0) with a
-// finite 1/s (s ~ 1e18, so s² stays inside FP32 range).
-constexpr float kFar = 1e18f;
-
 template <class A>
 __device__ __forceinline__ auto component(const A& acc, int c) {
   // AccelJerk has 7 members (a, φ, jerk), Accel 4 (a, φ).
@@ -534,6 +530,10 @@ ForceFn pick_small(bool jerk, bool potential, bool guard) {
 // 4-5 % faster than the split path, at 16,384 and above 2-11 % slower (H200, docs/performance.md).
 constexpr int kSmallMaxN = 8192;
 
+// Register tiles of the Newton-3 path (targets per lane), the fastest measured (H200).
+constexpr int kNewton3TileGA = 8;
+constexpr int kNewton3TileGAJ = 4;
+
 std::size_t acc_bytes(Precision p) {
   return p == Precision::single ? 4 : 8;
 }
@@ -545,7 +545,7 @@ std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i) {
 }
 
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
-                      std::size_t max_partial_bytes) {
+                      std::size_t max_partial_bytes, bool all_targets) {
   int variant = 0;
   if (const char* env = std::getenv("PAIRWISE_CUDA_VARIANT")) variant = std::atoi(env);
   if (precision != Precision::single || variant < 0 || variant >= kVariants) variant = 0;
@@ -600,13 +600,32 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
           sm_blocks * (kSmallThreads / 32) * per_warp_chunks * (32.0 * k_i * pair + 40.0) / 4.0 +
           2500.0 * k_i;
       if (force == k_i || (force < 0 && cost < small_cost * 0.999))
-        small_cost = cost, small = ForcePlan{1, 1, int(blocks), k_i, variant, true};
+        small_cost = cost,
+        small = ForcePlan(engine::AllPairsPlan{1, 1, int(blocks), k_i, variant, true});
     }
     constexpr double kSplitLatency = 1.5;
     if (force == 1 || force == 2 ||
         (force < 0 && n_i <= kSmallMaxN && n_j <= kSmallMaxN &&
          small_cost < best_cost * kSplitLatency))
       best = small;
+  }
+  // The Newton-3 path (cuda_newton3.cu): single precision, full evaluations, by default wherever
+  // the small-problem path is not taken (docs/performance.md: it beats the split path from
+  // N = 8,192 up). PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it (any N);
+  // PAIRWISE_CUDA_NEWTON3_TILE picks its register tile (GA 4 or 8, GAJ 2 or 4; experiments).
+  if (precision == Precision::single && all_targets && n_i == n_j && n_i > 0) {
+    int mode = -1;
+    if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3")) mode = std::atoi(env);
+    if (mode == 1 || (mode < 0 && !best.small)) {
+      int k_i = jerk ? kNewton3TileGAJ : kNewton3TileGA;
+      if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_TILE")) {
+        const int t = std::atoi(env);
+        if (jerk ? (t == 2 || t == 4) : (t == 4 || t == 8)) k_i = t;
+      }
+      best = ForcePlan(
+          engine::AllPairsPlan{1, 1, newton3_blocks(jerk, potential, k_i, n_i, sms), k_i, variant},
+          true);
+    }
   }
   // Experiments: PAIRWISE_CUDA_PLAN="tile,q,splits" forces a plan (tile 4/8 etc. as compiled).
   if (const char* env = std::getenv("PAIRWISE_CUDA_PLAN")) {
@@ -615,7 +634,8 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
     if (std::sscanf(env, "%d,%d,%d", &tile, &q, &s) == 3 && s >= 1 && s <= n_tiles &&
         shape_of(precision, jerk, tile, &forced) && (q == 1 || q == 2 || q == 4 || q == 8)) {
       const int i_per_block = kThreads / q * tile;
-      best = ForcePlan{q, s, (n_i + i_per_block - 1) / i_per_block, tile, variant};
+      best = ForcePlan(
+          engine::AllPairsPlan{q, s, (n_i + i_per_block - 1) / i_per_block, tile, variant});
     }
   }
   if (std::getenv("PAIRWISE_CUDA_PLAN_DEBUG"))
@@ -628,11 +648,14 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
                  : potential ? "GA"
                              : "GA-nopot",
                  n_i, n_j, best.i_per_thread, best.q, best.splits, best.i_blocks, best.variant,
-                 best.small ? " small" : "");
+                 best.small     ? " small"
+                 : best.newton3 ? " newton3"
+                                : "");
   return best;
 }
 
 void launch_forces(const ForceArgs& args) {
+  if (args.plan.newton3) return launch_newton3(args);
   if (args.plan.small && args.precision == Precision::single) {
     const ForceFn fn = args.plan.i_per_thread == 2
                            ? pick_small<2>(args.jerk, args.potential, args.guard_zero)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "engine/all_pairs.hpp"
 #include "pairwise/precision.hpp"
@@ -19,6 +20,10 @@ class GravityKernel;
 // GA without the potential term (12 FP32 instructions + 1 rsqrt per interaction), timed like
 // GravityKernel::time_compute; for benchmarks. Returns -1 when `kernel` is not the cuda backend.
 double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats);
+// The kernel path a full evaluation (GA when !jerk, GAJ when jerk) runs on the loaded particles:
+// "newton3 kI=4", "split kI=4 q=1 splits=18", "small kI=1"; empty when `kernel` is not the cuda
+// backend. For benchmark records.
+std::string cuda_force_path(GravityKernel& kernel, bool jerk);
 }  // namespace pairwise::nbody
 
 namespace pairwise::nbody::cuda {
@@ -36,12 +41,32 @@ enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
 // kSmallTargets · i_per_thread targets (i_per_thread per lane, the same in every warp); each warp
 // takes a disjoint slice of the sources, staged per warp in shared memory; the warps' sums are
 // reduced in shared memory in fixed order. No grid split (splits == 1), one write per target.
-using ForcePlan = engine::AllPairsPlan;
+// `newton3` selects the Newton-3 path (below): i_blocks is then its grid, i_per_thread its kI.
+struct ForcePlan : engine::AllPairsPlan {
+  bool newton3 = false;
+  ForcePlan() = default;
+  ForcePlan(const engine::AllPairsPlan& p, bool newton3_path = false)
+      : engine::AllPairsPlan(p), newton3(newton3_path) {}
+};
 
 inline constexpr int kSmallThreads = 1024;
 inline constexpr int kSmallTargets = 32;
 
 inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block == j per tile
+
+// A source far away with zero mass: pads the last tile, contributes exactly zero (m = 0) with a
+// finite 1/s (s ~ 1e18, so s² stays inside FP32 range).
+inline constexpr float kFar = 1e18f;
+
+// The Newton-3 path (ForcePlan::newton3; single precision, full evaluations where the targets
+// are all the sources): each unordered pair is evaluated once and applied to both particles, in
+// warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles (engine/
+// pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact, an
+// exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise
+// reproducible), kComponents × engine::kExactWords int64 words per particle; a second kernel rounds
+// them to double, removes the self term of φ, writes `out` and zeroes the words again.
+inline constexpr int kNewton3Warps = 4;
+std::size_t newton3_exact_bytes(int n);
 
 // The master state, double SoA on the device (row order of MasterState::p).
 enum StateArray {
@@ -77,6 +102,8 @@ struct ForceArgs {
   double eps2 = 0;
   void* partial = nullptr;  // [kComponents][splits][n_i] float (single) or double (mixed, double)
   unsigned* tickets = nullptr;  // [i_blocks] zeroed counters (splits > 1); left zeroed
+  // Newton-3 plans: the exact accumulator (newton3_exact_bytes), zeroed; left zeroed.
+  unsigned long long* exact = nullptr;
   ForcePlan plan;
   // Finalized results, written by the same launch: out[c * n_i + k] for the components
   // 0..(jerk ? 7 : 4)-1, summed over the splits in split order (in double) by the last block of
@@ -92,11 +119,19 @@ struct ForceArgs {
 
 // Chooses the register tile, q and splits for n_i targets and n_j sources on a device with `sms`
 // multiprocessors (minimizing a model of per-SM issue time plus the split reduction's tail).
+// `all_targets`: the targets are all n_j sources (full evaluations), so the Newton-3 path may be
+// chosen: by default for single precision whenever the small-problem path is not; the environment
+// variable PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it for every full single-precision
+// evaluation (docs/nbody.md).
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
-                      std::size_t max_partial_bytes);
+                      std::size_t max_partial_bytes, bool all_targets = false);
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
 // One launch per force evaluation (forces, reduction over the splits and finalization).
 void launch_forces(const ForceArgs& args);
+// The Newton-3 path's two kernels (cuda_newton3.cu); launch_forces calls it for newton3 plans.
+void launch_newton3(const ForceArgs& args);
+// Blocks of the Newton-3 launch for n particles with register tile kI on `sms` multiprocessors.
+int newton3_blocks(bool jerk, bool potential, int k_i, int n, int sms);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.

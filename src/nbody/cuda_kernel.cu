@@ -177,6 +177,17 @@ class CudaGravityKernel final : public GravityKernel {
     // No wait here: the next call on the stream is ordered after the scatter.
   }
 
+  // The path of a full evaluation (planned as run_forces plans it).
+  std::string force_path(bool jerk) {
+    if (n_ == 0) return "none";
+    const ForcePlan p = cuda::plan_forces(options_.precision, jerk, true, n_, n_,
+                                          info_.multiprocessors, kMaxPartialBytes, true);
+    const std::string tile = " kI=" + std::to_string(p.i_per_thread);
+    if (p.newton3) return "newton3" + tile;
+    if (p.small) return "small" + tile;
+    return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
+  }
+
   double time_compute(ForceKind kind, int repeats) override {
     return time_forces(kind == ForceKind::accel_jerk, true, repeats);
   }
@@ -216,11 +227,17 @@ class CudaGravityKernel final : public GravityKernel {
                                                                          : 32;
     const std::size_t partial_estimate =
         std::min(kMaxPartialBytes, std::size_t(cuda::kComponents) * 8 * n * 4);
-    const std::size_t need = (8 * cuda::kStateArrays + j_bytes + 8 * 13) * n + partial_estimate;
+    // Single precision: the Newton-3 path's exact accumulator (kComponents × 11 words).
+    const std::size_t exact_bytes = options_.precision == Precision::single
+                                        ? cuda::newton3_exact_bytes(int(std::min<std::size_t>(
+                                              n, std::numeric_limits<int>::max())))
+                                        : 0;
+    const std::size_t need =
+        (8 * cuda::kStateArrays + j_bytes + 8 * 13) * n + partial_estimate + exact_bytes;
     std::size_t free_b = 0, total_b = 0;
     PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const std::size_t held = state_buf_.bytes() + jpos_.bytes() + jvel_.bytes() + jlo_.bytes() +
-                             results_.bytes() + workspace_.bytes();
+                             results_.bytes() + workspace_.bytes() + exact_.bytes();
     if (need > free_b + held || n_particles > std::size_t(std::numeric_limits<int>::max()))
       throw Error("problem too large for GPU memory: " + std::to_string(n_particles) +
                       " particles need " + std::to_string(need) + " bytes, " +
@@ -257,10 +274,19 @@ class CudaGravityKernel final : public GravityKernel {
     if (it == plans_.end())
       it = plans_
                .emplace(key, cuda::plan_forces(options_.precision, jerk, potential, n_i, n_,
-                                               info_.multiprocessors, kMaxPartialBytes))
+                                               info_.multiprocessors, kMaxPartialBytes,
+                                               i_index == nullptr))
                .first;
     plan_ = it->second;
-    workspace_.prepare(plan_, cuda::partial_bytes(options_.precision, plan_, n_i), stream_);
+    if (plan_.newton3) {
+      const std::size_t bytes = cuda::newton3_exact_bytes(n_);
+      if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
+        exact_.reserve(bytes);
+        PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));
+      }
+    } else {
+      workspace_.prepare(plan_, cuda::partial_bytes(options_.precision, plan_, n_i), stream_);
+    }
     results_.reserve(sizeof(double) * 13 * n_i);
     ForceArgs a;
     a.precision = options_.precision;
@@ -276,6 +302,7 @@ class CudaGravityKernel final : public GravityKernel {
     a.eps2 = options_.eps2;
     a.partial = workspace_.partial();
     a.tickets = workspace_.tickets();
+    a.exact = exact_.as<unsigned long long>();
     a.plan = plan_;
     a.out = results_.as<double>();
     a.state = state_;
@@ -300,6 +327,7 @@ class CudaGravityKernel final : public GravityKernel {
   std::map<long long, ForcePlan> plans_;  // valid for the current N; cleared by set_particles
   MasterState state_;
   DeviceBuffer state_buf_, jpos_, jlo_, jvel_, results_, active_, commit_dev_;
+  DeviceBuffer exact_;  // the Newton-3 path's exact accumulator (cuda::newton3_exact_bytes)
   engine::AllPairsWorkspace workspace_;  // partial sums and ticket counters of the split path
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
@@ -309,6 +337,11 @@ class CudaGravityKernel final : public GravityKernel {
 
 std::unique_ptr<GravityKernel> make_cuda_gravity_kernel(const KernelOptions& options) {
   return std::make_unique<CudaGravityKernel>(options);
+}
+
+std::string cuda_force_path(GravityKernel& kernel, bool jerk) {
+  auto* cuda_kernel = dynamic_cast<CudaGravityKernel*>(&kernel);
+  return cuda_kernel ? cuda_kernel->force_path(jerk) : std::string();
 }
 
 double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats) {

@@ -69,6 +69,55 @@ PW_HD void accumulate_accel_jerk_from_rsqrt(T dx, T dy, T dz, T dvx, T dvy, T dv
   acc.pot -= m_inv_s;
 }
 
+// Newton's third law: one unordered pair (i, j) applied to both, d = x_j - x_i, s² and 1/s given:
+// a_i += m_j d/s³, a_j -= m_i d/s³, φ_i -= m_j/s, φ_j -= m_i/s (19 FP32 operations with the 3 of
+// d and the 3 of s², the rsqrt, for two interactions).
+template <bool kPotential, bool kGuardZero, class T>
+PW_HD void accumulate_accel_pair_from_rsqrt(T dx, T dy, T dz, T m_i, T m_j, T s2, T inv_s,
+                                            Accel<T>& acc_i, Accel<T>& acc_j) {
+  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
+  const T inv_s3 = inv_s * (inv_s * inv_s);
+  const T w_j = m_j * inv_s3, w_i = m_i * inv_s3;
+  acc_i.ax = fmadd(w_j, dx, acc_i.ax);
+  acc_i.ay = fmadd(w_j, dy, acc_i.ay);
+  acc_i.az = fmadd(w_j, dz, acc_i.az);
+  acc_j.ax = fmadd(-w_i, dx, acc_j.ax);
+  acc_j.ay = fmadd(-w_i, dy, acc_j.ay);
+  acc_j.az = fmadd(-w_i, dz, acc_j.az);
+  if constexpr (kPotential) {
+    acc_i.pot = fmadd(-m_j, inv_s, acc_i.pot);
+    acc_j.pot = fmadd(-m_i, inv_s, acc_j.pot);
+  }
+}
+
+// GAJ of one unordered pair applied to both (u = v_j - v_i): for j, d and u change sign, so
+// u - α d does too.
+template <bool kGuardZero, class T>
+PW_HD void accumulate_accel_jerk_pair_from_rsqrt(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m_i,
+                                                 T m_j, T s2, T inv_s, AccelJerk<T>& acc_i,
+                                                 AccelJerk<T>& acc_j) {
+  if constexpr (kGuardZero) inv_s = s2 > T(0) ? inv_s : T(0);
+  const T inv_s2 = inv_s * inv_s;
+  const T inv_s3 = inv_s * inv_s2;
+  const T w_j = m_j * inv_s3, w_i = m_i * inv_s3;
+  const T alpha = T(3) * fmadd(dx, dvx, fmadd(dy, dvy, dz * dvz)) * inv_s2;
+  const T tx = fmadd(-alpha, dx, dvx), ty = fmadd(-alpha, dy, dvy), tz = fmadd(-alpha, dz, dvz);
+  acc_i.ax = fmadd(w_j, dx, acc_i.ax);
+  acc_i.ay = fmadd(w_j, dy, acc_i.ay);
+  acc_i.az = fmadd(w_j, dz, acc_i.az);
+  acc_i.jx = fmadd(w_j, tx, acc_i.jx);
+  acc_i.jy = fmadd(w_j, ty, acc_i.jy);
+  acc_i.jz = fmadd(w_j, tz, acc_i.jz);
+  acc_j.ax = fmadd(-w_i, dx, acc_j.ax);
+  acc_j.ay = fmadd(-w_i, dy, acc_j.ay);
+  acc_j.az = fmadd(-w_i, dz, acc_j.az);
+  acc_j.jx = fmadd(-w_i, tx, acc_j.jx);
+  acc_j.jy = fmadd(-w_i, ty, acc_j.jy);
+  acc_j.jz = fmadd(-w_i, tz, acc_j.jz);
+  acc_i.pot = fmadd(-m_j, inv_s, acc_i.pot);
+  acc_j.pot = fmadd(-m_i, inv_s, acc_j.pot);
+}
+
 // GA of one pair.
 template <bool kPotential, bool kGuardZero, class T>
 PW_HD void accumulate_accel(T dx, T dy, T dz, T m, T eps2, Accel<T>& acc) {
