@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -55,6 +56,18 @@ __device__ __forceinline__ void accumulate(void* base, long long index, double v
     atomicAdd(static_cast<double*>(base) + index, v);
   }
 }
+// The same from an FP32 value: v·2^32 is exact in FP32 (a power-of-two scale), so the fixed-point
+// integer is bitwise the double path's, without the FP64 conversion and multiply.
+template <bool kFixed>
+__device__ __forceinline__ void accumulate(void* base, long long index, float v) {
+  if constexpr (kFixed) {
+    const long long fixed = __float2ll_rn(v * float(kFixedScale));
+    atomicAdd(reinterpret_cast<unsigned long long*>(base) + index,
+              static_cast<unsigned long long>(fixed));
+  } else {
+    atomicAdd(static_cast<double*>(base) + index, double(v));
+  }
+}
 
 template <class F>
 __device__ __forceinline__ F shfl_next(F v) {
@@ -93,9 +106,11 @@ template <Precision P, int kI>
 constexpr int kMinBlocks = (P == Precision::single && kI >= 4) ? PAIRWISE_LJC_WIDE_MIN_BLOCKS : 1;
 constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
 
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
-    tiles_kernel(const TileArgs a) {
+// Work is dealt out in units of one 32-source group of a tile (kI units per tile), so that the
+// chunks of the warps differ by at most one group, not one tile.
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, int kMinB,
+          int kUnrollUnmasked = kTileUnroll>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const TileArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
@@ -109,10 +124,15 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const int wib = threadIdx.x >> 5;
   const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   if (warp >= a.warps) return;
-  const long long chunk = (a.n_tiles + a.warps - 1) / a.warps;
-  long long t = warp * chunk;
-  const long long t_end = min(a.n_tiles, t + chunk);
-  if (t >= t_end) return;
+  const long long n_units = a.n_tiles * kI;
+  const long long chunk = (n_units + a.warps - 1) / a.warps;
+  const long long v0 = warp * chunk;
+  const long long v_end = min(n_units, v0 + chunk);
+  if (v0 >= v_end) return;
+  long long t = v0 / kI;
+  const long long t_last = (v_end - 1) / kI;
+  int u_lo = int(v0 - t * kI);
+  const int u_hi_last = int(v_end - 1 - t_last * kI) + 1;
   const int nb = a.n_blocks;
   // Decode the first tile.
   int I, J;
@@ -137,10 +157,16 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const V4* lo4 = static_cast<const V4*>(a.pos_lo);
   const V4* par = static_cast<const V4*>(a.par);
   const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
+  // Uniform LJ parameters (every atom the same σ, ε): σ², 24 ε, 48 ε of every pair.
+  const F u_s2 = F(a.lj_sigma2), u_e24 = F(a.lj_eps24), u_e48 = F(a.lj_eps48);
 
   F xi[kI][3], xil[kI][3], eps24_i[kI], eps48_i[kI];
   physics::LjcAtom<F> ai[kI];
   using A = typename T::A;
+  // Where the per-group target sums go: straight into the row sums when they have the kernel's
+  // precision (single, double: no second set of kI·3 registers), else FP32 partial sums per group
+  // added to the FP64 row sums (mixed).
+  constexpr bool kDirect = std::is_same_v<A, F>;
   A fi[kI][3];
   A e_lj = 0, e_c = 0;
   int row = -1;
@@ -152,11 +178,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       if (i < a.n) {
 #pragma unroll
         for (int c = 0; c < 3; ++c)
-          accumulate<T::kFixed>(a.force, (long long)c * a.n + i, double(fi[k][c]));
+          accumulate<T::kFixed>(a.force, (long long)c * a.n + i, fi[k][c]);
       }
     }
   };
-  for (; t < t_end; ++t) {
+  for (; t <= t_last; ++t) {
+    const int u_hi = t == t_last ? u_hi_last : kI;
     if (I != row) {
       flush_row();
       row = I;
@@ -176,10 +203,11 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
-    // Stage the tile's sources.
+    // Stage the tile's sources (the groups this warp takes).
     __syncwarp();
 #pragma unroll
     for (int u = 0; u < kI; ++u) {
+      if (u < u_lo || u >= u_hi) continue;
       const int j = J * B + u * 32 + lane;
       const V4 p = pos[j], q = par[j];
       V4 pq = p;
@@ -196,86 +224,113 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
     const int mask_index = a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
-    for (int u = 0; u < kI; ++u) {
+    for (int u = u_lo; u < u_hi; ++u) {
       const int j0 = J * B + u * 32 + lane;
       const V4* sp = &s_pq[wib][u][lane];
       const F2* ss = &s_se[wib][u][lane];
       const V4* sl = &s_lo[wib][T::kLo ? u : 0][T::kLo ? lane : 0];
-      F fj[3] = {0, 0, 0}, ft[kI][3] = {}, t_lj = 0, t_c = 0;
-      std::uint32_t m[kI];
-#pragma unroll
-      for (int k = 0; k < kI; ++k) {
-        m[k] = mask_index >= 0
-                   ? a.masks[(long long)mask_index * (kI * kI * 32) + (k * kI + u) * 32 + lane]
-                   : 0u;
-      }
-      // 32 rotation steps. Three variants: unmasked off-diagonal tiles (most of them: no mask
-      // test, Newton's third law, the cheaper pair form), masked off-diagonal tiles, and
-      // diagonal tiles (one-sided).
-      auto sweep = [&](auto masked, auto pair_n3) {
+      F fj[3] = {0, 0, 0}, ft_store[kDirect ? 1 : kI][3] = {}, t_lj = 0, t_c = 0;
+      auto& ft = *[&] {
+        if constexpr (kDirect)
+          return &fi;
+        else
+          return &ft_store;
+      }();
+      // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
+      // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
+      // still), masked off-diagonal tiles, and diagonal tiles (one-sided). The masked sweeps of
+      // the widest tiles (rare at large N) take one target per lane at a time through the whole
+      // rotation (after 32 steps the source forces are back in their own lanes), so that their
+      // register pressure does not make the kernel spill.
+      auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
+        constexpr bool kUniform = decltype(uniform)::value;
+        constexpr int kPass = kMasked && kI >= 8 ? 1 : kI;
+        constexpr int kUnroll = kMasked && kI >= 8 ? 2 : kMasked ? kTileUnroll : kUnrollUnmasked;
         [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
-#pragma unroll kTileUnroll
-        for (int s = 0; s < 32; ++s) {
-          const V4 pj = sp[s];
-          const F2 sj = ss[s];
-          [[maybe_unused]] F xjl[3] = {0, 0, 0};
-          if constexpr (T::kLo) {
-            const V4 l = sl[s];
-            xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
+#pragma unroll
+        for (int k0 = 0; k0 < kI; k0 += kPass) {
+          [[maybe_unused]] std::uint32_t m[kPass];
+          if constexpr (kMasked) {
+#pragma unroll
+            for (int kk = 0; kk < kPass; ++kk)
+              m[kk] = a.masks[(long long)mask_index * (kI * kI * 32) + ((k0 + kk) * kI + u) * 32 +
+                              lane];
           }
-          const F xj[3] = {pj.x, pj.y, pj.z};
-#pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            F d[3];
-#pragma unroll
-            for (int c = 0; c < 3; ++c) {
-              d[c] = xi[k][c] - xj[c];
-              if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+#pragma unroll kUnroll
+          for (int s = 0; s < 32; ++s) {
+            const V4 pj = sp[s];
+            [[maybe_unused]] F2 sj{};
+            if constexpr (!kUniform) sj = ss[s];
+            [[maybe_unused]] F xjl[3] = {0, 0, 0};
+            if constexpr (T::kLo) {
+              const V4 l = sl[s];
+              xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
             }
-            const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            physics::LjcTerms<F> term;
-            if constexpr (kMasked) {
-              const F keep = ((m[k] >> s) & 1u) ? F(0) : F(1);
-              term = physics::ljc_pair_scaled<D, F>(
-                  r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
-            } else {
-              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, ai[k].half_sigma + sj.x, sj.y,
-                                                eps24_i[k], eps48_i[k], sig);
-            }
+            const F xj[3] = {pj.x, pj.y, pj.z};
 #pragma unroll
-            for (int c = 0; c < 3; ++c) {
-              ft[k][c] += term.force_over_r * d[c];
-              if constexpr (kPairN3) fj[c] -= term.force_over_r * d[c];
-            }
-            if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
-          }
-          // Pass the forces on the sources one lane down, with the sources.
-          if constexpr (kPairN3) {
+            for (int kk = 0; kk < kPass; ++kk) {
+              const int k = k0 + kk;
+              F d[3];
 #pragma unroll
-            for (int c = 0; c < 3; ++c) fj[c] = shfl_next(fj[c]);
+              for (int c = 0; c < 3; ++c) {
+                d[c] = xi[k][c] - xj[c];
+                if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+              }
+              const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+              physics::LjcTerms<F> term;
+              if constexpr (kMasked) {
+                const F keep = ((m[kk] >> s) & 1u) ? F(0) : F(1);
+                term = physics::ljc_pair_scaled<D, F>(
+                    r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
+              } else if constexpr (kUniform) {
+                term =
+                    physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, u_s2, F(1), u_e24, u_e48, sig);
+              } else {
+                const F sigma = ai[k].half_sigma + sj.x;
+                term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, sigma * sigma, sj.y,
+                                                  eps24_i[k], eps48_i[k], sig);
+              }
+#pragma unroll
+              for (int c = 0; c < 3; ++c) {
+                ft[k][c] += term.force_over_r * d[c];
+                if constexpr (kPairN3) fj[c] -= term.force_over_r * d[c];
+              }
+              if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
+            }
+            // Pass the forces on the sources one lane down, with the sources.
+            if constexpr (kPairN3) {
+#pragma unroll
+              for (int c = 0; c < 3; ++c) fj[c] = shfl_next(fj[c]);
+            }
           }
         }
       };
       using True = std::integral_constant<bool, true>;
       using False = std::integral_constant<bool, false>;
       if (mask_index < 0) {
-        sweep(False{}, std::integral_constant<bool, kN3>{});
+        if (a.uniform_lj)
+          sweep(False{}, std::integral_constant<bool, kN3>{}, True{});
+        else
+          sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
       } else if (n3) {
-        sweep(True{}, True{});
+        sweep(True{}, True{}, False{});
       } else {
-        sweep(True{}, False{});
+        sweep(True{}, False{}, False{});
       }
+      if constexpr (!kDirect) {
 #pragma unroll
-      for (int k = 0; k < kI; ++k)
+        for (int k = 0; k < kI; ++k)
 #pragma unroll
-        for (int c = 0; c < 3; ++c) fi[k][c] += A(ft[k][c]);
+          for (int c = 0; c < 3; ++c) fi[k][c] += A(ft_store[k][c]);
+      }
       if constexpr (kEnergy) e_lj += A(t_lj), e_c += A(t_c);
       if (n3 && j0 < a.n) {
 #pragma unroll
         for (int c = 0; c < 3; ++c) accumulate<T::kFixed>(a.force, (long long)c * a.n + j0, fj[c]);
       }
     }
+    u_lo = 0;
     ++J;
     if (J == nb) {
       ++I;
@@ -296,35 +351,36 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
 }
 
 // Warps resident on the whole GPU for this instantiation (occupancy × SMs), computed once.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, int kMinB, int kU>
 long long resident_warps() {
   static const long long warps = [] {
     int device = 0, sms = 1, per_sm = 1;
     PW_CUDA(cudaGetDevice(&device));
     PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy>, 32 * kWarpsPerBlock, 0));
+        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy, kMinB, kU>, 32 * kWarpsPerBlock, 0));
     return (long long)std::max(per_sm, 1) * kWarpsPerBlock * sms;
   }();
   return warps;
 }
 
-// One wave of warps (as many as are resident at once), each a contiguous chunk of tiles; a.warps
-// caps it (0: no cap).
-template <Precision P, DielectricKind D, int kI, bool kN3>
+// One wave of warps (as many as are resident at once), each a contiguous chunk of the tiles'
+// source groups; a.warps caps it (0: no cap).
+template <Precision P, DielectricKind D, int kI, bool kN3, int kMinB = kMinBlocks<P, kI>,
+          int kU = kTileUnroll>
 void launch_tiles_for(const TileArgs& a0) {
   TileArgs a = a0;
-  const long long resident =
-      a.energy ? resident_warps<P, D, kI, kN3, true>() : resident_warps<P, D, kI, kN3, false>();
+  const long long resident = a.energy ? resident_warps<P, D, kI, kN3, true, kMinB, kU>()
+                                      : resident_warps<P, D, kI, kN3, false, kMinB, kU>();
   a.warps = int(std::min<long long>(
-      a.n_tiles, a.warps > 0 ? std::min<long long>(a.warps, resident) : resident));
+      a.n_tiles * kI, a.warps > 0 ? std::min<long long>(a.warps, resident) : resident));
   constexpr int kThreads = 32 * kWarpsPerBlock;
   const unsigned blocks = unsigned((a.warps * 32LL + kThreads - 1) / kThreads);
   auto stream = static_cast<cudaStream_t>(a.stream);
   if (a.energy) {
-    tiles_kernel<P, D, kI, kN3, true><<<blocks, kThreads, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, true, kMinB, kU><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    tiles_kernel<P, D, kI, kN3, false><<<blocks, kThreads, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, false, kMinB, kU><<<blocks, kThreads, 0, stream>>>(a);
   }
   PW_CUDA_LAUNCH("ljc tiles_kernel");
 }
@@ -334,6 +390,20 @@ void launch_tiles_for(const TileArgs& a0) {
 template <Precision P, DielectricKind D>
 void launch_tiles_p(const TileArgs& a) {
   constexpr int kWide = P == Precision::double_ ? 2 : 4;
+  if constexpr (P == Precision::single) {
+    if (a.i_per_lane == 8) {
+      // Measuring variants (PAIRWISE_LJC_V8): 1 = 12 warps per SM, 2 = unroll 4.
+      static const int variant = [] {
+        const char* e = std::getenv("PAIRWISE_LJC_V8");
+        return e ? std::atoi(e) : 0;
+      }();
+      if constexpr (D == DielectricKind::constant) {
+        if (variant == 1 && !a.energy) return launch_tiles_for<P, D, 8, true, 3>(a);
+        if (variant == 2 && !a.energy) return launch_tiles_for<P, D, 8, true, 4, 4>(a);
+      }
+      return launch_tiles_for<P, D, 8, true, 4>(a);
+    }
+  }
   if (a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true>(a);
   return launch_tiles_for<P, D, 1, true>(a);
 }
