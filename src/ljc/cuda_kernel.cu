@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -79,20 +78,10 @@ class CudaLjcKernel final : public LjcKernel {
     masks_newton3_ = n3;
     // Targets per lane of the Newton-3 tiles: 1 for small N (more warps to fill the GPU), the wide
     // tile (4 in FP32, 2 in FP64: fewer shuffles per pair) from N = 8192 on.
-    static const int env_ki = [] {
-      const char* e = std::getenv("PAIRWISE_LJC_KI");
-      return e ? std::atoi(e) : 4;
-    }();
-    const int kI = n_ < 8192                                  ? 1
-                   : options_.precision == Precision::double_ ? 2
-                   : options_.precision == Precision::single  ? env_ki
-                                                              : 4;
-    // Uniform LJ parameters (every atom the same σ/2 and sqrt ε, as in the benchmark system).
-    static const bool env_uniform = [] {
-      const char* e = std::getenv("PAIRWISE_LJC_UNIFORM");
-      return !e || std::atoi(e) != 0;
-    }();
-    uniform_lj_ = env_uniform && n_ > 0;
+    const int kI = n_ < 8192 ? 1 : (options_.precision == Precision::double_ ? 2 : 4);
+    // Every atom the same σ and ε (as in the benchmark system): the tile kernels' unmasked tiles
+    // take the pair's LJ parameters from constants instead of mixing the atoms' own.
+    uniform_lj_ = n_ > 0;
     for (int i = 1; i < n_ && uniform_lj_; ++i) {
       uniform_lj_ = system_.atoms[i].half_sigma == system_.atoms[0].half_sigma &&
                     system_.atoms[i].sqrt_eps == system_.atoms[0].sqrt_eps;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -108,8 +109,8 @@ constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
 
 // Work is dealt out in units of one 32-source group of a tile (kI units per tile), so that the
 // chunks of the warps differ by at most one group, not one tile.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, int kMinB,
-          int kUnrollUnmasked = kTileUnroll>
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy,
+          int kMinB = kMinBlocks<P, kI>>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const TileArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
@@ -134,21 +135,35 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
   int u_lo = int(v0 - t * kI);
   const int u_hi_last = int(v_end - 1 - t_last * kI) + 1;
   const int nb = a.n_blocks;
-  // Decode the first tile.
-  int I, J;
+  // Decode the first tile. Newton-3 order (folded): the triangle's rows are taken in pairs, row p
+  // (tiles J = p .. nb-1) then row nb-1-p (J = nb-1-p .. nb-1), nb + 1 tiles per pair, so that the
+  // diagonal tiles (one-sided and masked: dearer) and the row changes are spread evenly over the
+  // warps' chunks instead of crowding the chunks at the end of the triangle, whose short rows
+  // made those warps the last to finish.
+  int I, J, fold = 0;
   if constexpr (kN3) {
-    // Row I starts at s(I) = I·nb - I(I-1)/2; binary search for the last s(I) <= t.
-    int lo = 0, hi = nb - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      const long long s = (long long)mid * nb - (long long)mid * (mid - 1) / 2;
-      if (s <= t)
-        lo = mid;
-      else
-        hi = mid - 1;
+    if (a.folded) {
+      fold = int(t / (nb + 1));
+      const int r = int(t - (long long)fold * (nb + 1));
+      if (r < nb - fold) {
+        I = fold, J = fold + r;
+      } else {
+        I = nb - 1 - fold, J = I + (r - (nb - fold));
+      }
+    } else {
+      // Row I starts at s(I) = I·nb - I(I-1)/2; binary search for the last s(I) <= t.
+      int lo = 0, hi = nb - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        const long long s = (long long)mid * nb - (long long)mid * (mid - 1) / 2;
+        if (s <= t)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      I = lo;
+      J = I + int(t - ((long long)I * nb - (long long)I * (I - 1) / 2));
     }
-    I = lo;
-    J = I + int(t - ((long long)I * nb - (long long)I * (I - 1) / 2));
   } else {
     I = int(t / nb);
     J = int(t - (long long)I * nb);
@@ -236,73 +251,63 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
         else
           return &ft_store;
       }();
+      std::uint32_t m[kI];
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        m[k] = mask_index >= 0
+                   ? a.masks[(long long)mask_index * (kI * kI * 32) + (k * kI + u) * 32 + lane]
+                   : 0u;
+      }
       // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
       // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
-      // still), masked off-diagonal tiles, and diagonal tiles (one-sided). The masked sweeps of
-      // the widest tiles (rare at large N) take one target per lane at a time through the whole
-      // rotation (after 32 steps the source forces are back in their own lanes), so that their
-      // register pressure does not make the kernel spill.
+      // still), masked off-diagonal tiles, and diagonal tiles (one-sided).
       auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
         constexpr bool kUniform = decltype(uniform)::value;
-        constexpr int kPass = kMasked && kI >= 8 ? 1 : kI;
-        constexpr int kUnroll = kMasked && kI >= 8 ? 2 : kMasked ? kTileUnroll : kUnrollUnmasked;
         [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
-#pragma unroll
-        for (int k0 = 0; k0 < kI; k0 += kPass) {
-          [[maybe_unused]] std::uint32_t m[kPass];
-          if constexpr (kMasked) {
-#pragma unroll
-            for (int kk = 0; kk < kPass; ++kk)
-              m[kk] = a.masks[(long long)mask_index * (kI * kI * 32) + ((k0 + kk) * kI + u) * 32 +
-                              lane];
+#pragma unroll kTileUnroll
+        for (int s = 0; s < 32; ++s) {
+          const V4 pj = sp[s];
+          [[maybe_unused]] F2 sj{};
+          if constexpr (!kUniform) sj = ss[s];
+          [[maybe_unused]] F xjl[3] = {0, 0, 0};
+          if constexpr (T::kLo) {
+            const V4 l = sl[s];
+            xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
           }
-#pragma unroll kUnroll
-          for (int s = 0; s < 32; ++s) {
-            const V4 pj = sp[s];
-            [[maybe_unused]] F2 sj{};
-            if constexpr (!kUniform) sj = ss[s];
-            [[maybe_unused]] F xjl[3] = {0, 0, 0};
-            if constexpr (T::kLo) {
-              const V4 l = sl[s];
-              xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
+          const F xj[3] = {pj.x, pj.y, pj.z};
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            F d[3];
+#pragma unroll
+            for (int c = 0; c < 3; ++c) {
+              d[c] = xi[k][c] - xj[c];
+              if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
             }
-            const F xj[3] = {pj.x, pj.y, pj.z};
-#pragma unroll
-            for (int kk = 0; kk < kPass; ++kk) {
-              const int k = k0 + kk;
-              F d[3];
-#pragma unroll
-              for (int c = 0; c < 3; ++c) {
-                d[c] = xi[k][c] - xj[c];
-                if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
-              }
-              const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-              physics::LjcTerms<F> term;
-              if constexpr (kMasked) {
-                const F keep = ((m[kk] >> s) & 1u) ? F(0) : F(1);
-                term = physics::ljc_pair_scaled<D, F>(
-                    r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
-              } else if constexpr (kUniform) {
-                term =
-                    physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, u_s2, F(1), u_e24, u_e48, sig);
-              } else {
-                const F sigma = ai[k].half_sigma + sj.x;
-                term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, sigma * sigma, sj.y,
-                                                  eps24_i[k], eps48_i[k], sig);
-              }
-#pragma unroll
-              for (int c = 0; c < 3; ++c) {
-                ft[k][c] += term.force_over_r * d[c];
-                if constexpr (kPairN3) fj[c] -= term.force_over_r * d[c];
-              }
-              if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
+            const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            physics::LjcTerms<F> term;
+            if constexpr (kMasked) {
+              const F keep = ((m[k] >> s) & 1u) ? F(0) : F(1);
+              term = physics::ljc_pair_scaled<D, F>(
+                  r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
+            } else if constexpr (kUniform) {
+              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, u_s2, F(1), u_e24, u_e48, sig);
+            } else {
+              const F sigma = ai[k].half_sigma + sj.x;
+              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, sigma * sigma, sj.y, eps24_i[k],
+                                                eps48_i[k], sig);
             }
-            // Pass the forces on the sources one lane down, with the sources.
-            if constexpr (kPairN3) {
 #pragma unroll
-              for (int c = 0; c < 3; ++c) fj[c] = shfl_next(fj[c]);
+            for (int c = 0; c < 3; ++c) {
+              ft[k][c] += term.force_over_r * d[c];
+              if constexpr (kPairN3) fj[c] -= term.force_over_r * d[c];
             }
+            if constexpr (kEnergy) t_lj += e_w * term.lj, t_c += e_w * term.coulomb;
+          }
+          // Pass the forces on the sources one lane down, with the sources.
+          if constexpr (kPairN3) {
+#pragma unroll
+            for (int c = 0; c < 3; ++c) fj[c] = shfl_next(fj[c]);
           }
         }
       };
@@ -333,8 +338,17 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
     u_lo = 0;
     ++J;
     if (J == nb) {
-      ++I;
-      J = kN3 ? I : 0;
+      if (kN3 && a.folded) {
+        if (I == fold) {
+          I = nb - 1 - fold;  // the pair's second row (past the end when it is row fold itself)
+        } else {
+          I = ++fold;
+        }
+        J = I;
+      } else {
+        ++I;
+        J = kN3 ? I : 0;
+      }
     }
   }
   flush_row();
@@ -351,14 +365,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
 }
 
 // Warps resident on the whole GPU for this instantiation (occupancy × SMs), computed once.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, int kMinB, int kU>
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, int kMinB>
 long long resident_warps() {
   static const long long warps = [] {
     int device = 0, sms = 1, per_sm = 1;
     PW_CUDA(cudaGetDevice(&device));
     PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy, kMinB, kU>, 32 * kWarpsPerBlock, 0));
+        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy, kMinB>, 32 * kWarpsPerBlock, 0));
     return (long long)std::max(per_sm, 1) * kWarpsPerBlock * sms;
   }();
   return warps;
@@ -366,21 +380,25 @@ long long resident_warps() {
 
 // One wave of warps (as many as are resident at once), each a contiguous chunk of the tiles'
 // source groups; a.warps caps it (0: no cap).
-template <Precision P, DielectricKind D, int kI, bool kN3, int kMinB = kMinBlocks<P, kI>,
-          int kU = kTileUnroll>
+template <Precision P, DielectricKind D, int kI, bool kN3, int kMinB = kMinBlocks<P, kI>>
 void launch_tiles_for(const TileArgs& a0) {
   TileArgs a = a0;
-  const long long resident = a.energy ? resident_warps<P, D, kI, kN3, true, kMinB, kU>()
-                                      : resident_warps<P, D, kI, kN3, false, kMinB, kU>();
+  static const bool rows = [] {  // measuring switch: the plain row order
+    const char* e = std::getenv("PAIRWISE_LJC_TILE_ORDER");
+    return e && std::string(e) == "rows";
+  }();
+  a.folded = !rows;
+  const long long resident = a.energy ? resident_warps<P, D, kI, kN3, true, kMinB>()
+                                      : resident_warps<P, D, kI, kN3, false, kMinB>();
   a.warps = int(std::min<long long>(
       a.n_tiles * kI, a.warps > 0 ? std::min<long long>(a.warps, resident) : resident));
   constexpr int kThreads = 32 * kWarpsPerBlock;
   const unsigned blocks = unsigned((a.warps * 32LL + kThreads - 1) / kThreads);
   auto stream = static_cast<cudaStream_t>(a.stream);
   if (a.energy) {
-    tiles_kernel<P, D, kI, kN3, true, kMinB, kU><<<blocks, kThreads, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, true, kMinB><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    tiles_kernel<P, D, kI, kN3, false, kMinB, kU><<<blocks, kThreads, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, false, kMinB><<<blocks, kThreads, 0, stream>>>(a);
   }
   PW_CUDA_LAUNCH("ljc tiles_kernel");
 }
@@ -390,19 +408,12 @@ void launch_tiles_for(const TileArgs& a0) {
 template <Precision P, DielectricKind D>
 void launch_tiles_p(const TileArgs& a) {
   constexpr int kWide = P == Precision::double_ ? 2 : 4;
-  if constexpr (P == Precision::single) {
-    if (a.i_per_lane == 8) {
-      // Measuring variants (PAIRWISE_LJC_V8): 1 = 12 warps per SM, 2 = unroll 4.
-      static const int variant = [] {
-        const char* e = std::getenv("PAIRWISE_LJC_V8");
-        return e ? std::atoi(e) : 0;
-      }();
-      if constexpr (D == DielectricKind::constant) {
-        if (variant == 1 && !a.energy) return launch_tiles_for<P, D, 8, true, 3>(a);
-        if (variant == 2 && !a.energy) return launch_tiles_for<P, D, 8, true, 4, 4>(a);
-      }
-      return launch_tiles_for<P, D, 8, true, 4>(a);
-    }
+  if constexpr (P == Precision::mixed) {
+    static const bool three = [] {  // measuring switch: 12 warps per SM (≤ 168 registers)
+      const char* e = std::getenv("PAIRWISE_LJC_MIXED_MINB");
+      return e && std::atoi(e) == 3;
+    }();
+    if (three && a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true, 3>(a);
   }
   if (a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true>(a);
   return launch_tiles_for<P, D, 1, true>(a);
