@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -76,13 +74,14 @@ __device__ __forceinline__ F shfl_next(F v) {
 }
 
 // The tile kernel: each warp walks a contiguous chunk of tiles (row-major over the square, or the
-// upper triangle with newton3), keeping its kI targets' forces in registers while the row stays
-// the same. Per tile the warp stages its B sources in shared memory, each 32-source group twice in
-// a row (64 entries), so that at rotation step s lane L reads source (L + s) mod 32 at entry L + s:
-// one broadcast-free, conflict-free LDS.128 + LDS.64 per step and an immediate offset in the
-// unrolled loop, where the sources used to be passed by six shuffles. Only the forces on the
-// sources still travel between lanes (three shuffles per step). Unmasked tiles use the cheaper
-// form of the pair (physics::ljc_pair_lb), masked ones ljc_pair_scaled.
+// upper triangle with newton3, its rows taken in pairs p, nb-1-p), keeping its kI targets' forces
+// in registers while the row stays the same. Per tile the warp stages its B sources in shared
+// memory, each 32-source group twice in a row (64 entries), so that at rotation step s lane L reads
+// source (L + s) mod 32 at entry L + s: one broadcast-free, conflict-free LDS.128 + LDS.64 per step
+// and an immediate offset in the unrolled loop, where the sources used to be passed by six
+// shuffles. Only the forces on the sources still travel between lanes (three shuffles per step).
+// Unmasked tiles use the cheaper form of the pair (physics::ljc_pair_lb), masked ones
+// ljc_pair_scaled.
 template <class F>
 struct Pair2;
 template <>
@@ -95,8 +94,9 @@ struct Pair2<double> {
 };
 
 constexpr int kWarpsPerBlock = 4;
-// Blocks per SM asked of the register allocator: 4 (16 warps, ≤ 128 registers) for the wide single
-// tiles, which otherwise take ~168 registers and run 12 warps per SM (mixed would spill).
+// Blocks per SM asked of the register allocator for the wide tiles: 4 in single (16 warps, ≤ 128
+// registers; else ~168 registers and 12 warps), 3 in mixed (12 warps, ≤ 168 registers, no spills;
+// else ~245 registers and 8 warps: 1.539 against 1.510 T pairs/s at N = 65,536, per-atom LJ).
 #ifndef PAIRWISE_LJC_WIDE_MIN_BLOCKS
 #define PAIRWISE_LJC_WIDE_MIN_BLOCKS 4
 #endif
@@ -104,14 +104,17 @@ constexpr int kWarpsPerBlock = 4;
 #define PAIRWISE_LJC_TILE_UNROLL 8  // rotation steps per loop trip
 #endif
 template <Precision P, int kI>
-constexpr int kMinBlocks = (P == Precision::single && kI >= 4) ? PAIRWISE_LJC_WIDE_MIN_BLOCKS : 1;
+constexpr int kMinBlocks = kI < 4                   ? 1
+                           : P == Precision::single ? PAIRWISE_LJC_WIDE_MIN_BLOCKS
+                           : P == Precision::mixed  ? 3
+                                                    : 1;
 constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
 
 // Work is dealt out in units of one 32-source group of a tile (kI units per tile), so that the
 // chunks of the warps differ by at most one group, not one tile.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy,
-          int kMinB = kMinBlocks<P, kI>>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const TileArgs a) {
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
+    tiles_kernel(const TileArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
@@ -142,27 +145,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
   // made those warps the last to finish.
   int I, J, fold = 0;
   if constexpr (kN3) {
-    if (a.folded) {
-      fold = int(t / (nb + 1));
-      const int r = int(t - (long long)fold * (nb + 1));
-      if (r < nb - fold) {
-        I = fold, J = fold + r;
-      } else {
-        I = nb - 1 - fold, J = I + (r - (nb - fold));
-      }
+    fold = int(t / (nb + 1));
+    const int r = int(t - (long long)fold * (nb + 1));
+    if (r < nb - fold) {
+      I = fold, J = fold + r;
     } else {
-      // Row I starts at s(I) = I·nb - I(I-1)/2; binary search for the last s(I) <= t.
-      int lo = 0, hi = nb - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        const long long s = (long long)mid * nb - (long long)mid * (mid - 1) / 2;
-        if (s <= t)
-          lo = mid;
-        else
-          hi = mid - 1;
-      }
-      I = lo;
-      J = I + int(t - ((long long)I * nb - (long long)I * (I - 1) / 2));
+      I = nb - 1 - fold, J = I + (r - (nb - fold));
     }
   } else {
     I = int(t / nb);
@@ -313,8 +301,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
       };
       using True = std::integral_constant<bool, true>;
       using False = std::integral_constant<bool, false>;
+      // The uniform-LJ sweep is not taken with the sigmoidal dielectric, where it measured slower
+      // than the general one (N = 65,536: 1.18 against 1.23 T pairs/s in single, 0.90 against
+      // 1.07 in mixed; the exp() dominates its pair and the compiler schedules it worse).
+      constexpr bool kHasUniform = D != DielectricKind::sigmoidal;
       if (mask_index < 0) {
-        if (a.uniform_lj)
+        if (kHasUniform && a.uniform_lj)
           sweep(False{}, std::integral_constant<bool, kN3>{}, True{});
         else
           sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
@@ -338,7 +330,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
     u_lo = 0;
     ++J;
     if (J == nb) {
-      if (kN3 && a.folded) {
+      if constexpr (kN3) {
         if (I == fold) {
           I = nb - 1 - fold;  // the pair's second row (past the end when it is row fold itself)
         } else {
@@ -365,14 +357,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, kMinB) tiles_kernel(const
 }
 
 // Warps resident on the whole GPU for this instantiation (occupancy × SMs), computed once.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, int kMinB>
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy>
 long long resident_warps() {
   static const long long warps = [] {
     int device = 0, sms = 1, per_sm = 1;
     PW_CUDA(cudaGetDevice(&device));
     PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy, kMinB>, 32 * kWarpsPerBlock, 0));
+        &per_sm, tiles_kernel<P, D, kI, kN3, kEnergy>, 32 * kWarpsPerBlock, 0));
     return (long long)std::max(per_sm, 1) * kWarpsPerBlock * sms;
   }();
   return warps;
@@ -380,25 +372,20 @@ long long resident_warps() {
 
 // One wave of warps (as many as are resident at once), each a contiguous chunk of the tiles'
 // source groups; a.warps caps it (0: no cap).
-template <Precision P, DielectricKind D, int kI, bool kN3, int kMinB = kMinBlocks<P, kI>>
+template <Precision P, DielectricKind D, int kI, bool kN3>
 void launch_tiles_for(const TileArgs& a0) {
   TileArgs a = a0;
-  static const bool rows = [] {  // measuring switch: the plain row order
-    const char* e = std::getenv("PAIRWISE_LJC_TILE_ORDER");
-    return e && std::string(e) == "rows";
-  }();
-  a.folded = !rows;
-  const long long resident = a.energy ? resident_warps<P, D, kI, kN3, true, kMinB>()
-                                      : resident_warps<P, D, kI, kN3, false, kMinB>();
+  const long long resident =
+      a.energy ? resident_warps<P, D, kI, kN3, true>() : resident_warps<P, D, kI, kN3, false>();
   a.warps = int(std::min<long long>(
       a.n_tiles * kI, a.warps > 0 ? std::min<long long>(a.warps, resident) : resident));
   constexpr int kThreads = 32 * kWarpsPerBlock;
   const unsigned blocks = unsigned((a.warps * 32LL + kThreads - 1) / kThreads);
   auto stream = static_cast<cudaStream_t>(a.stream);
   if (a.energy) {
-    tiles_kernel<P, D, kI, kN3, true, kMinB><<<blocks, kThreads, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, true><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    tiles_kernel<P, D, kI, kN3, false, kMinB><<<blocks, kThreads, 0, stream>>>(a);
+    tiles_kernel<P, D, kI, kN3, false><<<blocks, kThreads, 0, stream>>>(a);
   }
   PW_CUDA_LAUNCH("ljc tiles_kernel");
 }
@@ -408,13 +395,6 @@ void launch_tiles_for(const TileArgs& a0) {
 template <Precision P, DielectricKind D>
 void launch_tiles_p(const TileArgs& a) {
   constexpr int kWide = P == Precision::double_ ? 2 : 4;
-  if constexpr (P == Precision::mixed) {
-    static const bool three = [] {  // measuring switch: 12 warps per SM (≤ 168 registers)
-      const char* e = std::getenv("PAIRWISE_LJC_MIXED_MINB");
-      return e && std::atoi(e) == 3;
-    }();
-    if (three && a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true, 3>(a);
-  }
   if (a.i_per_lane == kWide) return launch_tiles_for<P, D, kWide, true>(a);
   return launch_tiles_for<P, D, 1, true>(a);
 }

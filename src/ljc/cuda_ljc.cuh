@@ -48,7 +48,6 @@ struct TileArgs {
   // Every atom has the same σ and ε: unmasked tiles take σ², 24 ε and 48 ε from here, not from the
   // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
   bool uniform_lj = false;
-  bool folded = true;  // newton3 tile order: row pairs (p, nb-1-p) (set by the launcher)
   double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
   void* stream = nullptr;
 };
