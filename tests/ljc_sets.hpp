@@ -14,6 +14,16 @@ inline ljc::Molecule ljc_globule(std::size_t n, std::uint64_t seed = 7) {
   return ljc::make_globule(o);
 }
 
+// The same with σ and ε varied per atom (σ in [2.7, 3.3) Å, ε in [0.06, 0.18) kcal/mol).
+inline ljc::Molecule ljc_globule_per_atom_lj(std::size_t n, std::uint64_t seed = 7) {
+  ljc::Molecule m = ljc_globule(n, seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    m.sigma[i] = 2.7 + 0.6 * double((i * 7919) % 101) / 101.0;
+    m.epsilon[i] = 0.06 + 0.12 * double((i * 104729) % 89) / 89.0;
+  }
+  return m;
+}
+
 inline ljc::NonbondedOptions ljc_options(physics::DielectricKind d) {
   ljc::NonbondedOptions nb;
   nb.dielectric = d;

@@ -17,7 +17,7 @@ struct LjcBenchArgs {
   std::vector<std::string> precisions, kernels;
   std::string backend = "auto";
   int repeats = 0;
-  bool no_cpu = false, constant_only = false, no_md = false;
+  bool no_cpu = false, constant_only = false, no_md = false, per_atom_lj = false;
   std::string json;
 };
 
@@ -37,6 +37,7 @@ int bench_ljc(const LjcBenchArgs& args) {
   options.compare_cpu = !args.no_cpu;
   options.all_dielectrics = !args.constant_only;
   options.md_steps = !args.no_md;
+  options.per_atom_lj = args.per_atom_lj;
   options.json_path = args.json;
   return ljc::run_ljc_bench(options);
 }
@@ -64,6 +65,8 @@ Command add_ljc_bench(CLI::App& bench) {
   ljc->add_flag("--no-cpu", largs->no_cpu, "Skip the cpu-backend comparison");
   ljc->add_flag("--constant-only", largs->constant_only, "Time the constant dielectric only");
   ljc->add_flag("--no-md", largs->no_md, "Skip the full MD step timings");
+  ljc->add_flag("--per-atom-lj", largs->per_atom_lj,
+                "Give every atom its own LJ sigma and epsilon (default: the same for all)");
   return {ljc, [largs] { return bench_ljc(*largs); }};
 }
 

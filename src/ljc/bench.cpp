@@ -24,14 +24,25 @@ namespace {
 constexpr std::size_t kCpuMaxN = 4096;
 constexpr double kCaseBudgetS = 1.0;
 
-Molecule bench_molecule(std::size_t n) {
+Molecule bench_molecule(std::size_t n, bool per_atom_lj) {
   GlobuleOptions o;
   o.n = n;
   o.spacing = 4.0;
   o.jitter = 0.3;
   o.bonds = false;
   o.moves = 0;
-  return make_globule(o);
+  Molecule m = make_globule(o);
+  if (per_atom_lj) {
+    // σ in [2.7, 3.3) Å and ε in [0.096, 0.144) kcal/mol, a different pair for every atom (a
+    // fixed sequence): the kernels' general path that mixes the atoms' own parameters.
+    for (std::size_t i = 0; i < n; ++i) {
+      const double u = double((i * 2654435761u) % 1000) / 1000.0;
+      const double w = double((i * 40503u + 17) % 997) / 997.0;
+      m.sigma[i] = 3.0 * (0.9 + 0.2 * u);
+      m.epsilon[i] = 0.12 * (0.8 + 0.4 * w);
+    }
+  }
+  return m;
 }
 
 }  // namespace
@@ -96,11 +107,10 @@ int run_ljc_bench(const BenchOptions& options) {
                 pairs / s, gflops,
                 speedup > 0 ? (std::to_string(int(std::lround(speedup))) + "x").c_str() : "-");
     std::fflush(stdout);
-    nlohmann::json params = {{"dielectric", to_string(d)},
-                             {"pair_kernel", kernel_name},
-                             {"repeats", repeats},
-                             {"flops_per_interaction", paper_flops(d)},
-                             {"gflops", gflops}};
+    nlohmann::json params = {
+        {"dielectric", to_string(d)}, {"pair_kernel", kernel_name},
+        {"repeats", repeats},         {"flops_per_interaction", paper_flops(d)},
+        {"gflops", gflops},           {"lj_params", options.per_atom_lj ? "per-atom" : "uniform"}};
     if (speedup > 0) params["speedup_vs_cpu"] = speedup;
     add(*k, n, "forces-" + std::string(to_string(d)), "n2_pairs_per_second", pairs / s, "1/s", s,
         params);
@@ -172,13 +182,14 @@ int run_ljc_bench(const BenchOptions& options) {
                              {"dt_fs", 1.0},
                              {"ns_per_day", ns_per_day},
                              {"integrator", "velocity-verlet"},
-                             {"whole_step_on_device", b == BackendKind::cuda}};
+                             {"whole_step_on_device", b == BackendKind::cuda},
+                             {"lj_params", options.per_atom_lj ? "per-atom" : "uniform"}};
     if (speedup > 0) params["speedup_vs_cpu"] = speedup;
     add(*k, n, "md-step", "steps_per_second", 1.0 / s, "1/s", s, params);
   };
 
   for (std::size_t n : options.sizes) {
-    const Molecule mol = bench_molecule(n);
+    const Molecule mol = bench_molecule(n, options.per_atom_lj);
     std::vector<physics::DielectricKind> dielectrics = {physics::DielectricKind::constant};
     if (options.all_dielectrics) {
       dielectrics.push_back(physics::DielectricKind::linear);

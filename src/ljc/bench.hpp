@@ -22,6 +22,7 @@ struct BenchOptions {
   bool compare_cpu = true;      // time the cpu backend up to kCpuMaxN
   bool md_steps = true;         // time full MD steps
   bool persistent = true;       // ... also with the persistent step kernel (cuda, where it fits)
+  bool per_atom_lj = false;     // σ and ε varied per atom (default: the same for every atom)
   int repeats = 10;
   std::string json_path;
 };

@@ -79,6 +79,13 @@ class CudaLjcKernel final : public LjcKernel {
     // Targets per lane of the Newton-3 tiles: 1 for small N (more warps to fill the GPU), the wide
     // tile (4 in FP32, 2 in FP64: fewer shuffles per pair) from N = 8192 on.
     const int kI = n_ < 8192 ? 1 : (options_.precision == Precision::double_ ? 2 : 4);
+    // Every atom the same σ and ε (as in the benchmark system): the tile kernels' unmasked tiles
+    // take the pair's LJ parameters from constants instead of mixing the atoms' own.
+    uniform_lj_ = n_ > 0;
+    for (int i = 1; i < n_ && uniform_lj_; ++i) {
+      uniform_lj_ = system_.atoms[i].half_sigma == system_.atoms[0].half_sigma &&
+                    system_.atoms[i].sqrt_eps == system_.atoms[0].sqrt_eps;
+    }
     masks_ = build_tile_masks(n_, system_.lists, n3 ? kI : 1, true);
     if (!n3) {
       const RowMasks rows = build_row_masks(n_, system_.lists);
@@ -404,6 +411,12 @@ class CudaLjcKernel final : public LjcKernel {
     a.force = force_acc_.get();
     a.energy_acc = energy_acc_.get();
     for (int c = 0; c < 4; ++c) a.sig[c] = sig[c];
+    a.uniform_lj = uniform_lj_;
+    if (uniform_lj_) {
+      const double sigma = 2 * system_.atoms[0].half_sigma;
+      const double eps = system_.atoms[0].sqrt_eps * system_.atoms[0].sqrt_eps;
+      a.lj_sigma2 = sigma * sigma, a.lj_eps24 = 24 * eps, a.lj_eps48 = 48 * eps;
+    }
     a.stream = stream_;
     cuda::launch_tiles(a);
   }
@@ -521,6 +534,7 @@ class CudaLjcKernel final : public LjcKernel {
   cudaStream_t stream_ = nullptr;
   PreparedSystem system_;
   TileMasks masks_;
+  bool uniform_lj_ = false;
   int n_ = 0, padded_ = 0;
   DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
   engine::AllPairsPlan plan_;

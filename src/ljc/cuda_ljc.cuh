@@ -45,6 +45,10 @@ struct TileArgs {
   void* force = nullptr;                 // long long or double [3][n]
   void* energy_acc = nullptr;            // long long or double [2]: LJ, Coulomb
   double sig[4] = {};
+  // Every atom has the same σ and ε: unmasked tiles take σ², 24 ε and 48 ε from here, not from the
+  // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
+  bool uniform_lj = false;
+  double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);

@@ -26,7 +26,10 @@ class LjcKernelTest : public BackendTest {
     return ljc::make_ljc_kernel(GetParam().backend, {GetParam().precision, 0, pk});
   }
   void check(std::size_t n, ljc::PairKernel pk = ljc::PairKernel::automatic) {
-    const ljc::Molecule m = ljc_globule(n);
+    check_molecule(ljc_globule(n), pk);
+  }
+  void check_molecule(const ljc::Molecule& m, ljc::PairKernel pk) {
+    const std::size_t n = m.size();
     for (DielectricKind d :
          {DielectricKind::constant, DielectricKind::linear, DielectricKind::sigmoidal}) {
       SCOPED_TRACE(std::string(ljc::to_string(d)) + " n=" + std::to_string(n));
@@ -66,6 +69,15 @@ TEST_P(LjcKernelTest, MatchesReferenceWideTiles) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "GPU only (a slow reference)";
   check(8200, ljc::PairKernel::newton3);
   check(8200, ljc::PairKernel::one_sided);
+}
+
+// The globule gives every atom the same σ and ε, which the CUDA tile kernels detect (they then
+// take the pair's LJ parameters from constants); atoms with their own σ and ε run the general
+// path that mixes them per pair.
+TEST_P(LjcKernelTest, MatchesReferencePerAtomLj) {
+  check_molecule(ljc_globule_per_atom_lj(1000), ljc::PairKernel::automatic);
+  if (GetParam().backend != BackendKind::cuda) return;
+  check_molecule(ljc_globule_per_atom_lj(8200), ljc::PairKernel::newton3);
 }
 
 TEST_P(LjcKernelTest, MatchesReferenceOneSided) {

@@ -61,20 +61,22 @@ PW_HD LjcTerms<T> ljc_pair(T r2, T qq, const LennardJonesCoefficients<T>& lj,
 }
 
 // The same pair in a cheaper form for the GPU tile kernels' unmasked path: Lorentz–Berthelot
-// mixed from σ_i/2 + σ_j/2 = σ and sqrt(ε_j) times the target's pre-scaled `eps24_i` =
-// 24·sqrt(ε_i) and `eps48_i` = 48·sqrt(ε_i), and LJ from x = σ²/r²: with b = sqrt(ε_j)·x³ and
-// c = 48·sqrt(ε_i)·x³ − 24·sqrt(ε_i) (one multiply-add), 24 ε x³(2x³ − 1) = b·c, so
-// F/r = (b·c + F_C·r) / r² and U_LJ = b·24·sqrt(ε_i)·(x³ − 1) / 6. Constant dielectric, forces
-// only: 13 instructions after r², mixing and MUFU.RSQ included (the energies cost ~4 more and are
-// dropped by the compiler when unused), against ~21 for lorentz_berthelot + ljc_pair. Same
+// mixed by the caller as `sigma2` = (σ_i/2 + σ_j/2)² and sqrt(ε_j) times the target's pre-scaled
+// `eps24_i` = 24·sqrt(ε_i) and `eps48_i` = 48·sqrt(ε_i), and LJ from x = σ²/r²: with
+// b = sqrt(ε_j)·x³ and c = 48·sqrt(ε_i)·x³ − 24·sqrt(ε_i) (one multiply-add), 24 ε x³(2x³ − 1) =
+// b·c, so F/r = (b·c + F_C·r) / r² and U_LJ = b·24·sqrt(ε_i)·(x³ − 1) / 6. Constant dielectric,
+// forces only: 13 instructions after r², mixing and MUFU.RSQ included (the energies cost ~4 more
+// and are dropped by the compiler when unused), against ~21 for lorentz_berthelot + ljc_pair. Same
 // quantities as ljc_pair to rounding. The linear form's 1/r² is rsqrt(r²)² (the float rsqrt is the
-// approximate one, see pairwise/math.hpp).
+// approximate one, see pairwise/math.hpp). A system whose atoms all have the same σ and ε passes
+// the pair's σ², sqrt_eps_j = 1 and eps24_i = 24 ε, eps48_i = 48 ε (constants): the mixing
+// instructions (σ add, σ², the sqrt(ε_j) multiply) fold away.
 template <DielectricKind D, class T>
-PW_HD LjcTerms<T> ljc_pair_lb(T r2, T qq, T sigma, T sqrt_eps_j, T eps24_i, T eps48_i,
+PW_HD LjcTerms<T> ljc_pair_lb(T r2, T qq, T sigma2, T sqrt_eps_j, T eps24_i, T eps48_i,
                               const SigmoidalTerms<T>& sig) {
   const T rinv = rsqrt(r2);
   const T r2inv = rinv * rinv;
-  const T x = sigma * sigma * r2inv;
+  const T x = sigma2 * r2inv;
   const T x3 = x * x * x;
   const T b = sqrt_eps_j * x3;
   const T c = eps48_i * x3 - eps24_i;  // 24·sqrt(ε_i)·(2x³ − 1)
