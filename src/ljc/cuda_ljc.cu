@@ -124,6 +124,17 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   __shared__ V4 s_pq[kWarpsPerBlock][kI][64];  // x, y, z, q
   __shared__ F2 s_se[kWarpsPerBlock][kI][64];  // σ/2, sqrt ε
   __shared__ V4 s_lo[kWarpsPerBlock][T::kLo ? kI : 1][T::kLo ? 64 : 1];
+  // The per-type-pair LJ table {σ²_ij, 24 ε_ij, 48 ε_ij, 0} (FP32 precisions with a.n_types > 0).
+  constexpr bool kHasTyped = !std::is_same_v<F, double>;
+  __shared__ float4 s_tab[kHasTyped ? kMaxLjTypes * kMaxLjTypes : 1];
+  const bool typed = kHasTyped && a.n_types > 0;
+  if constexpr (kHasTyped) {
+    if (typed) {
+      const float4* tab = static_cast<const float4*>(a.lj_table);
+      for (int e = threadIdx.x; e < a.n_types * a.n_types; e += blockDim.x) s_tab[e] = tab[e];
+      __syncthreads();
+    }
+  }
   const int lane = threadIdx.x & 31;
   const int wib = threadIdx.x >> 5;
   const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
@@ -164,6 +175,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const F u_s2 = F(a.lj_sigma2), u_e24 = F(a.lj_eps24), u_e48 = F(a.lj_eps48);
 
   F xi[kI][3], xil[kI][3], eps24_i[kI], eps48_i[kI];
+  int tab_i[kI];  // typed: the byte offset of the target's table row
   physics::LjcAtom<F> ai[kI];
   using A = typename T::A;
   // Where the per-group target sums go: straight into the row sums when they have the kernel's
@@ -203,9 +215,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         ai[k] = {q.x, q.y, q.z};
         eps24_i[k] = F(24) * q.z;
         eps48_i[k] = F(48) * q.z;
+        tab_i[k] = typed ? a.lj_type[i] * a.n_types : 0;
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
+    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
+    // Typed unmasked tiles stage the sources' table column offsets in place of σ/2.
+    const bool stage_type = typed && mask_index < 0;
     // Stage the tile's sources (the groups this warp takes).
     __syncwarp();
 #pragma unroll
@@ -215,7 +231,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       const V4 p = pos[j], q = par[j];
       V4 pq = p;
       pq.w = q.x;
-      const F2 se{q.y, q.z};
+      // Typed: the source's column offset in the table (int bits) instead of σ/2.
+      const F2 se{stage_type ? __int_as_float(a.lj_type[j]) : q.y, q.z};
       s_pq[wib][u][lane] = pq, s_pq[wib][u][lane + 32] = pq;
       s_se[wib][u][lane] = se, s_se[wib][u][lane + 32] = se;
       if constexpr (T::kLo) {
@@ -224,7 +241,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       }
     }
     __syncwarp();
-    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
     for (int u = u_lo; u < u_hi; ++u) {
@@ -249,9 +265,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
       // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
       // still), masked off-diagonal tiles, and diagonal tiles (one-sided).
-      auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
+      auto sweep = [&](auto masked, auto pair_n3, auto uniform, auto typed_lj) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
-        constexpr bool kUniform = decltype(uniform)::value;
+        constexpr bool kUniform = decltype(uniform)::value, kTyped = decltype(typed_lj)::value;
         [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
 #pragma unroll kTileUnroll
         for (int s = 0; s < 32; ++s) {
@@ -280,6 +296,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
                   r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
             } else if constexpr (kUniform) {
               term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, u_s2, F(1), u_e24, u_e48, sig);
+            } else if constexpr (kTyped) {
+              const float4 e = *reinterpret_cast<const float4*>(
+                  reinterpret_cast<const char*>(s_tab) + (tab_i[k] + __float_as_int(sj.x)));
+              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, e.x, F(1), e.y, e.z, sig);
             } else {
               const F sigma = ai[k].half_sigma + sj.x;
               term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, sigma * sigma, sj.y, eps24_i[k],
@@ -305,15 +325,18 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // than the general one (N = 65,536: 1.18 against 1.23 T pairs/s in single, 0.90 against
       // 1.07 in mixed; the exp() dominates its pair and the compiler schedules it worse).
       constexpr bool kHasUniform = D != DielectricKind::sigmoidal;
+      using N3 = std::integral_constant<bool, kN3>;
       if (mask_index < 0) {
         if (kHasUniform && a.uniform_lj)
-          sweep(False{}, std::integral_constant<bool, kN3>{}, True{});
+          sweep(False{}, N3{}, True{}, False{});
+        else if (kHasTyped && typed)
+          sweep(False{}, N3{}, False{}, std::integral_constant<bool, kHasTyped>{});
         else
-          sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
+          sweep(False{}, N3{}, False{}, False{});
       } else if (n3) {
-        sweep(True{}, True{}, False{});
+        sweep(True{}, True{}, False{}, False{});
       } else {
-        sweep(True{}, False{}, False{});
+        sweep(True{}, False{}, False{}, False{});
       }
       if constexpr (!kDirect) {
 #pragma unroll

@@ -29,6 +29,7 @@
 namespace pairwise::ljc::cuda {
 
 inline constexpr double kFixedScale = 4294967296.0;  // 2^32
+inline constexpr int kMaxLjTypes = 16;               // the per-type-pair table's limit
 
 struct TileArgs {
   Precision precision = Precision::single;
@@ -49,6 +50,13 @@ struct TileArgs {
   // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
   bool uniform_lj = false;
   double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
+  // Few distinct (σ, ε) pairs ("LJ types", FP32 precisions only): unmasked tiles take σ²_ij,
+  // 24 ε_ij, 48 ε_ij from a per-type-pair table (lj_table, float4 [n_types²], staged in shared
+  // memory) indexed by the two atoms' types instead of mixing per pair. lj_type: per padded atom,
+  // its type × 16 (the byte offset of its column in a table row).
+  int n_types = 0;  // 0: no table
+  const int* lj_type = nullptr;
+  const void* lj_table = nullptr;
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);

@@ -80,6 +80,17 @@ TEST_P(LjcKernelTest, MatchesReferencePerAtomLj) {
   check_molecule(ljc_globule_per_atom_lj(8200), ljc::PairKernel::newton3);
 }
 
+// σ and ε by atom type (2, 7 and 16 types: the CUDA FP32 tile kernels' per-type-pair table; 17
+// types: past its limit, the per-atom path).
+TEST_P(LjcKernelTest, MatchesReferenceLjTypes) {
+  for (int types : {2, 7, 16, 17}) {
+    SCOPED_TRACE("types=" + std::to_string(types));
+    check_molecule(ljc_globule_lj_types(1000, types), ljc::PairKernel::automatic);
+  }
+  if (GetParam().backend != BackendKind::cuda) return;
+  check_molecule(ljc_globule_lj_types(8200, 7), ljc::PairKernel::newton3);
+}
+
 TEST_P(LjcKernelTest, MatchesReferenceOneSided) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "a CUDA kernel option";
   check(1000, ljc::PairKernel::one_sided);
