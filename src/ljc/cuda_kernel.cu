@@ -400,7 +400,7 @@ class CudaLjcKernel final : public LjcKernel {
   // sigmoidal dielectric (see cuda_ljc.cu), FP64, or more than kMaxLjTypes types.
   void build_lj_types() {
     n_types_ = 0;
-    lj_type_.reset(), lj_table_.reset();
+    lj_type_.reset(), lj_table_.reset(), lj_col_.reset();
     const char* env = std::getenv("PAIRWISE_LJC_TYPED");
     const bool off = env && std::string(env) == "0";
     const char* env_sig = std::getenv("PAIRWISE_LJC_TYPED_SIG");
@@ -418,21 +418,28 @@ class CudaLjcKernel final : public LjcKernel {
         types.push_back(t);
         it = types.end() - 1;
       }
-      type[i] = int(it - types.begin()) * 16;  // the byte offset of a float4 table column
+      type[i] = int(it - types.begin());
     }
     const int nt = int(types.size());
-    std::vector<float> table(4 * nt * nt, 0.0f);
+    std::vector<float> table(4 * nt * nt, 0.0f), col(2 * nt * nt, 0.0f);
     for (int a = 0; a < nt; ++a) {
       for (int b = 0; b < nt; ++b) {
         const double sigma = types[a].first + types[b].first;
         const double eps = types[a].second * types[b].second;
         float* e = &table[4 * (a * nt + b)];
         e[0] = float(sigma * sigma), e[1] = float(24 * eps), e[2] = float(48 * eps);
+        col[2 * (a * nt + b)] = e[0], col[2 * (a * nt + b) + 1] = e[1];
       }
     }
     n_types_ = nt;
+    const char* mode = std::getenv("PAIRWISE_LJC_TYPED_MODE");
+    lj_mode_ = nt <= cuda::max_lj_column_types(options_.precision) &&
+                       !(mode && std::string(mode) == "table")
+                   ? 1
+                   : 2;
     lj_type_ = upload(type);
     lj_table_ = upload(table);
+    lj_col_ = upload(col);
   }
 
   void launch_newton3(bool energy, const double (&sig)[4]) {
@@ -464,6 +471,8 @@ class CudaLjcKernel final : public LjcKernel {
     a.n_types = n_types_;
     a.lj_type = static_cast<const int*>(lj_type_.get());
     a.lj_table = lj_table_.get();
+    a.lj_col = lj_col_.get();
+    a.lj_mode = lj_mode_;
     a.stream = stream_;
     cuda::launch_tiles(a);
   }
@@ -582,8 +591,8 @@ class CudaLjcKernel final : public LjcKernel {
   PreparedSystem system_;
   TileMasks masks_;
   bool uniform_lj_ = false;
-  int n_types_ = 0;
-  DevicePtr lj_type_, lj_table_;
+  int n_types_ = 0, lj_mode_ = 1;
+  DevicePtr lj_type_, lj_table_, lj_col_;
   int n_ = 0, padded_ = 0;
   DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
   engine::AllPairsPlan plan_;
