@@ -25,7 +25,7 @@ inline ljc::Molecule ljc_globule_per_atom_lj(std::size_t n, std::uint64_t seed =
 }
 
 // The same with σ and ε by atom type: `types` types (σ in [2.7, 3.3] Å, ε in [0.06, 0.18]
-// kcal/mol), which the CUDA tile kernels look up in a per-type-pair table.
+// kcal/mol), as molecules whose LJ parameters come by atom type.
 inline ljc::Molecule ljc_globule_lj_types(std::size_t n, int types, std::uint64_t seed = 7) {
   ljc::Molecule m = ljc_globule(n, seed);
   for (std::size_t i = 0; i < n; ++i) {

@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -119,7 +118,6 @@ class CudaLjcKernel final : public LjcKernel {
       }
       par_ = upload(p);
     }
-    build_lj_types();
     mask_index_ = upload(masks_.index);
     mask_words_ = upload(masks_.words);
     std::vector<int> bij(2 * system_.bonds.size());
@@ -393,55 +391,6 @@ class CudaLjcKernel final : public LjcKernel {
     launch_bonded(energy, sig);
   }
 
-  // Atoms with few distinct (σ, ε) pairs ("LJ types", as in molecules whose parameters come by
-  // atom type): the FP32 tile kernels' unmasked tiles take σ²_ij, 24 ε_ij and 48 ε_ij from a
-  // per-type-pair table in shared memory (one LDS.128 and an index add per pair instead of the
-  // σ add, σ² and sqrt(ε_j) products of the per-atom Lorentz–Berthelot mixing). Not with the
-  // sigmoidal dielectric (see cuda_ljc.cu), FP64, or more than kMaxLjTypes types.
-  void build_lj_types() {
-    n_types_ = 0;
-    lj_type_.reset(), lj_table_.reset(), lj_col_.reset();
-    const char* env = std::getenv("PAIRWISE_LJC_TYPED");
-    const bool off = env && std::string(env) == "0";
-    const char* env_sig = std::getenv("PAIRWISE_LJC_TYPED_SIG");
-    const bool sig_ok = env_sig && std::string(env_sig) == "1";
-    if (off || uniform_lj_ || options_.precision == Precision::double_ || n_ == 0 ||
-        (system_.dielectric == physics::DielectricKind::sigmoidal && !sig_ok))
-      return;
-    std::vector<std::pair<double, double>> types;
-    std::vector<int> type(padded_, 0);
-    for (int i = 0; i < n_; ++i) {
-      const std::pair<double, double> t{system_.atoms[i].half_sigma, system_.atoms[i].sqrt_eps};
-      auto it = std::find(types.begin(), types.end(), t);
-      if (it == types.end()) {
-        if (int(types.size()) == cuda::kMaxLjTypes) return;
-        types.push_back(t);
-        it = types.end() - 1;
-      }
-      type[i] = int(it - types.begin());
-    }
-    const int nt = int(types.size());
-    std::vector<float> table(4 * nt * nt, 0.0f), col(2 * nt * nt, 0.0f);
-    for (int a = 0; a < nt; ++a) {
-      for (int b = 0; b < nt; ++b) {
-        const double sigma = types[a].first + types[b].first;
-        const double eps = types[a].second * types[b].second;
-        float* e = &table[4 * (a * nt + b)];
-        e[0] = float(sigma * sigma), e[1] = float(24 * eps), e[2] = float(48 * eps);
-        col[2 * (a * nt + b)] = e[0], col[2 * (a * nt + b) + 1] = e[1];
-      }
-    }
-    n_types_ = nt;
-    const char* mode = std::getenv("PAIRWISE_LJC_TYPED_MODE");
-    lj_mode_ = nt <= cuda::max_lj_column_types(options_.precision) &&
-                       !(mode && std::string(mode) == "table")
-                   ? 1
-                   : 2;
-    lj_type_ = upload(type);
-    lj_table_ = upload(table);
-    lj_col_ = upload(col);
-  }
-
   void launch_newton3(bool energy, const double (&sig)[4]) {
     const Precision p = options_.precision;
     cuda::TileArgs a;
@@ -468,11 +417,6 @@ class CudaLjcKernel final : public LjcKernel {
       const double eps = system_.atoms[0].sqrt_eps * system_.atoms[0].sqrt_eps;
       a.lj_sigma2 = sigma * sigma, a.lj_eps24 = 24 * eps, a.lj_eps48 = 48 * eps;
     }
-    a.n_types = n_types_;
-    a.lj_type = static_cast<const int*>(lj_type_.get());
-    a.lj_table = lj_table_.get();
-    a.lj_col = lj_col_.get();
-    a.lj_mode = lj_mode_;
     a.stream = stream_;
     cuda::launch_tiles(a);
   }
@@ -591,8 +535,6 @@ class CudaLjcKernel final : public LjcKernel {
   PreparedSystem system_;
   TileMasks masks_;
   bool uniform_lj_ = false;
-  int n_types_ = 0, lj_mode_ = 1;
-  DevicePtr lj_type_, lj_table_, lj_col_;
   int n_ = 0, padded_ = 0;
   DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
   engine::AllPairsPlan plan_;

@@ -124,26 +124,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   __shared__ V4 s_pq[kWarpsPerBlock][kI][64];  // x, y, z, q
   __shared__ F2 s_se[kWarpsPerBlock][kI][64];  // σ/2, sqrt ε
   __shared__ V4 s_lo[kWarpsPerBlock][T::kLo ? kI : 1][T::kLo ? 64 : 1];
-  // The per-type-pair LJ table {σ²_ij, 24 ε_ij, 48 ε_ij, 0} (FP32 precisions with a.n_types > 0).
-  constexpr bool kHasTyped = !std::is_same_v<F, double>;
-  // Column mode: per warp, for the source group being swept, {σ²_tj, 24 ε_tj} of every target
-  // type t (the group twice, as s_pq): lane L at rotation step s reads entry [t_i][L + s], an
-  // address that is a per-(lane, target) register plus an immediate, no index arithmetic.
-  // Table mode: the float4 table. The two share the memory.
-  constexpr int kColTypes = kHasTyped ? max_lj_column_types(P) : 1;
-  constexpr int kTypedF4 = kHasTyped ? std::max(kWarpsPerBlock * kColTypes * 32, 256) : 1;
-  __shared__ float4 s_typed[kTypedF4];
-  float4* s_tab = s_typed;
-  auto s_col = reinterpret_cast<float2(*)[kColTypes][64]>(s_typed);
-  const bool typed = kHasTyped && a.n_types > 0;
-  const bool typed_col = typed && a.lj_mode == 1;
-  if constexpr (kHasTyped) {
-    if (typed && !typed_col) {
-      const float4* tab = static_cast<const float4*>(a.lj_table);
-      for (int e = threadIdx.x; e < a.n_types * a.n_types; e += blockDim.x) s_tab[e] = tab[e];
-      __syncthreads();
-    }
-  }
   const int lane = threadIdx.x & 31;
   const int wib = threadIdx.x >> 5;
   const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
@@ -184,7 +164,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const F u_s2 = F(a.lj_sigma2), u_e24 = F(a.lj_eps24), u_e48 = F(a.lj_eps48);
 
   F xi[kI][3], xil[kI][3], eps24_i[kI], eps48_i[kI];
-  int tab_i[kI];  // typed: the byte offset of the target's table row
   physics::LjcAtom<F> ai[kI];
   using A = typename T::A;
   // Where the per-group target sums go: straight into the row sums when they have the kernel's
@@ -224,13 +203,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         ai[k] = {q.x, q.y, q.z};
         eps24_i[k] = F(24) * q.z;
         eps48_i[k] = F(48) * q.z;
-        tab_i[k] = !typed ? 0 : typed_col ? a.lj_type[i] : a.lj_type[i] * a.n_types * 16;
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
-    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
-    // Typed unmasked tiles stage the sources' table column offsets in place of σ/2.
-    const bool stage_type = typed && !typed_col && mask_index < 0;
     // Stage the tile's sources (the groups this warp takes).
     __syncwarp();
 #pragma unroll
@@ -240,8 +215,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       const V4 p = pos[j], q = par[j];
       V4 pq = p;
       pq.w = q.x;
-      // Typed: the source's column offset in the table (int bits) instead of σ/2.
-      const F2 se{stage_type ? __int_as_float(a.lj_type[j] * 16) : q.y, q.z};
+      const F2 se{q.y, q.z};
       s_pq[wib][u][lane] = pq, s_pq[wib][u][lane + 32] = pq;
       s_se[wib][u][lane] = se, s_se[wib][u][lane + 32] = se;
       if constexpr (T::kLo) {
@@ -250,6 +224,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       }
     }
     __syncwarp();
+    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
     for (int u = u_lo; u < u_hi; ++u) {
@@ -274,32 +249,15 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
       // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
       // still), masked off-diagonal tiles, and diagonal tiles (one-sided).
-      // Column mode, unmasked: stage the group's columns.
-      if (typed_col && mask_index < 0) {
-        const int tj = a.lj_type[j0];
-        const float2* col = static_cast<const float2*>(a.lj_col);
-        __syncwarp();
-        for (int ty = 0; ty < a.n_types; ++ty) {
-          const float2 e = col[ty * a.n_types + tj];
-          s_col[wib][ty][lane] = e, s_col[wib][ty][lane + 32] = e;
-        }
-        __syncwarp();
-      }
-      auto sweep = [&](auto masked, auto pair_n3, auto uniform, auto typed_lj) {
+      auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
         constexpr bool kUniform = decltype(uniform)::value;
-        constexpr int kTyped = decltype(typed_lj)::value;  // 1: columns, 2: table
-        [[maybe_unused]] const float2* cp[kI];
-        if constexpr (kTyped == 1) {
-#pragma unroll
-          for (int k = 0; k < kI; ++k) cp[k] = &s_col[wib][tab_i[k]][lane];
-        }
         [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
 #pragma unroll kTileUnroll
         for (int s = 0; s < 32; ++s) {
           const V4 pj = sp[s];
           [[maybe_unused]] F2 sj{};
-          if constexpr (!kUniform && kTyped != 1) sj = ss[s];
+          if constexpr (!kUniform) sj = ss[s];
           [[maybe_unused]] F xjl[3] = {0, 0, 0};
           if constexpr (T::kLo) {
             const V4 l = sl[s];
@@ -322,14 +280,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
                   r2, ai[k], physics::LjcAtom<F>{pj.w, sj.x, sj.y}, keep, keep, sig);
             } else if constexpr (kUniform) {
               term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, u_s2, F(1), u_e24, u_e48, sig);
-            } else if constexpr (kTyped == 1) {
-              // b = 24 ε_ij x³, c = 2 x³ − 1: the same three operations as the per-atom form.
-              const float2 e = cp[k][s];
-              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, e.x, e.y, F(1), F(2), sig);
-            } else if constexpr (kTyped == 2) {
-              const float4 e = *reinterpret_cast<const float4*>(
-                  reinterpret_cast<const char*>(s_tab) + (tab_i[k] + __float_as_int(sj.x)));
-              term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, e.x, F(1), e.y, e.z, sig);
             } else {
               const F sigma = ai[k].half_sigma + sj.x;
               term = physics::ljc_pair_lb<D, F>(r2, ai[k].q * pj.w, sigma * sigma, sj.y, eps24_i[k],
@@ -355,21 +305,15 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // than the general one (N = 65,536: 1.18 against 1.23 T pairs/s in single, 0.90 against
       // 1.07 in mixed; the exp() dominates its pair and the compiler schedules it worse).
       constexpr bool kHasUniform = D != DielectricKind::sigmoidal;
-      using N3 = std::integral_constant<bool, kN3>;
-      using Zero = std::integral_constant<int, 0>;
       if (mask_index < 0) {
         if (kHasUniform && a.uniform_lj)
-          sweep(False{}, N3{}, True{}, False{});
-        else if (kHasTyped && typed_col)
-          sweep(False{}, N3{}, False{}, std::integral_constant < int, kHasTyped ? 1 : 0 > {});
-        else if (kHasTyped && typed)
-          sweep(False{}, N3{}, False{}, std::integral_constant < int, kHasTyped ? 2 : 0 > {});
+          sweep(False{}, std::integral_constant<bool, kN3>{}, True{});
         else
-          sweep(False{}, N3{}, False{}, Zero{});
+          sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
       } else if (n3) {
-        sweep(True{}, True{}, False{}, Zero{});
+        sweep(True{}, True{}, False{});
       } else {
-        sweep(True{}, False{}, False{}, Zero{});
+        sweep(True{}, False{}, False{});
       }
       if constexpr (!kDirect) {
 #pragma unroll

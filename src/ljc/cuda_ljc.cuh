@@ -29,11 +29,6 @@
 namespace pairwise::ljc::cuda {
 
 inline constexpr double kFixedScale = 4294967296.0;  // 2^32
-inline constexpr int kMaxLjTypes = 16;               // the per-type-pair table's limit
-// ... the per-source columns' limit (shared memory: 48 KiB per block of static arrays).
-inline constexpr int max_lj_column_types(Precision p) {
-  return p == Precision::mixed ? 4 : 8;
-}
 
 struct TileArgs {
   Precision precision = Precision::single;
@@ -54,15 +49,6 @@ struct TileArgs {
   // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
   bool uniform_lj = false;
   double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
-  // Few distinct (σ, ε) pairs ("LJ types", FP32 precisions only): unmasked tiles take σ²_ij,
-  // 24 ε_ij, 48 ε_ij from a per-type-pair table (lj_table, float4 [n_types²], staged in shared
-  // memory) indexed by the two atoms' types instead of mixing per pair. lj_type: per padded atom,
-  // its type × 16 (the byte offset of its column in a table row).
-  int n_types = 0;               // 0: no table
-  int lj_mode = 1;               // 1: columns (n_types <= max_lj_column_types), 2: the float4 table
-  const int* lj_type = nullptr;  // [padded n] the atom's type
-  const void* lj_table = nullptr;  // float4 [n_types²] {σ², 24 ε, 48 ε, 0}
-  const void* lj_col = nullptr;    // float2 [n_types²] {σ², 24 ε}
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);
