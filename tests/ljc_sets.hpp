@@ -24,6 +24,18 @@ inline ljc::Molecule ljc_globule_per_atom_lj(std::size_t n, std::uint64_t seed =
   return m;
 }
 
+// The same with σ and ε by atom type: `types` types (σ in [2.7, 3.3] Å, ε in [0.06, 0.18]
+// kcal/mol), as molecules whose LJ parameters come by atom type.
+inline ljc::Molecule ljc_globule_lj_types(std::size_t n, int types, std::uint64_t seed = 7) {
+  ljc::Molecule m = ljc_globule(n, seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int t = int((i * 7919) % std::size_t(types));
+    m.sigma[i] = 2.7 + 0.6 * double(t) / double(types - 1);
+    m.epsilon[i] = 0.06 + 0.12 * double((t * 3 + 1) % types) / double(types - 1);
+  }
+  return m;
+}
+
 inline ljc::NonbondedOptions ljc_options(physics::DielectricKind d) {
   ljc::NonbondedOptions nb;
   nb.dielectric = d;

@@ -16,7 +16,7 @@ struct LjcBenchArgs {
   std::vector<std::size_t> sizes;
   std::vector<std::string> precisions, kernels;
   std::string backend = "auto";
-  int repeats = 0;
+  int repeats = 0, lj_types = 0;
   bool no_cpu = false, constant_only = false, no_md = false, per_atom_lj = false;
   std::string json;
 };
@@ -38,6 +38,7 @@ int bench_ljc(const LjcBenchArgs& args) {
   options.all_dielectrics = !args.constant_only;
   options.md_steps = !args.no_md;
   options.per_atom_lj = args.per_atom_lj;
+  options.lj_types = args.lj_types;
   options.json_path = args.json;
   return ljc::run_ljc_bench(options);
 }
@@ -67,6 +68,9 @@ Command add_ljc_bench(CLI::App& bench) {
   ljc->add_flag("--no-md", largs->no_md, "Skip the full MD step timings");
   ljc->add_flag("--per-atom-lj", largs->per_atom_lj,
                 "Give every atom its own LJ sigma and epsilon (default: the same for all)");
+  ljc->add_option("--lj-types", largs->lj_types,
+                  "Give the atoms sigma and epsilon by type, this many types (2 to 64)")
+      ->check(CLI::Range(2, 64, "a type count from 2 to 64"));
   return {ljc, [largs] { return bench_ljc(*largs); }};
 }
 

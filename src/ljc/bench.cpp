@@ -24,7 +24,7 @@ namespace {
 constexpr std::size_t kCpuMaxN = 4096;
 constexpr double kCaseBudgetS = 1.0;
 
-Molecule bench_molecule(std::size_t n, bool per_atom_lj) {
+Molecule bench_molecule(std::size_t n, bool per_atom_lj, int lj_types) {
   GlobuleOptions o;
   o.n = n;
   o.spacing = 4.0;
@@ -42,7 +42,23 @@ Molecule bench_molecule(std::size_t n, bool per_atom_lj) {
       m.epsilon[i] = 0.12 * (0.8 + 0.4 * w);
     }
   }
+  if (!per_atom_lj && lj_types > 1) {
+    // σ and ε by atom type: lj_types types spread over the same ranges (σ increasing with the
+    // type, ε in another order), the types dealt out to the atoms in a fixed scrambled sequence.
+    const double span = double(lj_types - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int t = int((i * 2654435761u) % std::size_t(lj_types));
+      m.sigma[i] = 3.0 * (0.9 + 0.2 * t / span);
+      m.epsilon[i] = 0.12 * (0.8 + 0.4 * double((t * 5 + 3) % lj_types) / span);
+    }
+  }
   return m;
+}
+
+std::string lj_params(const BenchOptions& o) {
+  if (o.per_atom_lj) return "per-atom";
+  if (o.lj_types > 1) return std::to_string(o.lj_types) + "-types";
+  return "uniform";
 }
 
 }  // namespace
@@ -110,7 +126,7 @@ int run_ljc_bench(const BenchOptions& options) {
     nlohmann::json params = {
         {"dielectric", to_string(d)}, {"pair_kernel", kernel_name},
         {"repeats", repeats},         {"flops_per_interaction", paper_flops(d)},
-        {"gflops", gflops},           {"lj_params", options.per_atom_lj ? "per-atom" : "uniform"}};
+        {"gflops", gflops},           {"lj_params", lj_params(options)}};
     if (speedup > 0) params["speedup_vs_cpu"] = speedup;
     add(*k, n, "forces-" + std::string(to_string(d)), "n2_pairs_per_second", pairs / s, "1/s", s,
         params);
@@ -183,13 +199,13 @@ int run_ljc_bench(const BenchOptions& options) {
                              {"ns_per_day", ns_per_day},
                              {"integrator", "velocity-verlet"},
                              {"whole_step_on_device", b == BackendKind::cuda},
-                             {"lj_params", options.per_atom_lj ? "per-atom" : "uniform"}};
+                             {"lj_params", lj_params(options)}};
     if (speedup > 0) params["speedup_vs_cpu"] = speedup;
     add(*k, n, "md-step", "steps_per_second", 1.0 / s, "1/s", s, params);
   };
 
   for (std::size_t n : options.sizes) {
-    const Molecule mol = bench_molecule(n, options.per_atom_lj);
+    const Molecule mol = bench_molecule(n, options.per_atom_lj, options.lj_types);
     std::vector<physics::DielectricKind> dielectrics = {physics::DielectricKind::constant};
     if (options.all_dielectrics) {
       dielectrics.push_back(physics::DielectricKind::linear);

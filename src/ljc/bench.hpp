@@ -23,6 +23,7 @@ struct BenchOptions {
   bool md_steps = true;         // time full MD steps
   bool persistent = true;       // ... also with the persistent step kernel (cuda, where it fits)
   bool per_atom_lj = false;     // σ and ε varied per atom (default: the same for every atom)
+  int lj_types = 0;             // > 1: σ and ε by atom type, this many types (unless per_atom_lj)
   int repeats = 10;
   std::string json_path;
 };

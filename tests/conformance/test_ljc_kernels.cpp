@@ -80,6 +80,17 @@ TEST_P(LjcKernelTest, MatchesReferencePerAtomLj) {
   check_molecule(ljc_globule_per_atom_lj(8200), ljc::PairKernel::newton3);
 }
 
+// σ and ε by atom type (2 and 8 types, as molecules whose LJ parameters come by atom type: the
+// CUDA tile kernels mix them per atom; docs/ljc.md, tiles5, on why no per-type-pair table).
+TEST_P(LjcKernelTest, MatchesReferenceLjTypes) {
+  for (int types : {2, 8}) {
+    SCOPED_TRACE("types=" + std::to_string(types));
+    check_molecule(ljc_globule_lj_types(1000, types), ljc::PairKernel::automatic);
+  }
+  if (GetParam().backend != BackendKind::cuda) return;
+  check_molecule(ljc_globule_lj_types(8200, 7), ljc::PairKernel::newton3);
+}
+
 TEST_P(LjcKernelTest, MatchesReferenceOneSided) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "a CUDA kernel option";
   check(1000, ljc::PairKernel::one_sided);

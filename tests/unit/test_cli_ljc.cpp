@@ -199,6 +199,19 @@ TEST_F(CliLjc, BenchPerAtomLjIsRecorded) {
   EXPECT_EQ(text.find("\"lj_params\": \"uniform\""), std::string::npos);
 }
 
+TEST_F(CliLjc, BenchLjTypesIsRecorded) {
+  std::string out;
+  ASSERT_EQ(run("bench ljc --backend cpu --sizes 64 --precision single --repeats 3 --no-md "
+                "--constant-only --lj-types 4 --json b.json",
+                out),
+            0)
+      << out;
+  std::ifstream in(dir_ / "b.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"lj_params\": \"4-types\""), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(run("bench ljc --backend cpu --sizes 64 --lj-types 1", out), 0);
+}
+
 TEST_F(CliLjc, UnknownConfigKey) {
   write("run.toml", "workload = \"ljc\"\n[forcefield]\ndielectrc = \"linear\"\n");
   std::string out;
