@@ -120,51 +120,30 @@ __device__ __forceinline__ F rotate_next(F v) {
 
 // ---- triangle tiles ----
 
-// Bands: the upper triangle (I <= J) of nb × nb tiles cut into bands of R consecutive rows
-// (band S: rows R·S ... R·S + R - 1); a band tile (S, J), R·S <= J < nb, is the column J of the
-// band's R row tiles (those with I <= J). Band tiles are numbered band by band (band S starts at
-// S·nb - R·S(S-1)/2). R = 1: the tiles of the triangle themselves, row by row.
-PW_HD long long band_start(int S, int nb, int R) {
-  return static_cast<long long>(S) * nb - static_cast<long long>(R) * S * (S - 1) / 2;
+// Tiles of the upper triangle (I <= J) of nb × nb.
+PW_HD long long triangle_tiles(int nb) {
+  return static_cast<long long>(nb) * (nb + 1) / 2;
 }
 
-// Number of band tiles (bands of R rows over nb × nb).
-PW_HD long long band_tiles(int nb, int R) {
-  return band_start((nb + R - 1) / R, nb, R);
-}
-
-// Band tile number t to (S, J).
-PW_HD void band_tile(long long t, int nb, int R, int* S, int* J) {
-  int lo = 0, hi = (nb + R - 1) / R - 1;
+// Row-major number t of the upper triangle to (I, J): row I starts at I·nb - I(I-1)/2.
+PW_HD void triangle_tile(long long t, int nb, int* I, int* J) {
+  int lo = 0, hi = nb - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (band_start(mid, nb, R) <= t)
+    const long long s =
+        static_cast<long long>(mid) * nb - static_cast<long long>(mid) * (mid - 1) / 2;
+    if (s <= t)
       lo = mid;
     else
       hi = mid - 1;
   }
-  *S = lo;
-  *J = R * lo + int(t - band_start(lo, nb, R));
-}
-
-// The next band tile in order.
-PW_HD void band_next(int nb, int R, int* S, int* J) {
-  if (++*J == nb) ++*S, *J = R * *S;
-}
-
-// Tiles of the upper triangle (I <= J) of nb × nb.
-PW_HD long long triangle_tiles(int nb) {
-  return band_tiles(nb, 1);
-}
-
-// Row-major number t of the upper triangle to (I, J).
-PW_HD void triangle_tile(long long t, int nb, int* I, int* J) {
-  band_tile(t, nb, 1, I, J);
+  *I = lo;
+  *J = lo + int(t - (static_cast<long long>(lo) * nb - static_cast<long long>(lo) * (lo - 1) / 2));
 }
 
 // The next tile in row-major triangle order.
 PW_HD void triangle_next(int nb, int* I, int* J) {
-  band_next(nb, 1, I, J);
+  if (++*J == nb) ++*I, *J = *I;
 }
 
 // Tiles [*begin, *end) of worker w of `workers` over n_tiles tiles: contiguous chunks whose sizes

@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -47,12 +46,11 @@ constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster 
 template <bool kJerk, bool kPot, int kI>
 constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? 3 : 4;
 
-// The tile walk of one launch: nb row tiles of 32·kI in bands of kWarps rows (one per warp of a
-// block), n_tiles band tiles (engine::band_tiles) in contiguous chunks over `blocks` blocks.
+// The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
+// warps.
 struct Newton3Grid {
   int nb = 0;
-  long long n_tiles = 0, blocks = 0;  // band tiles (bands of kWarps rows), blocks working
-  int per_strip = 0, prefetch = 0;    // experiments (PAIRWISE_CUDA_NEWTON3_X)
+  long long n_tiles = 0, warps = 0;
 };
 
 // Exact words of component c: value i's word w at exact[(c·kExactWords + w)·n + i].
@@ -105,23 +103,20 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
-  static_assert(kI % 2 == 0, "the source sums alternate between two buffers per group");
   // Per warp, per 32-source group: 64 entries (the group twice), positions + mass, velocities.
   __shared__ float4 s_pos[kWarps][kI][64];
   __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? 64 : 1];
-  // Sums on their way to the exact accumulator: [slot][component][lane] per warp. The source
-  // sums of a group use slot (group parity) and are read by every warp of the block; the target
-  // sums of a row use all kI slots.
+  // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
   constexpr int kComp = kJerk ? 7 : 4;
-  constexpr int kComps = kPot ? kComp : 3;  // components with sums
   __shared__ float s_flush[kWarps][kI * kComp * 32];
 
   const int lane = int(threadIdx.x) & 31, wib = int(threadIdx.x) >> 5;
+  const long long warp = (long long)blockIdx.x * kWarps + wib;
   long long t, t_end;
-  engine::tile_chunk(g.n_tiles, g.blocks, blockIdx.x, &t, &t_end);
-  if (t >= t_end) return;  // the whole block
-  int S, J;
-  engine::band_tile(t, g.nb, kWarps, &S, &J);
+  engine::tile_chunk(g.n_tiles, g.warps, warp, &t, &t_end);
+  if (t >= t_end) return;
+  int I, J;
+  engine::triangle_tile(t, g.nb, &I, &J);
 
   const int n = a.n_j;
   const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
@@ -136,14 +131,12 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
   float* staged = s_flush[wib];
   auto flush_row = [&]() {
     if (row < 0) return;
-    __syncthreads();  // every warp has read the source sums staged in this warp's slots
 #pragma unroll
     for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
-    flush_staged(a, staged, kComp, kComps, kI, row * B, lane);
+    flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
   };
 
   for (; t < t_end; ++t) {
-    const int I = S * kWarps + wib;  // this warp's row tile (band S: the same for the block)
     if (I != row) {
       flush_row();
       row = I;
@@ -158,41 +151,25 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
         acc[k] = Sum{};
       }
     }
-    const bool active = I <= J;  // tiles below the diagonal: none (the pair is in (J, I))
-    if (active) {
-      // Stage the tile's sources, each 32-source group twice.
-      __syncwarp();
+    // Stage the tile's sources, each 32-source group twice.
+    __syncwarp();
 #pragma unroll
-      for (int u = 0; u < kI; ++u) {
-        const int j = J * B + 32 * u + lane;
-        const float4 p = j < n ? jpos[j] : far;
-        s_pos[wib][u][lane] = p, s_pos[wib][u][lane + 32] = p;
-        if constexpr (kJerk) {
-          const float4 v = j < n ? jvel[j] : zero;
-          s_vel[wib][u][lane] = v, s_vel[wib][u][lane + 32] = v;
-        }
-      }
-      __syncwarp();
-    }
-    if (g.prefetch) {  // the next tile's sources into L1
-      int S2 = S, J2 = J;
-      engine::band_next(g.nb, kWarps, &S2, &J2);
-#pragma unroll
-      for (int u = 0; u < kI; ++u) {
-        const int j = J2 * B + 32 * u + lane;
-        if (j < n) {
-          asm volatile("prefetch.global.L1 [%0];" ::"l"(jpos + j));
-          if constexpr (kJerk) asm volatile("prefetch.global.L1 [%0];" ::"l"(jvel + j));
-        }
-      }
-    }
-
-#pragma unroll 1
     for (int u = 0; u < kI; ++u) {
-      const float4* sp = &s_pos[wib][u][lane];
-      const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
-      Sum fj{};      // sums of the source this lane holds at this step
-      if (I == J) {  // diagonal tile: one-sided, every ordered pair (no source sums)
+      const int j = J * B + 32 * u + lane;
+      const float4 p = j < n ? jpos[j] : far;
+      s_pos[wib][u][lane] = p, s_pos[wib][u][lane + 32] = p;
+      if constexpr (kJerk) {
+        const float4 v = j < n ? jvel[j] : zero;
+        s_vel[wib][u][lane] = v, s_vel[wib][u][lane + 32] = v;
+      }
+    }
+    __syncwarp();
+
+    if (I == J) {  // diagonal tile: one-sided, every ordered pair
+#pragma unroll 1
+      for (int u = 0; u < kI; ++u) {
+        const float4* sp = &s_pos[wib][u][lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
           const float4 p = sp[s];
@@ -209,7 +186,13 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
             }
           }
         }
-      } else if (active) {
+      }
+    } else {
+#pragma unroll 1
+      for (int u = 0; u < kI; ++u) {
+        const float4* sp = &s_pos[wib][u][lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
+        Sum fj{};  // sums of the source this lane holds at this step
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
           const float4 p = sp[s];
@@ -236,39 +219,11 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
           }
           rotate<kJerk, kPot>(fj);
         }
-      }
-      if (g.per_strip) {
-        if (u == 0) __syncthreads();  // the previous tile's sums are read
-        store_components(fj, staged + u * kComp * 32 + lane, 32);
-        continue;
-      }
-      // The block's sum of this group's source sums (the warps' rows of the band), in a fixed
-      // order, then one exact add per value: warp w adds the components w, w + kWarps, ...
-      const int slot = (u & 1) * kComp * 32;
-      store_components(fj, staged + slot + lane, 32);
-      __syncthreads();
-      const int j = J * B + 32 * u + lane;
-#pragma unroll 1
-      for (int c = wib; c < kComps; c += kWarps) {
-        F v = s_flush[0][slot + c * 32 + lane];
-#pragma unroll
-        for (int w = 1; w < kWarps; ++w) v += s_flush[w][slot + c * 32 + lane];
-        if (j < n) engine::exact_add(component_words(a, c), std::size_t(n), j, v);
+        store_components(fj, staged + lane, 32);
+        flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
       }
     }
-    if (g.per_strip) {
-      __syncthreads();
-#pragma unroll 1
-      for (int x = wib; x < kI * kComps; x += kWarps) {
-        const int u = x / kComps, c = x - u * kComps, slot = (u * kComp + c) * 32 + lane;
-        F v = s_flush[0][slot];
-#pragma unroll
-        for (int w = 1; w < kWarps; ++w) v += s_flush[w][slot];
-        const int j = J * B + 32 * u + lane;
-        if (j < n) engine::exact_add(component_words(a, c), std::size_t(n), j, v);
-      }
-    }
-    engine::band_next(g.nb, kWarps, &S, &J);
+    engine::triangle_next(g.nb, &I, &J);
   }
   flush_row();
 }
@@ -315,12 +270,8 @@ KernelFn pick(bool jerk, bool potential, bool guard, int k_i) {
 Newton3Grid grid_of(int n, int k_i, int blocks) {
   Newton3Grid g;
   g.nb = (n + 32 * k_i - 1) / (32 * k_i);
-  g.n_tiles = engine::band_tiles(g.nb, kWarps);
-  g.blocks = std::min<long long>(g.n_tiles, blocks);
-  if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_X")) {
-    const int x = std::atoi(env);
-    g.per_strip = x & 1, g.prefetch = (x >> 1) & 1;
-  }
+  g.n_tiles = engine::triangle_tiles(g.nb);
+  g.warps = std::min<long long>(g.n_tiles, (long long)blocks * kWarps);
   return g;
 }
 
@@ -336,9 +287,9 @@ int newton3_blocks(bool jerk, bool potential, int k_i, int n, int sms) {
   PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pick(jerk, potential, false, k_i),
                                                         kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
-  const long long tiles = engine::band_tiles(nb, kWarps);
+  const long long tiles = engine::triangle_tiles(nb);
   const long long resident = (long long)std::max(per_sm, 1) * std::max(sms, 1);
-  return int(std::max<long long>(1, std::min(resident, tiles)));
+  return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
 }
 
 void launch_newton3(const ForceArgs& args) {

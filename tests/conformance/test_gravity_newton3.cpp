@@ -102,15 +102,12 @@ TEST_F(GravityNewton3Cuda, MatchesReferenceForEveryTile) {
   }
 }
 
-// Blocks whose chunk of the band tiles spans several tiles and bands (flushes of both kinds; at
-// kI = 4 and N = 12,000: 1,152 band tiles over at most 528 blocks).
+// Warps whose chunk of the triangle spans several tiles and rows (flushes of both kinds).
 TEST_F(GravityNewton3Cuda, MatchesReferenceWithManyTilesPerWarp) {
   const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
   const Particles p = random_particles(12000, 1200, {Region::ball});
   expect_matches_reference(p, kEps2, ForceKind::accel);
   expect_matches_reference(p, kEps2, ForceKind::accel_jerk);
-  const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", "4");
-  expect_matches_reference(p, kEps2, ForceKind::accel);
 }
 
 TEST_F(GravityNewton3Cuda, UnsoftenedMatchesReference) {

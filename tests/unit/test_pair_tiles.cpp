@@ -122,32 +122,6 @@ TEST(PairTiles, TriangleTilesEnumerateTheUpperTriangle) {
   }
 }
 
-TEST(PairTiles, BandTilesCoverEveryUpperTileOnce) {
-  for (int R : {1, 2, 4}) {
-    for (int nb = 1; nb <= 40; ++nb) {
-      long long t = 0;
-      int S = 0, J = 0;
-      std::vector<int> seen(std::size_t(nb) * nb, 0);
-      for (int s = 0; s * R < nb; ++s) {
-        for (int j = R * s; j < nb; ++j, ++t) {
-          int ts = -1, tj = -1;
-          engine::band_tile(t, nb, R, &ts, &tj);
-          ASSERT_EQ(ts, s) << "R " << R << " nb " << nb << " t " << t;
-          ASSERT_EQ(tj, j) << "R " << R << " nb " << nb << " t " << t;
-          ASSERT_EQ(S, s);
-          ASSERT_EQ(J, j);
-          for (int i = R * s; i < R * s + R && i < nb; ++i)
-            if (i <= j) ++seen[std::size_t(i) * nb + j];
-          engine::band_next(nb, R, &S, &J);
-        }
-      }
-      EXPECT_EQ(t, engine::band_tiles(nb, R));
-      for (int i = 0; i < nb; ++i)
-        for (int j = 0; j < nb; ++j) ASSERT_EQ(seen[std::size_t(i) * nb + j], i <= j ? 1 : 0);
-    }
-  }
-}
-
 TEST(PairTiles, ChunksCoverTheTilesOnce) {
   for (long long tiles : {1LL, 7LL, 561LL, 131328LL}) {
     for (long long workers : {1LL, 3LL, 2112LL}) {
