@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -44,8 +43,8 @@ constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster 
 // Register caps (blocks of 4 warps per SM): 4 (16 warps, <= 128 registers); GA with φ at kI = 8
 // takes 3 (12 warps, <= 168 registers: 2.29 / 2.36 / 2.37 T/s at N = 65,536 / 262,144 /
 // 1,048,576 against 2.21 / 2.31 / 2.32 with 4, whose 128 registers spill 8 bytes).
-template <bool kJerk, bool kPot, int kI, int kV>
-constexpr int kMinBlocks = (!kJerk && kPot && kI == 8 && !(kV & 2)) ? 3 : 4;
+template <bool kJerk, bool kPot, int kI>
+constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? 3 : 4;
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
 // warps.
@@ -70,8 +69,10 @@ __device__ __forceinline__ void store_components(const Sum& s, float* out, int s
 
 // Flushes `count` sums staged in this warp's buffer (`staged[(slot · stride + c) · 32 + lane]`,
 // components c < comps, the particle of slot k being first + 32 k) into the exact accumulator. The
-// values go through shared memory and a loop that is not unrolled, so the flush (rare: once per
-// 32-source group and per row) does not hold registers of the hot loop.
+// values go through shared memory and a loop that is not unrolled, so the flush (once per row, and
+// for GAJ's 7 sums once per 32-source group) does not hold registers of the hot loop. GA's 3 or 4
+// source sums per group go straight from the registers: 1.1-1.6 % faster (docs/performance.md,
+// pass 6).
 __device__ __forceinline__ void flush_staged(const ForceArgs& a, const float* staged, int stride,
                                              int comps, int count, int first, int lane) {
   const std::size_t n = std::size_t(a.n_j);
@@ -98,8 +99,8 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-template <bool kJerk, bool kPot, bool kGuard, int kI, int kV = 0>
-__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI, kV>))
+template <bool kJerk, bool kPot, bool kGuard, int kI>
+__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
@@ -199,17 +200,6 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI, kV
           const float4 p = sp[s];
           float4 v = zero;
           if constexpr (kJerk) v = sv[s];
-          if constexpr (!kJerk && (kV & 1)) {  // one stage per pair
-#pragma unroll
-            for (int k = 0; k < kI; ++k) {
-              const F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
-              const F s2 = physics::softened_distance2(dx, dy, dz, eps2);
-              physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard>(
-                  dx, dy, dz, pi[k].w, p.w, s2, pairwise::rsqrt(s2), acc[k], fj);
-            }
-            rotate<kJerk, kPot>(fj);
-            continue;
-          }
           F dx[kI], dy[kI], dz[kI], s2[kI], inv_s[kI];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
@@ -231,18 +221,19 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI, kV
           }
           rotate<kJerk, kPot>(fj);
         }
-        if constexpr (!kJerk && (kV & 4)) {  // from the registers
+        if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
+          store_components(fj, staged + lane, 32);
+          flush_staged(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
+        } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
           const int j = J * B + 32 * u + lane;
           if (j < n) {
             const std::size_t nn = std::size_t(n);
-            engine::exact_add(component_words(a, kAx), nn, j, fj.ax);
-            engine::exact_add(component_words(a, kAy), nn, j, fj.ay);
-            engine::exact_add(component_words(a, kAz), nn, j, fj.az);
-            if constexpr (kPot) engine::exact_add(component_words(a, kPot), nn, j, fj.pot);
+            engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
+            engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
+            engine::exact_add(component_words(a, Component::kAz), nn, j, fj.az);
+            if constexpr (kPot)
+              engine::exact_add(component_words(a, Component::kPot), nn, j, fj.pot);
           }
-        } else {
-          store_components(fj, staged + lane, 32);
-          flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
         }
       }
     }
@@ -272,44 +263,11 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
 
 using KernelFn = void (*)(ForceArgs, Newton3Grid);
 
-template <int kI, int kV = 0>
-KernelFn pick_ga_v(bool potential, bool guard) {
-  if (potential)
-    return guard ? newton3_kernel<false, true, true, kI, kV>
-                 : newton3_kernel<false, true, false, kI, kV>;
-  return guard ? newton3_kernel<false, false, true, kI, kV>
-               : newton3_kernel<false, false, false, kI, kV>;
-}
-
-// Experiments (PAIRWISE_CUDA_NEWTON3_X, GA kI = 8): bit 0 one-stage pairs, bit 1 4 blocks/SM,
-// bit 2 source flush from the registers.
 template <int kI>
 KernelFn pick_ga(bool potential, bool guard) {
-  static const int x = [] {
-    const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_X");
-    return env ? std::atoi(env) & 7 : 0;
-  }();
-  if constexpr (kI == 8) {
-    switch (x) {
-      case 1:
-        return pick_ga_v<kI, 1>(potential, guard);
-      case 2:
-        return pick_ga_v<kI, 2>(potential, guard);
-      case 3:
-        return pick_ga_v<kI, 3>(potential, guard);
-      case 4:
-        return pick_ga_v<kI, 4>(potential, guard);
-      case 5:
-        return pick_ga_v<kI, 5>(potential, guard);
-      case 6:
-        return pick_ga_v<kI, 6>(potential, guard);
-      case 7:
-        return pick_ga_v<kI, 7>(potential, guard);
-      default:
-        break;
-    }
-  }
-  return pick_ga_v<kI, 0>(potential, guard);
+  if (potential)
+    return guard ? newton3_kernel<false, true, true, kI> : newton3_kernel<false, true, false, kI>;
+  return guard ? newton3_kernel<false, false, true, kI> : newton3_kernel<false, false, false, kI>;
 }
 
 template <int kI>
