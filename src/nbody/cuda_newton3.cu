@@ -69,8 +69,10 @@ __device__ __forceinline__ void store_components(const Sum& s, float* out, int s
 
 // Flushes `count` sums staged in this warp's buffer (`staged[(slot · stride + c) · 32 + lane]`,
 // components c < comps, the particle of slot k being first + 32 k) into the exact accumulator. The
-// values go through shared memory and a loop that is not unrolled, so the flush (rare: once per
-// 32-source group and per row) does not hold registers of the hot loop.
+// values go through shared memory and a loop that is not unrolled, so the flush (once per row, and
+// for GAJ's 7 sums once per 32-source group) does not hold registers of the hot loop. GA's 3 or 4
+// source sums per group go straight from the registers: 1.1-1.6 % faster (docs/performance.md,
+// pass 6).
 __device__ __forceinline__ void flush_staged(const ForceArgs& a, const float* staged, int stride,
                                              int comps, int count, int first, int lane) {
   const std::size_t n = std::size_t(a.n_j);
@@ -219,8 +221,20 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
           }
           rotate<kJerk, kPot>(fj);
         }
-        store_components(fj, staged + lane, 32);
-        flush_staged(a, staged, kComp, kPot ? kComp : 3, 1, J * B + 32 * u, lane);
+        if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
+          store_components(fj, staged + lane, 32);
+          flush_staged(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
+        } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
+          const int j = J * B + 32 * u + lane;
+          if (j < n) {
+            const std::size_t nn = std::size_t(n);
+            engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
+            engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
+            engine::exact_add(component_words(a, Component::kAz), nn, j, fj.az);
+            if constexpr (kPot)
+              engine::exact_add(component_words(a, Component::kPot), nn, j, fj.pot);
+          }
+        }
       }
     }
     engine::triangle_next(g.nb, &I, &J);
