@@ -268,8 +268,14 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
   }
 }
 
-// Exclusive scan of the cell counts by one block of 1024 threads, in tiles of 16,384 cells (each
-// thread 16 consecutive cells: few tiles, so few barriers), a carry between tiles.
+constexpr int kScanTile = 1024 * 16;  // cells per tile of cell_scan
+
+// Exclusive scan of the cell counts in tiles of 16,384 cells (1,024 threads, each 16 consecutive
+// cells with 16-byte loads and stores). Tiled (one block per tile): each block first sums the
+// counts of all the tiles before its own (coalesced 16-byte loads, a block reduction), so the
+// blocks need no ordering between them; otherwise one block scans every tile in turn with a
+// carry.
+template <bool Tiled>
 __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
                                                   int* __restrict__ start, const Flags* flags) {
   if (!flags->rebuild) return;
@@ -278,7 +284,30 @@ __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* _
   __shared__ int tile_end;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
   int carry = 0;
-  for (int base = 0; base < cells; base += 1024 * kPer) {
+  int base = 0, stride = 1024 * kPer;
+  if (Tiled) {
+    base = blockIdx.x * kScanTile, stride = cells;  // one tile
+    int sum = 0;
+    const int4* c4 = reinterpret_cast<const int4*>(count);
+    for (int q = t; q < base / 4; q += 1024) {
+      const int4 v = c4[q];
+      sum += v.x + v.y + v.z + v.w;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0) warp_sums[w] = sum;
+    __syncthreads();
+    if (w == 0) {
+      int x = warp_sums[lane];
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+      if (lane == 0) tile_end = x;
+    }
+    __syncthreads();
+    carry = tile_end;
+    __syncthreads();  // warp_sums and tile_end are reused below
+  }
+  for (; base < cells; base += stride) {
     const int c0 = base + kPer * t;
     const bool whole = c0 + kPer <= cells;  // 16-byte loads and stores (c0: a multiple of 16)
     int v[kPer], s = 0;
@@ -333,7 +362,7 @@ __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* _
     __syncthreads();
     carry = tile_end;
   }
-  if (t == 0) start[cells] = n;
+  if (t == 0 && blockIdx.x == 0) start[cells] = n;
 }
 
 __global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __restrict__ slot,
@@ -539,8 +568,8 @@ __device__ __forceinline__ R warp_max(R v) {
 // (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
 // shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
 // of one per stencil-cell chunk of ≈ 18.
-template <class R, bool Staged>
-__global__ void __launch_bounds__(kBlock)
+template <class R, bool Staged, int MinB = 1>
+__global__ void __launch_bounds__(kBlock, MinB)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
                         const typename Vec4<R>::type* __restrict__ cpos,
                         typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
@@ -877,6 +906,12 @@ class CudaEngine final : public MdEngine {
     vec_ = !(vec && *vec == '0');
     const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");  // 0: IEEE 1/r² in single
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
+    const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
+    if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
+    const char* minb = std::getenv("PAIRWISE_MD_BUILD_MINB");  // screened build: blocks per SM
+    build_minb_ = minb && *minb ? std::atoi(minb) : 1;
+    const char* scan = std::getenv("PAIRWISE_MD_SCAN_TILED");  // 0: one-block cell scan
+    scan_tiled_ = !(scan && *scan == '0');
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -939,7 +974,20 @@ class CudaEngine final : public MdEngine {
       PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       list_grid_ = sms * 16;  // 16 blocks of 128 per SM: a full wave
     }
-    const auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
+    // Cells at least r_list wide, and wider where that puts fewer than cell_atoms_ atoms in a
+    // cell on average (the build's warp per cell then has fewer idle lanes); never fewer than 3
+    // cells per side where r_list-wide cells give 3 or more.
+    auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
+    if (cell_atoms_ > 0) {
+      const double density = double(s.atoms.size()) / s.box.volume();
+      const double width = std::cbrt(cell_atoms_ / density);
+      if (width > r_list_) {
+        auto wide = engine::make_cell_grid(s.box.lo, length_, width);
+        bool ok = true;
+        for (int d = 0; d < 3; ++d) ok = ok && (wide.n[d] >= 3 || wide.n[d] >= grid.n[d]);
+        if (ok) grid = std::move(wide);
+      }
+    }
     for (int d = 0; d < 3; ++d)
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
     cells_ = grid.total();
@@ -1199,6 +1247,14 @@ class CudaEngine final : public MdEngine {
     return p;
   }
 
+  void launch_cell_scan(cudaStream_t s, const Flags* f) {
+    if (scan_tiled_)
+      cell_scan<true><<<(cells_ + kScanTile - 1) / kScanTile, 1024, 0, s>>>(
+          cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+    else
+      cell_scan<false><<<1, 1024, 0, s>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+  }
+
   void launch_cell_sort(cudaStream_t s, int max_blocks) {
     cell_sort<R><<<std::min(blocks_for(std::size_t(cells_) * 32), max_blocks), kBlock, 0, s>>>(
         cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
@@ -1212,7 +1268,7 @@ class CudaEngine final : public MdEngine {
     cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                         cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_count");
-    cell_scan<<<1, 1024, 0, s>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+    launch_cell_scan(s, f);
     PW_CUDA_LAUNCH("cell_scan");
     cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
                                        order_.as<int>(), f);
@@ -1232,6 +1288,19 @@ class CudaEngine final : public MdEngine {
       cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
       ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),    \
       nbr_.as<int>(), nbr_count_.as<int>(), f)
+      if constexpr (std::is_same_v<R, float>) {
+#define PW_SCREENED_MINB(MINB)                                                                   \
+  build_list_screened<R, true, MINB><<<bb, kBlock, 0, s>>>(                                      \
+      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
+      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),    \
+      nbr_.as<int>(), nbr_count_.as<int>(), f)
+        if (staged && (build_minb_ == 8 || build_minb_ == 10)) {
+          build_minb_ == 8 ? PW_SCREENED_MINB(8) : PW_SCREENED_MINB(10);
+          PW_CUDA_LAUNCH("build_list");
+          return;
+        }
+#undef PW_SCREENED_MINB
+      }
       staged ? PW_SCREENED(true) : PW_SCREENED(false);
 #undef PW_SCREENED
     } else if (shifted_)
@@ -1450,7 +1519,7 @@ class CudaEngine final : public MdEngine {
     cell_count<R><<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                               cell_.as<int>(), slot_.as<int>(), count_.as<int>(),
                                               f);
-    cell_scan<<<1, 1024, 0, stream_>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+    launch_cell_scan(stream_, f);
     cell_scatter<<<nb, kBlock, 0, stream_>>>(int(n_), cell_.as<int>(), slot_.as<int>(),
                                              start_.as<int>(), order_.as<int>(), f);
     PW_CUDA_LAUNCH("sort cell list");
@@ -1525,10 +1594,13 @@ class CudaEngine final : public MdEngine {
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
   bool row_major_ = true;
-  bool staged_ = true;     // the build's neighbor writes in 8-entry groups (see build_list)
-  bool screen_ = true;     // shifted grids: build_list_screened
-  bool vec_ = true;        // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
-  bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
+  bool staged_ = true;      // the build's neighbor writes in 8-entry groups (see build_list)
+  bool screen_ = true;      // shifted grids: build_list_screened
+  double cell_atoms_ = 0;   // cells widened to hold this many atoms on average (0: r_list wide)
+  int build_minb_ = 1;      // screened build's resident blocks per SM (launch bounds)
+  bool scan_tiled_ = true;  // cell_scan: one block per tile
+  bool vec_ = true;         // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
+  bool fast_rcp_ = false;   // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }
