@@ -105,6 +105,7 @@ struct Flags {
   unsigned long long step;    // index of the step being taken (random counters)
   unsigned long long builds;  // neighbor-list builds
   int bad;                    // first bad atom (set_state index), INT_MAX: none
+  int next_cell;              // dynamic build: the next home cell to hand out (cell_count zeroes)
 };
 
 template <class R>
@@ -259,8 +260,9 @@ __device__ __forceinline__ int cell_of(const typename Vec4<R>::type& p, const Gr
 template <class R>
 __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos, GridP g,
                            const int* __restrict__ rank, int* __restrict__ cell,
-                           int* __restrict__ slot, int* __restrict__ count, const Flags* flags) {
+                           int* __restrict__ slot, int* __restrict__ count, Flags* flags) {
   if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const int c = cell_of<R>(pos[i], g, rank);
     cell[i] = c;
@@ -568,7 +570,7 @@ __device__ __forceinline__ R warp_max(R v) {
 // (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
 // shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
 // of one per stencil-cell chunk of ≈ 18.
-template <class R, bool Staged, int MinB = 1>
+template <class R, bool Staged, int MinB = 1, bool Dyn = false>
 __global__ void __launch_bounds__(kBlock, MinB)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
                         const typename Vec4<R>::type* __restrict__ cpos,
@@ -587,7 +589,15 @@ __global__ void __launch_bounds__(kBlock, MinB)
   R4* bw = buf[wib];
   const unsigned below = (1u << lane) - 1u;
   const int warps = gridDim.x * (kBlock / 32);
-  for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
+  // Dyn: one wave of resident blocks, each warp taking the next home cell from a counter (no
+  // tail of a last, partly filled wave; the lists do not depend on which warp builds them).
+  auto next_cell = [&]() {
+    int c = 0;
+    if (lane == 0) c = atomicAdd(&flags->next_cell, 1);
+    return __shfl_sync(kAll, c, 0);
+  };
+  for (int c = Dyn ? next_cell() : blockIdx.x * (kBlock / 32) + wib; c < cells;
+       c = Dyn ? next_cell() : c + warps) {  // uniform per warp
     const int b = start[c], e = start[c + 1];
     const int cs = lane < 27 ? stencil[27 * c + lane] : -1;  // 27 cells (shifted: no duplicates)
     int qb = 0, qe = 0;
@@ -910,6 +920,10 @@ class CudaEngine final : public MdEngine {
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
     const char* minb = std::getenv("PAIRWISE_MD_BUILD_MINB");  // screened build: blocks per SM
     build_minb_ = minb && *minb ? std::atoi(minb) : 1;
+    const char* dyn = std::getenv("PAIRWISE_MD_BUILD_DYN");  // 1: one wave, cells by counter
+    build_dyn_ = dyn && *dyn == '1';
+    const char* carve = std::getenv("PAIRWISE_MD_CARVEOUT");  // force kernel: % shared memory
+    carveout_ = carve && *carve ? std::atoi(carve) : -1;
     const char* scan = std::getenv("PAIRWISE_MD_SCAN_TILED");  // 0: one-block cell scan
     scan_tiled_ = !(scan && *scan == '0');
   }
@@ -974,15 +988,21 @@ class CudaEngine final : public MdEngine {
       PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       list_grid_ = sms * 16;  // 16 blocks of 128 per SM: a full wave
     }
-    // Cells at least r_list wide, and wider where that puts fewer than cell_atoms_ atoms in a
-    // cell on average (the build's warp per cell then has fewer idle lanes); never fewer than 3
-    // cells per side where r_list-wide cells give 3 or more.
+    // Cells at least r_list wide, and wider where r_list-wide cells hold few atoms: the fewest
+    // cells per side that keep the mean at or below cell_atoms_ (the build's warp per cell then
+    // has fewer idle lanes; H200, 2,048,000 atoms: 43 cells of 25.8 atoms a side instead of 48 of
+    // 18.5); never fewer than 3 per side where r_list-wide cells give 3 or more.
     auto grid = engine::make_cell_grid(s.box.lo, length_, r_list_);
     if (cell_atoms_ > 0) {
-      const double density = double(s.atoms.size()) / s.box.volume();
-      const double width = std::cbrt(cell_atoms_ / density);
-      if (width > r_list_) {
-        auto wide = engine::make_cell_grid(s.box.lo, length_, width);
+      const double width = std::cbrt(cell_atoms_ * s.box.volume() / double(s.atoms.size()));
+      double min_cell = 1e300;
+      for (int d = 0; d < 3; ++d) {
+        const int nd = std::min(grid.n[d], int(std::ceil(length_[d] / width)));
+        min_cell = std::min(min_cell, length_[d] / std::max(nd, 1) * (1 - 1e-9));
+      }
+      min_cell = std::max(min_cell, r_list_);
+      if (min_cell > r_list_) {
+        auto wide = engine::make_cell_grid(s.box.lo, length_, min_cell);
         bool ok = true;
         for (int d = 0; d < 3; ++d) ok = ok && (wide.n[d] >= 3 || wide.n[d] >= grid.n[d]);
         if (ok) grid = std::move(wide);
@@ -1262,6 +1282,24 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("cell_sort");
   }
 
+  // The screened build; Dyn: a grid of exactly the resident blocks (one wave).
+  template <bool Staged, int MinB, bool Dyn>
+  void launch_screened(cudaStream_t s, R screen, Flags* f, int bb) {
+    auto kernel = build_list_screened<R, Staged, MinB, Dyn>;
+    if (Dyn) {
+      int dev = 0, sms = 0, per_sm = 0;
+      PW_CUDA(cudaGetDevice(&dev));
+      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+      bb = std::min(bb, std::max(1, per_sm) * sms);
+    }
+    kernel<<<bb, kBlock, 0, s>>>(cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(),
+                                 start_.as<int>(), stencil_.as<int>(), ccoord_.as<int4>(), box_,
+                                 R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),
+                                 nbr_.as<int>(), nbr_count_.as<int>(), f);
+    PW_CUDA_LAUNCH("build_list_screened");
+  }
+
   void launch_rebuild(cudaStream_t s) {
     const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
@@ -1283,26 +1321,25 @@ class CudaEngine final : public MdEngine {
     const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
     const R screen = R(r_list_ + 1e-3);  // > r_list by far more than the rounding of the tests
     if (shifted_ && screen_) {
-#define PW_SCREENED(STAGED)                                                                      \
-  build_list_screened<R, STAGED><<<bb, kBlock, 0, s>>>(                                          \
-      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
-      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),    \
-      nbr_.as<int>(), nbr_count_.as<int>(), f)
       if constexpr (std::is_same_v<R, float>) {
-#define PW_SCREENED_MINB(MINB)                                                                   \
-  build_list_screened<R, true, MINB><<<bb, kBlock, 0, s>>>(                                      \
-      cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(), \
-      ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),    \
-      nbr_.as<int>(), nbr_count_.as<int>(), f)
-        if (staged && (build_minb_ == 8 || build_minb_ == 10)) {
-          build_minb_ == 8 ? PW_SCREENED_MINB(8) : PW_SCREENED_MINB(10);
-          PW_CUDA_LAUNCH("build_list");
+        if (staged && build_minb_ == 8) {
+          build_dyn_ ? launch_screened<true, 8, true>(s, screen, f, bb)
+                     : launch_screened<true, 8, false>(s, screen, f, bb);
           return;
         }
-#undef PW_SCREENED_MINB
+        if (staged && build_minb_ == 10) {
+          build_dyn_ ? launch_screened<true, 10, true>(s, screen, f, bb)
+                     : launch_screened<true, 10, false>(s, screen, f, bb);
+          return;
+        }
       }
-      staged ? PW_SCREENED(true) : PW_SCREENED(false);
-#undef PW_SCREENED
+      if (staged)
+        build_dyn_ ? launch_screened<true, 1, true>(s, screen, f, bb)
+                   : launch_screened<true, 1, false>(s, screen, f, bb);
+      else
+        build_dyn_ ? launch_screened<false, 1, true>(s, screen, f, bb)
+                   : launch_screened<false, 1, false>(s, screen, f, bb);
+      return;
     } else if (shifted_)
       staged ? PW_BUILD(true, true) : PW_BUILD(true, false);
     else
@@ -1324,7 +1361,12 @@ class CudaEngine final : public MdEngine {
     // faster anyway, single and mixed, H200: 1,354 vs 1,222 TPS single at 2,048,000 atoms), the
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
     if constexpr (std::is_same_v<P, float>) {
-      if (vec && !SF && fast_rcp_) return PW_FORCES(4, true, 16, true);
+      if (vec && !SF && fast_rcp_) {
+        if (carveout_ >= 0)
+          PW_CUDA(cudaFuncSetAttribute(forces_kick<R, P, A, SF, One, 4, true, 16, true>,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, carveout_));
+        return PW_FORCES(4, true, 16, true);
+      }
       if (vec) return PW_FORCES(4, true, 16, false);
     }
     if (tpa_ >= 8)
@@ -1596,9 +1638,11 @@ class CudaEngine final : public MdEngine {
   bool row_major_ = true;
   bool staged_ = true;      // the build's neighbor writes in 8-entry groups (see build_list)
   bool screen_ = true;      // shifted grids: build_list_screened
-  double cell_atoms_ = 0;   // cells widened to hold this many atoms on average (0: r_list wide)
+  double cell_atoms_ = 27;  // cells widened up to this many atoms on average (0: r_list wide)
   int build_minb_ = 1;      // screened build's resident blocks per SM (launch bounds)
   bool scan_tiled_ = true;  // cell_scan: one block per tile
+  bool build_dyn_ = false;  // screened build: one wave, home cells handed out by a counter
+  int carveout_ = -1;       // force kernel's preferred shared-memory carveout (-1: the driver's)
   bool vec_ = true;         // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
   bool fast_rcp_ = false;   // single, cut/shift: approximate 1/r²
   std::size_t si() const {
