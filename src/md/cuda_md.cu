@@ -1286,12 +1286,16 @@ class CudaEngine final : public MdEngine {
   template <bool Staged, int MinB, bool Dyn>
   void launch_screened(cudaStream_t s, R screen, Flags* f, int bb) {
     auto kernel = build_list_screened<R, Staged, MinB, Dyn>;
-    if (Dyn) {
-      int dev = 0, sms = 0, per_sm = 0;
-      PW_CUDA(cudaGetDevice(&dev));
-      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
-      bb = std::min(bb, std::max(1, per_sm) * sms);
+    if (Dyn) {  // queried at the first (uncaptured) build, then cached
+      int& blocks = dyn_grid_[Staged][MinB == 8 ? 1 : MinB == 10 ? 2 : 0];
+      if (blocks == 0) {
+        int dev = 0, sms = 0, per_sm = 0;
+        PW_CUDA(cudaGetDevice(&dev));
+        PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+        blocks = std::max(1, per_sm) * sms;
+      }
+      bb = std::min(bb, blocks);
     }
     kernel<<<bb, kBlock, 0, s>>>(cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(),
                                  start_.as<int>(), stencil_.as<int>(), ccoord_.as<int4>(), box_,
@@ -1362,9 +1366,11 @@ class CudaEngine final : public MdEngine {
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
     if constexpr (std::is_same_v<P, float>) {
       if (vec && !SF && fast_rcp_) {
-        if (carveout_ >= 0)
+        if (carveout_ >= 0 && !carveout_set_) {  // once, at the first (uncaptured) launch
           PW_CUDA(cudaFuncSetAttribute(forces_kick<R, P, A, SF, One, 4, true, 16, true>,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, carveout_));
+          carveout_set_ = true;
+        }
         return PW_FORCES(4, true, 16, true);
       }
       if (vec) return PW_FORCES(4, true, 16, false);
@@ -1643,8 +1649,10 @@ class CudaEngine final : public MdEngine {
   bool scan_tiled_ = true;  // cell_scan: one block per tile
   bool build_dyn_ = false;  // screened build: one wave, home cells handed out by a counter
   int carveout_ = -1;       // force kernel's preferred shared-memory carveout (-1: the driver's)
-  bool vec_ = true;         // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
-  bool fast_rcp_ = false;   // single, cut/shift: approximate 1/r²
+  bool carveout_set_ = false;
+  int dyn_grid_[2][3] = {};  // dynamic build: resident blocks of each variant (0: not queried)
+  bool vec_ = true;          // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
+  bool fast_rcp_ = false;    // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }
