@@ -4,14 +4,15 @@
 //   integrate1  half kick, drift (BAOAB: half drift, O step, half drift), wrap + image flags,
 //               |r − r_build|² per atom, block top-2 → last block: rebuild flag = d1 + d2 > skin
 //   cell_count  \
-//   cell_scan    | cell list by counting sort (cells numbered along a Morton curve); in-cell
-//   cell_scatter | order sorted by index so the lists, and so the forces, are deterministic
-//   cell_sort   /
+//   cell_scan    | cell list by counting sort (cells numbered along a Morton curve; at least
+//   cell_scatter | r_list wide, widened up to 27 atoms on average); in-cell order sorted by
+//   cell_sort   /  index so the lists, and so the forces, are deterministic
 //   build_list  full Verlet list (r < rc + skin) from the 27-cell stencil, a warp per cell,
 //               row-major nbr[i * capacity + k], written in 8-entry groups (whole sectors);
 //               count > capacity raises the overflow maximum. Grids of 3+ cells per side:
 //               build_list_screened (candidates screened against the home atoms' bounding box,
-//               tested 32 at a time into hit masks; PAIRWISE_MD_SCREEN=0: build_list)
+//               tested 32 at a time into hit masks; one wave of blocks taking home cells from a
+//               counter; PAIRWISE_MD_SCREEN=0: build_list)
 //   forces      pair forces over the list (4 threads per atom, each loading 4 neighbor indices
 //               with one 16-byte load; no atomics) + second half kick (+ Andersen collisions)
 // The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
@@ -272,12 +273,11 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
 
 constexpr int kScanTile = 1024 * 16;  // cells per tile of cell_scan
 
-// Exclusive scan of the cell counts in tiles of 16,384 cells (1,024 threads, each 16 consecutive
-// cells with 16-byte loads and stores). Tiled (one block per tile): each block first sums the
-// counts of all the tiles before its own (coalesced 16-byte loads, a block reduction), so the
-// blocks need no ordering between them; otherwise one block scans every tile in turn with a
-// carry.
-template <bool Tiled>
+// Exclusive scan of the cell counts, one block of 1,024 threads per tile of 16,384 cells (each
+// thread 16 consecutive cells, 16-byte loads and stores). Each block first sums the counts of all
+// the tiles before its own (coalesced 16-byte loads, a block reduction), so the blocks need no
+// ordering between them (2,048,000 atoms: 5 blocks at once instead of one block scanning the
+// tiles in turn; ≈ 25 µs less per rebuild, H200).
 __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
                                                   int* __restrict__ start, const Flags* flags) {
   if (!flags->rebuild) return;
@@ -285,10 +285,9 @@ __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* _
   __shared__ int warp_sums[32];
   __shared__ int tile_end;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  const int base = blockIdx.x * kScanTile;
   int carry = 0;
-  int base = 0, stride = 1024 * kPer;
-  if (Tiled) {
-    base = blockIdx.x * kScanTile, stride = cells;  // one tile
+  {
     int sum = 0;
     const int4* c4 = reinterpret_cast<const int4*>(count);
     for (int q = t; q < base / 4; q += 1024) {
@@ -307,9 +306,9 @@ __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* _
     }
     __syncthreads();
     carry = tile_end;
-    __syncthreads();  // warp_sums and tile_end are reused below
+    __syncthreads();  // warp_sums is reused below
   }
-  for (; base < cells; base += stride) {
+  {
     const int c0 = base + kPer * t;
     const bool whole = c0 + kPer <= cells;  // 16-byte loads and stores (c0: a multiple of 16)
     int v[kPer], s = 0;
@@ -360,9 +359,6 @@ __global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* _
       for (int u = 0; u < kPer; ++u)
         if (c0 + u < cells) start[c0 + u] = v[u];
     }
-    if (t == 1023) tile_end = run;
-    __syncthreads();
-    carry = tile_end;
   }
   if (t == 0 && blockIdx.x == 0) start[cells] = n;
 }
@@ -570,7 +566,7 @@ __device__ __forceinline__ R warp_max(R v) {
 // (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
 // shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
 // of one per stencil-cell chunk of ≈ 18.
-template <class R, bool Staged, int MinB = 1, bool Dyn = false>
+template <class R, bool Staged, int MinB = 1>
 __global__ void __launch_bounds__(kBlock, MinB)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
                         const typename Vec4<R>::type* __restrict__ cpos,
@@ -588,16 +584,14 @@ __global__ void __launch_bounds__(kBlock, MinB)
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* bw = buf[wib];
   const unsigned below = (1u << lane) - 1u;
-  const int warps = gridDim.x * (kBlock / 32);
-  // Dyn: one wave of resident blocks, each warp taking the next home cell from a counter (no
-  // tail of a last, partly filled wave; the lists do not depend on which warp builds them).
+  // One wave of resident blocks, each warp taking the next home cell from a counter: no tail of
+  // a last, partly filled wave (the lists do not depend on which warp builds them).
   auto next_cell = [&]() {
     int c = 0;
     if (lane == 0) c = atomicAdd(&flags->next_cell, 1);
     return __shfl_sync(kAll, c, 0);
   };
-  for (int c = Dyn ? next_cell() : blockIdx.x * (kBlock / 32) + wib; c < cells;
-       c = Dyn ? next_cell() : c + warps) {  // uniform per warp
+  for (int c = next_cell(); c < cells; c = next_cell()) {  // uniform per warp
     const int b = start[c], e = start[c + 1];
     const int cs = lane < 27 ? stencil[27 * c + lane] : -1;  // 27 cells (shifted: no duplicates)
     int qb = 0, qe = 0;
@@ -918,14 +912,6 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
-    const char* minb = std::getenv("PAIRWISE_MD_BUILD_MINB");  // screened build: blocks per SM
-    build_minb_ = minb && *minb ? std::atoi(minb) : 1;
-    const char* dyn = std::getenv("PAIRWISE_MD_BUILD_DYN");  // 1: one wave, cells by counter
-    build_dyn_ = dyn && *dyn == '1';
-    const char* carve = std::getenv("PAIRWISE_MD_CARVEOUT");  // force kernel: % shared memory
-    carveout_ = carve && *carve ? std::atoi(carve) : -1;
-    const char* scan = std::getenv("PAIRWISE_MD_SCAN_TILED");  // 0: one-block cell scan
-    scan_tiled_ = !(scan && *scan == '0');
   }
   ~CudaEngine() override {
     if (profile_ && prof_steps_[0] > 0)
@@ -1268,11 +1254,8 @@ class CudaEngine final : public MdEngine {
   }
 
   void launch_cell_scan(cudaStream_t s, const Flags* f) {
-    if (scan_tiled_)
-      cell_scan<true><<<(cells_ + kScanTile - 1) / kScanTile, 1024, 0, s>>>(
-          cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
-    else
-      cell_scan<false><<<1, 1024, 0, s>>>(cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
+    cell_scan<<<(cells_ + kScanTile - 1) / kScanTile, 1024, 0, s>>>(
+        cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
   }
 
   void launch_cell_sort(cudaStream_t s, int max_blocks) {
@@ -1282,25 +1265,22 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("cell_sort");
   }
 
-  // The screened build; Dyn: a grid of exactly the resident blocks (one wave).
-  template <bool Staged, int MinB, bool Dyn>
+  // The screened build: a grid of exactly the resident blocks (one wave).
+  template <bool Staged, int MinB>
   void launch_screened(cudaStream_t s, R screen, Flags* f, int bb) {
-    auto kernel = build_list_screened<R, Staged, MinB, Dyn>;
-    if (Dyn) {  // queried at the first (uncaptured) build, then cached
-      int& blocks = dyn_grid_[Staged][MinB == 8 ? 1 : MinB == 10 ? 2 : 0];
-      if (blocks == 0) {
-        int dev = 0, sms = 0, per_sm = 0;
-        PW_CUDA(cudaGetDevice(&dev));
-        PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
-        blocks = std::max(1, per_sm) * sms;
-      }
-      bb = std::min(bb, blocks);
+    auto kernel = build_list_screened<R, Staged, MinB>;
+    int& blocks = screened_blocks_[Staged];
+    if (blocks == 0) {  // queried at the first (uncaptured) build, then cached
+      int dev = 0, sms = 0, per_sm = 0;
+      PW_CUDA(cudaGetDevice(&dev));
+      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+      blocks = std::max(1, per_sm) * sms;
     }
-    kernel<<<bb, kBlock, 0, s>>>(cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(),
-                                 start_.as<int>(), stencil_.as<int>(), ccoord_.as<int4>(), box_,
-                                 R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),
-                                 nbr_.as<int>(), nbr_count_.as<int>(), f);
+    kernel<<<std::min(bb, blocks), kBlock, 0, s>>>(
+        cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(),
+        ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),
+        nbr_.as<int>(), nbr_count_.as<int>(), f);
     PW_CUDA_LAUNCH("build_list_screened");
   }
 
@@ -1325,25 +1305,13 @@ class CudaEngine final : public MdEngine {
     const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
     const R screen = R(r_list_ + 1e-3);  // > r_list by far more than the rounding of the tests
     if (shifted_ && screen_) {
+      // Single, staged: 8 resident blocks (≤ 64 registers, a few bytes spilled; 72 otherwise):
+      // H200, 2,048,000 atoms, 1,471 vs 1,469 TPS; 1,427 vs 1,417 before the one-wave grid.
       if constexpr (std::is_same_v<R, float>) {
-        if (staged && build_minb_ == 8) {
-          build_dyn_ ? launch_screened<true, 8, true>(s, screen, f, bb)
-                     : launch_screened<true, 8, false>(s, screen, f, bb);
-          return;
-        }
-        if (staged && build_minb_ == 10) {
-          build_dyn_ ? launch_screened<true, 10, true>(s, screen, f, bb)
-                     : launch_screened<true, 10, false>(s, screen, f, bb);
-          return;
-        }
+        if (staged) return launch_screened<true, 8>(s, screen, f, bb);
       }
-      if (staged)
-        build_dyn_ ? launch_screened<true, 1, true>(s, screen, f, bb)
-                   : launch_screened<true, 1, false>(s, screen, f, bb);
-      else
-        build_dyn_ ? launch_screened<false, 1, true>(s, screen, f, bb)
-                   : launch_screened<false, 1, false>(s, screen, f, bb);
-      return;
+      return staged ? launch_screened<true, 1>(s, screen, f, bb)
+                    : launch_screened<false, 1>(s, screen, f, bb);
     } else if (shifted_)
       staged ? PW_BUILD(true, true) : PW_BUILD(true, false);
     else
@@ -1365,14 +1333,7 @@ class CudaEngine final : public MdEngine {
     // faster anyway, single and mixed, H200: 1,354 vs 1,222 TPS single at 2,048,000 atoms), the
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
     if constexpr (std::is_same_v<P, float>) {
-      if (vec && !SF && fast_rcp_) {
-        if (carveout_ >= 0 && !carveout_set_) {  // once, at the first (uncaptured) launch
-          PW_CUDA(cudaFuncSetAttribute(forces_kick<R, P, A, SF, One, 4, true, 16, true>,
-                                       cudaFuncAttributePreferredSharedMemoryCarveout, carveout_));
-          carveout_set_ = true;
-        }
-        return PW_FORCES(4, true, 16, true);
-      }
+      if (vec && !SF && fast_rcp_) return PW_FORCES(4, true, 16, true);
       if (vec) return PW_FORCES(4, true, 16, false);
     }
     if (tpa_ >= 8)
@@ -1642,17 +1603,12 @@ class CudaEngine final : public MdEngine {
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
   bool row_major_ = true;
-  bool staged_ = true;      // the build's neighbor writes in 8-entry groups (see build_list)
-  bool screen_ = true;      // shifted grids: build_list_screened
-  double cell_atoms_ = 27;  // cells widened up to this many atoms on average (0: r_list wide)
-  int build_minb_ = 1;      // screened build's resident blocks per SM (launch bounds)
-  bool scan_tiled_ = true;  // cell_scan: one block per tile
-  bool build_dyn_ = false;  // screened build: one wave, home cells handed out by a counter
-  int carveout_ = -1;       // force kernel's preferred shared-memory carveout (-1: the driver's)
-  bool carveout_set_ = false;
-  int dyn_grid_[2][3] = {};  // dynamic build: resident blocks of each variant (0: not queried)
-  bool vec_ = true;          // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
-  bool fast_rcp_ = false;    // single, cut/shift: approximate 1/r²
+  bool staged_ = true;           // the build's neighbor writes in 8-entry groups (see build_list)
+  bool screen_ = true;           // shifted grids: build_list_screened
+  int screened_blocks_[2] = {};  // the screened build's grid [staged]: resident blocks
+  double cell_atoms_ = 27;       // cells widened up to this many atoms on average (0: r_list wide)
+  bool vec_ = true;              // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
+  bool fast_rcp_ = false;        // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }
