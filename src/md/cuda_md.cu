@@ -450,6 +450,37 @@ __device__ __forceinline__ void finish_list(int i, int count, int (*group)[32], 
       nbr[std::size_t(i) * si + (count & ~7) + r] = group[r][lane];
 }
 
+// Lane s < 27 of a warp building the lists of home cell c holds stencil cell s: its candidate
+// range [qb, qe) and the periodic shift (sx, sy, sz) that moves it next to the home cell (Shifted
+// grids, 3 or more cells a side; zero otherwise). All 27 are loaded at once; the stencil is
+// −1-terminated when deduplicated, and `cells` (warp-uniform) counts the valid entries.
+template <class R>
+struct StencilLane {
+  int qb = 0, qe = 0, cells = 0;
+  R sx = 0, sy = 0, sz = 0;
+};
+template <class R, bool Shifted>
+__device__ __forceinline__ StencilLane<R> load_stencil_lane(int c, int lane,
+                                                            const int* __restrict__ start,
+                                                            const int* __restrict__ stencil,
+                                                            const int4* __restrict__ ccoord,
+                                                            const BoxP<R>& box) {
+  StencilLane<R> st;
+  const int cs = lane < 27 ? stencil[27 * c + lane] : -1;
+  if (cs >= 0) {
+    st.qb = start[cs], st.qe = start[cs + 1];
+    if (Shifted) {
+      const int4 home = ccoord[c], q = ccoord[cs];
+      const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
+      st.sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
+      st.sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
+      st.sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
+    }
+  }
+  st.cells = __popc(__ballot_sync(0xffffffffu, cs >= 0));
+  return st;
+}
+
 // The full Verlet list, a warp per cell: lane l owns the cell's atom l (32 at a time), the warp
 // stages each stencil cell's positions in shared memory 32 at a time (one coalesced load) and
 // every lane tests its atom against them in order, so each list is in stencil/cell order
@@ -480,22 +511,9 @@ __global__ void __launch_bounds__(kBlock)
   const int warps = gridDim.x * (kBlock / 32);
   for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
     const int b = start[c], e = start[c + 1];
-    // Lane s < 27 holds stencil cell s: its candidate range and periodic shift (all 27 loaded at
-    // once; the stencil is −1-terminated when deduplicated).
-    const int cs = lane < 27 ? stencil[27 * c + lane] : -1;
-    int qb = 0, qe = 0;
-    R sx = 0, sy = 0, sz = 0;
-    if (cs >= 0) {
-      qb = start[cs], qe = start[cs + 1];
-      if (Shifted) {
-        const int4 home = ccoord[c], q = ccoord[cs];
-        const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
-        sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
-        sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
-        sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
-      }
-    }
-    const int nst = __popc(__ballot_sync(kAll, cs >= 0));
+    const StencilLane<R> st = load_stencil_lane<R, Shifted>(c, lane, start, stencil, ccoord, box);
+    const int qb = st.qb, qe = st.qe, nst = st.cells;
+    const R sx = st.sx, sy = st.sy, sz = st.sz;
     for (int h0 = b; h0 < e; h0 += 32) {
       const int k = h0 + lane;
       const bool mine = k < e;
@@ -593,18 +611,10 @@ __global__ void __launch_bounds__(kBlock, MinB)
   };
   for (int c = next_cell(); c < cells; c = next_cell()) {  // uniform per warp
     const int b = start[c], e = start[c + 1];
-    const int cs = lane < 27 ? stencil[27 * c + lane] : -1;  // 27 cells (shifted: no duplicates)
-    int qb = 0, qe = 0;
-    R sx = 0, sy = 0, sz = 0;
-    if (cs >= 0) {
-      qb = start[cs], qe = start[cs + 1];
-      const int4 home = ccoord[c], q = ccoord[cs];
-      const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
-      sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
-      sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
-      sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
-    }
-    const int nst = __popc(__ballot_sync(kAll, cs >= 0));
+    // 27 cells (shifted grids: no duplicates).
+    const StencilLane<R> st = load_stencil_lane<R, true>(c, lane, start, stencil, ccoord, box);
+    const int qb = st.qb, qe = st.qe, nst = st.cells;
+    const R sx = st.sx, sy = st.sy, sz = st.sz;
     for (int h0 = b; h0 < e; h0 += 32) {
       const int k = h0 + lane;
       const bool mine = k < e;
