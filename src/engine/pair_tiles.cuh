@@ -2,7 +2,8 @@
 // to both particles), shared by workloads: the triangle tile enumeration, the lane rotation of the
 // source accumulators, and an exact, order-independent accumulator of float values.
 //
-// Tile scheme (nbody's newton3 kernel; ljc's tiles_kernel uses the same one):
+// Tile scheme (nbody's newton3 kernel; ljc's tiles_kernel shares the staging and rotate_next, and
+// takes the triangle's rows in folded pairs p, nb-1-p instead):
 //   - the particles are cut into nb row tiles of B = 32·kI; tile (I, J) with I <= J pairs the B
 //     targets of row I (kI per lane, in registers) with the B sources of column J;
 //   - the upper triangle of tiles is numbered row by row (triangle_tile below) and each warp

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
+#include "engine/pair_tiles.cuh"
 #include "ljc/cuda_ljc.cuh"
 #include "pairwise/physics/dynamics.hpp"
 #include "pairwise/physics/ljc.hpp"
@@ -66,11 +67,6 @@ __device__ __forceinline__ void accumulate(void* base, long long index, float v)
   } else {
     atomicAdd(static_cast<double*>(base) + index, double(v));
   }
-}
-
-template <class F>
-__device__ __forceinline__ F shfl_next(F v) {
-  return __shfl_sync(0xffffffffu, v, (threadIdx.x + 1) & 31);
 }
 
 // The tile kernel: each warp walks a contiguous chunk of tiles (row-major over the square, or the
@@ -295,7 +291,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
           // Pass the forces on the sources one lane down, with the sources.
           if constexpr (kPairN3) {
 #pragma unroll
-            for (int c = 0; c < 3; ++c) fj[c] = shfl_next(fj[c]);
+            for (int c = 0; c < 3; ++c) fj[c] = engine::rotate_next(fj[c]);
           }
         }
       };
