@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -38,11 +37,8 @@ namespace pairwise::nbody::cuda {
 namespace {
 
 constexpr int kWarps = kNewton3Warps;
-
-// EXPERIMENT (temporary): launch shape / unroll variants of GA kI = 8, PAIRWISE_CUDA_NEWTON3_X.
-struct Shape {
-  int warps, min_blocks, unroll;
-};
+constexpr int kBlockThreads = 32 * kWarps;
+constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
 
 // Register caps (blocks of 4 warps per SM): 4 (16 warps, <= 128 registers); GA with φ at kI = 8
 // takes 3 (12 warps, <= 168 registers: 2.29 / 2.36 / 2.37 T/s at N = 65,536 / 262,144 /
@@ -103,8 +99,9 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-template <bool kJerk, bool kPot, bool kGuard, int kI, int kWarps, int kUnroll>
-__device__ __forceinline__ void newton3_body(const ForceArgs& a, const Newton3Grid& g) {
+template <bool kJerk, bool kPot, bool kGuard, int kI>
+__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
+    newton3_kernel(const ForceArgs a, const Newton3Grid g) {
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -245,19 +242,6 @@ __device__ __forceinline__ void newton3_body(const ForceArgs& a, const Newton3Gr
   flush_row();
 }
 
-template <bool kJerk, bool kPot, bool kGuard, int kI, int kWarps = kNewton3Warps,
-          int kMinB = kMinBlocks<kJerk, kPot, kI>, int kUnroll = 8>
-__global__ void __launch_bounds__(32 * kWarps, kMinB)
-    newton3_kernel(const ForceArgs a, const Newton3Grid g) {
-  newton3_body<kJerk, kPot, kGuard, kI, kWarps, kUnroll>(a, g);
-}
-
-template <bool kJerk, bool kPot, bool kGuard, int kI, int kWarps, int kRegs, int kUnroll>
-__global__ void __launch_bounds__(32 * kWarps) __maxnreg__(kRegs)
-    newton3_kernel_r(const ForceArgs a, const Newton3Grid g) {
-  newton3_body<kJerk, kPot, kGuard, kI, kWarps, kUnroll>(a, g);
-}
-
 // Rounds the exact sums to double, removes the self term of φ (the pair (i, i) of the diagonal
 // tile added -m_i/ε, in float, as physics::self_potential computes it), writes `out` and zeroes
 // the words for the next evaluation.
@@ -279,37 +263,6 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
 
 using KernelFn = void (*)(ForceArgs, Newton3Grid);
 
-int variant_x() {
-  static const int x = [] {
-    const char* e = std::getenv("PAIRWISE_CUDA_NEWTON3_X");
-    return e ? std::atoi(e) : 0;
-  }();
-  return x;
-}
-
-template <bool kPot, bool kGuard>
-KernelFn pick_x(int x) {
-  switch (x) {
-    case 1:
-      return newton3_kernel<false, kPot, kGuard, 8, 4, 3, 16>;
-    case 2:
-      return newton3_kernel<false, kPot, kGuard, 8, 4, 3, 32>;
-    case 3:
-      return newton3_kernel<false, kPot, kGuard, 8, 1, 12, 8>;
-    case 4:
-      return newton3_kernel_r<false, kPot, kGuard, 8, 1, 152, 8>;
-    case 5:
-      return newton3_kernel_r<false, kPot, kGuard, 8, 1, 144, 8>;
-    case 6:
-      return newton3_kernel<false, kPot, kGuard, 8, 1, 12, 32>;
-    default:
-      return nullptr;
-  }
-}
-int warps_x(int x) {
-  return x >= 3 && x <= 6 ? 1 : kWarps;
-}
-
 template <int kI>
 KernelFn pick_ga(bool potential, bool guard) {
   if (potential)
@@ -324,20 +277,11 @@ KernelFn pick_gaj(bool guard) {
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4.
 KernelFn pick(bool jerk, bool potential, bool guard, int k_i) {
-  if (!jerk && k_i == 8 && variant_x() > 0) {
-    const int x = variant_x();
-    if (potential) return guard ? pick_x<true, true>(x) : pick_x<true, false>(x);
-    return guard ? pick_x<false, true>(x) : pick_x<false, false>(x);
-  }
   if (jerk) return k_i == 2 ? pick_gaj<2>(guard) : pick_gaj<4>(guard);
   return k_i == 8 ? pick_ga<8>(potential, guard) : pick_ga<4>(potential, guard);
 }
 
-int block_warps(bool jerk, int k_i) {
-  return !jerk && k_i == 8 ? warps_x(variant_x()) : kWarps;
-}
-
-Newton3Grid grid_of(int n, int k_i, int blocks, int kWarps) {
+Newton3Grid grid_of(int n, int k_i, int blocks) {
   Newton3Grid g;
   g.nb = (n + 32 * k_i - 1) / (32 * k_i);
   g.n_tiles = engine::triangle_tiles(g.nb);
@@ -354,23 +298,21 @@ std::size_t newton3_exact_bytes(int n) {
 
 int newton3_blocks(bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
-  const int w = block_warps(jerk, k_i);
   PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pick(jerk, potential, false, k_i),
-                                                        32 * w, 0));
+                                                        kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
   const long long resident = (long long)std::max(per_sm, 1) * std::max(sms, 1);
-  return int(std::max<long long>(1, std::min(resident, (tiles + w - 1) / w)));
+  return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
 }
 
 void launch_newton3(const ForceArgs& args) {
   const auto stream = static_cast<cudaStream_t>(args.stream);
   const int n = args.n_j;
   const int k_i = args.plan.i_per_thread;
-  const int w = block_warps(args.jerk, k_i);
-  const Newton3Grid g = grid_of(n, k_i, args.plan.i_blocks, w);
+  const Newton3Grid g = grid_of(n, k_i, args.plan.i_blocks);
   pick(args.jerk, args.potential, args.guard_zero,
-       k_i)<<<unsigned(args.plan.i_blocks), 32 * w, 0, stream>>>(args, g);
+       k_i)<<<unsigned(args.plan.i_blocks), kBlockThreads, 0, stream>>>(args, g);
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
   newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(args);
   PW_CUDA_LAUNCH("gravity newton3_finalize_kernel");
