@@ -74,6 +74,8 @@ class CudaGravityKernel final : public GravityKernel {
     n_ = int(p.size());
     plans_.clear();
     host_m_ = p.m;
+    equal_mass_ = !p.m.empty() && p.m.front() > 0.0 &&
+                  std::all_of(p.m.begin(), p.m.end(), [&](double m) { return m == p.m.front(); });
     state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
     for (int a = 0; a < cuda::kStateArrays; ++a)
       state_.p[a] = state_buf_.as<double>() + std::size_t(a) * std::max(n_, 1);
@@ -183,7 +185,8 @@ class CudaGravityKernel final : public GravityKernel {
     const ForcePlan p = cuda::plan_forces(options_.precision, jerk, true, n_, n_,
                                           info_.multiprocessors, kMaxPartialBytes, true);
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
-    if (p.newton3) return "newton3" + tile;
+    if (p.newton3)
+      return "newton3" + tile + (cuda::newton3_equal_mass(equal_mass_) ? " equal-mass" : "");
     if (p.small) return "small" + tile;
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
   }
@@ -293,6 +296,7 @@ class CudaGravityKernel final : public GravityKernel {
     a.jerk = jerk;
     a.potential = potential;
     a.guard_zero = guard;
+    a.equal_mass = equal_mass_;
     a.jpos = jpos_.as<void>();
     a.jlo = jlo_.as<void>();
     a.jvel = jvel_.as<void>();
@@ -331,6 +335,7 @@ class CudaGravityKernel final : public GravityKernel {
   engine::AllPairsWorkspace workspace_;  // partial sums and ticket counters of the split path
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
+  bool equal_mass_ = false;  // every mass the same (ForceArgs::equal_mass)
 };
 
 }  // namespace

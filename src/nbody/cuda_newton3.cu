@@ -16,16 +16,22 @@
 //     the other paths);
 //   - the pads of a partial last tile are far away with zero mass on both sides: they add exactly
 //     zero to real particles, and their own sums are never flushed;
+//   - equal masses (kUnit): the pair terms are summed without masses (m = 1 in the evaluators, so
+//     m_j/s³ and m_i/s³ are both 1/s³, two FMUL fewer per pair) and the finalize kernel multiplies
+//     by m in double; the pads then sit at kFarUnit (1e25), where s² overflows to +inf and 1/s to
+//     exactly 0, so they still add exactly zero;
 //   - every flush is an exact integer add (engine::exact_add, one int64 atomic per value), so the
 //     result does not depend on the order of the flushes: bitwise reproducible. The finalize
 //     kernel rounds each sum to double once, removes the self term of φ and zeroes the words.
 //
 // Issue slots per pair (SASS of the loop, docs/performance.md): GA 3 (d) + 3 (s²) + 1 (rsqrt) + 4
-// (1/s³, m_j/s³, m_i/s³) + 6 (a_i, a_j) + 2 (φ_i, φ_j) = 19 for two interactions, plus per source
+// (1/s³, m_j/s³, m_i/s³) + 6 (a_i, a_j) + 2 (φ_i, φ_j) = 19 for two interactions (17 with equal
+// masses), plus per source
 // step one LDS.128 and 4 SHFL shared by kI pairs; GAJ 38 + 2 LDS.128 + 7 SHFL.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <type_traits>
 
 #include "core/cuda_check.cuh"
@@ -38,13 +44,20 @@ namespace {
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
-constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
+constexpr int kUnroll = 8;
+// Pads of the equal-mass kernels (unit mass): |d|² overflows to +inf, rsqrt(+inf) = 0, so every
+// term with a pad is exactly zero (d·0 with d finite).
+constexpr float kFarUnit =
+    1e25f;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
 
 // Register caps (blocks of 4 warps per SM): 4 (16 warps, <= 128 registers); GA with φ at kI = 8
 // takes 3 (12 warps, <= 168 registers: 2.29 / 2.36 / 2.37 T/s at N = 65,536 / 262,144 /
 // 1,048,576 against 2.21 / 2.31 / 2.32 with 4, whose 128 registers spill 8 bytes).
-template <bool kJerk, bool kPot, int kI>
-constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? 3 : 4;
+#ifndef PAIRWISE_N3_UNIT_MINB
+#define PAIRWISE_N3_UNIT_MINB 3
+#endif
+template <bool kJerk, bool kPot, bool kUnit, int kI>
+constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? (kUnit ? PAIRWISE_N3_UNIT_MINB : 3) : 4;
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
 // warps.
@@ -99,8 +112,8 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-template <bool kJerk, bool kPot, bool kGuard, int kI>
-__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
+template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kI>
+__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit, kI>))
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
@@ -124,7 +137,10 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
   const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
   const float4* __restrict__ jvel = static_cast<const float4*>(a.jvel);
   const F eps2 = F(a.eps2);
-  const float4 far = make_float4(kFar, kFar, kFar, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  constexpr float kPad = kUnit ? kFarUnit : kFar;
+  const float4 far = make_float4(kPad, kPad, kPad, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  // The mass of a target (source) in the evaluators: its own, or 1 with equal masses.
+  auto mass = [](const float4& p) { return kUnit ? F(1) : p.w; };
 
   float4 pi[kI];  // x, y, z, m of the targets
   F vi[kI][3];
@@ -182,9 +198,9 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
             const F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
             if constexpr (kJerk) {
               physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
-                                                     v.z - vi[k][2], p.w, eps2, acc[k]);
+                                                     v.z - vi[k][2], mass(p), eps2, acc[k]);
             } else {
-              physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, p.w, eps2, acc[k]);
+              physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, mass(p), eps2, acc[k]);
             }
           }
         }
@@ -212,11 +228,11 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
           for (int k = 0; k < kI; ++k) {
             if constexpr (kJerk) {
               physics::accumulate_accel_jerk_pair_from_rsqrt<kGuard>(
-                  dx[k], dy[k], dz[k], v.x - vi[k][0], v.y - vi[k][1], v.z - vi[k][2], pi[k].w, p.w,
-                  s2[k], inv_s[k], acc[k], fj);
+                  dx[k], dy[k], dz[k], v.x - vi[k][0], v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
+                  mass(p), s2[k], inv_s[k], acc[k], fj);
             } else {
               physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard>(
-                  dx[k], dy[k], dz[k], pi[k].w, p.w, s2[k], inv_s[k], acc[k], fj);
+                  dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k], inv_s[k], acc[k], fj);
             }
           }
           rotate<kJerk, kPot>(fj);
@@ -243,18 +259,22 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kI>))
 }
 
 // Rounds the exact sums to double, removes the self term of φ (the pair (i, i) of the diagonal
-// tile added -m_i/ε, in float, as physics::self_potential computes it), writes `out` and zeroes
-// the words for the next evaluation.
+// tile added -m_i/ε, in float, as physics::self_potential computes it; -1/ε with equal masses,
+// whose sums are then multiplied by m in double), writes `out` and zeroes the words for the next
+// evaluation.
 __global__ void newton3_finalize_kernel(const ForceArgs a) {
   const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
   if (i >= a.n_j) return;
   const std::size_t n = std::size_t(a.n_j);
   const int comps = a.jerk ? 7 : 4;
+  const bool unit = a.equal_mass;
   for (int c = 0; c < comps; ++c) {
     unsigned long long* words = component_words(a, c) + i;
     double v = engine::exact_value(reinterpret_cast<const long long*>(words), n);
+    const double m = a.state.p[kM][i];
     if (c == kPot && a.potential)
-      v -= double(physics::self_potential(float(a.state.p[kM][i]), float(a.eps2)));
+      v -= double(physics::self_potential(unit ? 1.0f : float(m), float(a.eps2)));
+    if (unit) v *= m;
 #pragma unroll
     for (int w = 0; w < engine::kExactWords; ++w) words[std::size_t(w) * n] = 0;
     a.out[std::size_t(c) * n + i] = v;
@@ -263,22 +283,27 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
 
 using KernelFn = void (*)(ForceArgs, Newton3Grid);
 
-template <int kI>
-KernelFn pick_ga(bool potential, bool guard) {
-  if (potential)
-    return guard ? newton3_kernel<false, true, true, kI> : newton3_kernel<false, true, false, kI>;
-  return guard ? newton3_kernel<false, false, true, kI> : newton3_kernel<false, false, false, kI>;
+template <bool kJerk, bool kPot, int kI>
+KernelFn pick_guard_unit(bool guard, bool unit) {
+  if (unit)
+    return guard ? newton3_kernel<kJerk, kPot, true, true, kI>
+                 : newton3_kernel<kJerk, kPot, false, true, kI>;
+  return guard ? newton3_kernel<kJerk, kPot, true, false, kI>
+               : newton3_kernel<kJerk, kPot, false, false, kI>;
 }
 
 template <int kI>
-KernelFn pick_gaj(bool guard) {
-  return guard ? newton3_kernel<true, true, true, kI> : newton3_kernel<true, true, false, kI>;
+KernelFn pick_ga(bool potential, bool guard, bool unit) {
+  return potential ? pick_guard_unit<false, true, kI>(guard, unit)
+                   : pick_guard_unit<false, false, kI>(guard, unit);
 }
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4.
-KernelFn pick(bool jerk, bool potential, bool guard, int k_i) {
-  if (jerk) return k_i == 2 ? pick_gaj<2>(guard) : pick_gaj<4>(guard);
-  return k_i == 8 ? pick_ga<8>(potential, guard) : pick_ga<4>(potential, guard);
+KernelFn pick(bool jerk, bool potential, bool guard, bool unit, int k_i) {
+  if (jerk)
+    return k_i == 2 ? pick_guard_unit<true, true, 2>(guard, unit)
+                    : pick_guard_unit<true, true, 4>(guard, unit);
+  return k_i == 8 ? pick_ga<8>(potential, guard, unit) : pick_ga<4>(potential, guard, unit);
 }
 
 Newton3Grid grid_of(int n, int k_i, int blocks) {
@@ -298,23 +323,41 @@ std::size_t newton3_exact_bytes(int n) {
 
 int newton3_blocks(bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
-  PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pick(jerk, potential, false, k_i),
-                                                        kBlockThreads, 0));
+  PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, pick(jerk, potential, false, false, k_i), kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
   const long long resident = (long long)std::max(per_sm, 1) * std::max(sms, 1);
   return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
 }
 
+bool newton3_equal_mass(bool equal_masses) {
+  static const bool off = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_EQUAL_MASS");
+    return env != nullptr && std::atoi(env) == 0;
+  }();
+  return equal_masses && !off;
+}
+
 void launch_newton3(const ForceArgs& args) {
   const auto stream = static_cast<cudaStream_t>(args.stream);
   const int n = args.n_j;
   const int k_i = args.plan.i_per_thread;
-  const Newton3Grid g = grid_of(n, k_i, args.plan.i_blocks);
-  pick(args.jerk, args.potential, args.guard_zero,
-       k_i)<<<unsigned(args.plan.i_blocks), kBlockThreads, 0, stream>>>(args, g);
+  ForceArgs a = args;
+  a.equal_mass = newton3_equal_mass(args.equal_mass);
+  int blocks = args.plan.i_blocks;
+  if constexpr (PAIRWISE_N3_UNIT_MINB != 3) {  // the plan counted 3 resident blocks per SM
+    if (a.equal_mass && !a.jerk && a.potential && k_i == 8) {
+      const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
+      blocks = int(std::min<long long>((long long)blocks * PAIRWISE_N3_UNIT_MINB / 3,
+                                       std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
+    }
+  }
+  const Newton3Grid g = grid_of(n, k_i, blocks);
+  pick(a.jerk, a.potential, a.guard_zero, a.equal_mass,
+       k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(a, g);
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
-  newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(args);
+  newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(a);
   PW_CUDA_LAUNCH("gravity newton3_finalize_kernel");
 }
 

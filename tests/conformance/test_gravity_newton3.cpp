@@ -3,7 +3,8 @@
 // 32·kI), diagonal tiles, one tile (N ≤ 128) and warps whose chunks cross rows (N = 12,000), with
 // each compiled register tile (GA kI = 4, 8; GAJ kI = 2, 4): against the reference backend within
 // the single-precision tolerance, in several unit systems (masses 1e-10 to 1e8: the exact
-// accumulator has no fixed scale), with ε = 0, and bitwise equal run to run.
+// accumulator has no fixed scale), with ε = 0, and bitwise equal run to run; the same for equal
+// masses (the equal-mass kernels: mass-free sums times m, pads at 1e25).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -154,6 +155,60 @@ TEST_F(GravityNewton3Cuda, BitwiseReproducible) {
                     same_bits(a.jz, other->jz));
       }
     }
+  }
+}
+
+// Equal masses take the equal-mass kernels (every particle of mass m).
+Particles with_equal_masses(Particles p, double m) {
+  for (double& mi : p.m) mi = m;
+  return p;
+}
+
+TEST_F(GravityNewton3Cuda, EqualMassesMatchReferenceForEveryTile) {
+  const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    const bool jerk = kind == ForceKind::accel_jerk;
+    for (const int tile : jerk ? std::vector<int>{2, 4} : std::vector<int>{4, 8}) {
+      SCOPED_TRACE(testing::Message() << "kI = " << tile);
+      const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", std::to_string(tile));
+      for (std::size_t n : kSizes) {
+        const Particles p = random_particles(n, 1600 + n, {Region::ball, true});
+        expect_matches_reference(with_equal_masses(p, 1.0 / double(n)), kEps2, kind);
+      }
+    }
+  }
+}
+
+TEST_F(GravityNewton3Cuda, EqualMassesUnsoftenedAndAnyUnitsMatchReference) {
+  const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
+  for (std::size_t n : {std::size_t{2}, std::size_t{33}, std::size_t{1000}}) {
+    const Particles p = random_particles(n, 1700 + n, {Region::ball, false, 0.02});
+    expect_matches_reference(with_equal_masses(p, 0.37), 0.0, ForceKind::accel);
+    expect_matches_reference(with_equal_masses(p, 0.37), 0.0, ForceKind::accel_jerk);
+  }
+  for (const double mass : {1e-10, 1e8}) {
+    for (const double length : {1e-3, 1e3}) {
+      SCOPED_TRACE(testing::Message() << "mass " << mass << ", length x " << length);
+      Particles p = with_equal_masses(random_particles(1000, 1800, {Region::ball}), mass);
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        p.x[i] *= length, p.y[i] *= length, p.z[i] *= length;
+      }
+      expect_matches_reference(p, kEps2 * length * length, ForceKind::accel);
+      expect_matches_reference(p, kEps2 * length * length, ForceKind::accel_jerk);
+    }
+  }
+}
+
+TEST_F(GravityNewton3Cuda, EqualMassesBitwiseReproducible) {
+  const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
+  const Particles p = with_equal_masses(random_particles(4097, 1900, {Region::ball, true}), 2e-4);
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    auto k = cuda_kernel(kEps2);
+    const Forces a = compute(*k, p, kind);
+    const Forces b = compute(*cuda_kernel(kEps2), p, kind);
+    EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
+                same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
+                same_bits(a.jz, b.jz));
   }
 }
 
