@@ -44,20 +44,19 @@ namespace {
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
-constexpr int kUnroll = 8;
+constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
 // Pads of the equal-mass kernels (unit mass): |d|² overflows to +inf, rsqrt(+inf) = 0, so every
 // term with a pad is exactly zero (d·0 with d finite).
-constexpr float kFarUnit =
-    1e25f;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
+constexpr float kFarUnit = 1e25f;
 
 // Register caps (blocks of 4 warps per SM): 4 (16 warps, <= 128 registers); GA with φ at kI = 8
 // takes 3 (12 warps, <= 168 registers: 2.29 / 2.36 / 2.37 T/s at N = 65,536 / 262,144 /
 // 1,048,576 against 2.21 / 2.31 / 2.32 with 4, whose 128 registers spill 8 bytes).
-#ifndef PAIRWISE_N3_UNIT_MINB
-#define PAIRWISE_N3_UNIT_MINB 3
-#endif
+// The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
+// blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
+constexpr int kUnitGaMinBlocks = 4;
 template <bool kJerk, bool kPot, bool kUnit, int kI>
-constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? (kUnit ? PAIRWISE_N3_UNIT_MINB : 3) : 4;
+constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? (kUnit ? kUnitGaMinBlocks : 3) : 4;
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
 // warps.
@@ -346,12 +345,12 @@ void launch_newton3(const ForceArgs& args) {
   ForceArgs a = args;
   a.equal_mass = newton3_equal_mass(args.equal_mass);
   int blocks = args.plan.i_blocks;
-  if constexpr (PAIRWISE_N3_UNIT_MINB != 3) {  // the plan counted 3 resident blocks per SM
-    if (a.equal_mass && !a.jerk && a.potential && k_i == 8) {
-      const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
-      blocks = int(std::min<long long>((long long)blocks * PAIRWISE_N3_UNIT_MINB / 3,
-                                       std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
-    }
+  // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
+  // equal-mass one has kUnitGaMinBlocks.
+  if (a.equal_mass && !a.jerk && a.potential && k_i == 8) {
+    const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
+    blocks = int(std::min<long long>((long long)blocks * kUnitGaMinBlocks / 3,
+                                     std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
   }
   const Newton3Grid g = grid_of(n, k_i, blocks);
   pick(a.jerk, a.potential, a.guard_zero, a.equal_mass,
