@@ -200,11 +200,15 @@ bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::s
 #pragma omp parallel reduction(max : worst)
     {
       std::vector<double> d2(widest);
+      // The atom's entries, appended without a branch per candidate (every candidate is written,
+      // the count advances only for a neighbor), then copied to the list up to its capacity.
+      std::vector<int> kept(half.size() * widest);
 #pragma omp for schedule(dynamic, 256)
       for (std::ptrdiff_t s = 0; s < sn; ++s) {
         const int i = cells.order[s];
         const auto& c = coords[std::size_t(cells.cell[i])];
         int* out = &list.index[std::size_t(i) * list.capacity];
+        int* keep = kept.data();
         int count = 0;
         const double xi = x[i], yi = y[i], zi = z[i];
         for (const Offset& o : half) {
@@ -221,14 +225,14 @@ bool build_half_list_shifted(const CellGrid& grid, const CellList& cells, std::s
           const int b = cells.start[nc], m = cells.start[nc + 1] - b;
           distance_block(cx.data() + b, cy.data() + b, cz.data() + b, m, xi, yi, zi, sx, sy, sz,
                          d2.data());
+          const int* cjb = cj.data() + b;
           for (int k = 0; k < m; ++k) {
-            const int j = cj[std::size_t(b + k)];
-            if (d2[std::size_t(k)] < r2 && (!own || j > i)) {
-              if (count < list.capacity) out[count] = j * 32 + code;
-              ++count;
-            }
+            const int j = cjb[k];
+            keep[count] = j * 32 + code;
+            count += int(d2[std::size_t(k)] < r2) & int(!own || j > i);
           }
         }
+        std::copy_n(keep, std::min(count, list.capacity), out);
         list.count[i] = count;
         worst = std::max(worst, count);
       }
