@@ -60,7 +60,7 @@ Forces compute(nbody::GravityKernel& k, const Particles& p, ForceKind kind) {
 }
 
 class GravityNewton3Cuda : public testing::Test {
- protected:
+ public:
   void SetUp() override {
     std::string why;
     if (!cuda_compiled() || cuda_devices(&why).empty())
@@ -89,18 +89,26 @@ class GravityNewton3Cuda : public testing::Test {
   }
 };
 
-TEST_F(GravityNewton3Cuda, MatchesReferenceForEveryTile) {
+// Every size of kSizes with every compiled register tile (GA kI = 4, 8; GAJ kI = 2, 4), the sets
+// from make_set(n), against the reference.
+template <class MakeSet>
+void expect_every_tile_matches(MakeSet make_set) {
   const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
   for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
     const bool jerk = kind == ForceKind::accel_jerk;
     for (const int tile : jerk ? std::vector<int>{2, 4} : std::vector<int>{4, 8}) {
       SCOPED_TRACE(testing::Message() << "kI = " << tile);
       const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", std::to_string(tile));
-      for (std::size_t n : kSizes) {
-        expect_matches_reference(random_particles(n, 1100 + n, {Region::ball, true}), kEps2, kind);
-      }
+      for (std::size_t n : kSizes)
+        GravityNewton3Cuda::expect_matches_reference(make_set(n), kEps2, kind);
     }
   }
+}
+
+TEST_F(GravityNewton3Cuda, MatchesReferenceForEveryTile) {
+  expect_every_tile_matches([](std::size_t n) {
+    return random_particles(n, 1100 + n, {Region::ball, true});
+  });
 }
 
 // Warps whose chunk of the triangle spans several tiles and rows (flushes of both kinds).
@@ -165,18 +173,9 @@ Particles with_equal_masses(Particles p, double m) {
 }
 
 TEST_F(GravityNewton3Cuda, EqualMassesMatchReferenceForEveryTile) {
-  const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
-  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
-    const bool jerk = kind == ForceKind::accel_jerk;
-    for (const int tile : jerk ? std::vector<int>{2, 4} : std::vector<int>{4, 8}) {
-      SCOPED_TRACE(testing::Message() << "kI = " << tile);
-      const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", std::to_string(tile));
-      for (std::size_t n : kSizes) {
-        const Particles p = random_particles(n, 1600 + n, {Region::ball, true});
-        expect_matches_reference(with_equal_masses(p, 1.0 / double(n)), kEps2, kind);
-      }
-    }
-  }
+  expect_every_tile_matches([](std::size_t n) {
+    return with_equal_masses(random_particles(n, 1600 + n, {Region::ball, true}), 1.0 / double(n));
+  });
 }
 
 TEST_F(GravityNewton3Cuda, EqualMassesUnsoftenedAndAnyUnitsMatchReference) {
