@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "core/io/trajectory.hpp"
 #include "pairwise/error.hpp"
 #include "potmap/bench.hpp"
 #include "potmap/run.hpp"
@@ -24,11 +25,32 @@ struct PotmapArgs {
   std::vector<std::size_t> counts;
   bool kahan = false, no_slabs = false;
   std::uint64_t seed = 1;
+  std::string trajectory, topology, trajectory_format = "auto", frames, combine = "avg";
+  std::vector<double> box;
+  bool no_periodic = false;
 };
 
 int run(const PotmapArgs& a, CLI::App* sub) {
   potmap::PotmapConfig c;
   c.input = a.input;
+  if (!a.topology.empty()) {
+    if (!a.input.empty())
+      throw Error("give the atoms either as INPUT or as --topology", "--topology");
+    c.input = a.topology;
+  }
+  if (!a.trajectory.empty()) {
+    c.trajectory = a.trajectory;
+    c.trajectory_format = io::parse_trajectory_format(a.trajectory_format);
+    if (!a.frames.empty()) potmap::parse_frame_range(a.frames, c);
+    c.combine = potmap::parse_combine(a.combine);
+  } else if (!a.frames.empty() || sub->count("--combine")) {
+    throw Error("--frames and --combine need --trajectory", "--frames");
+  }
+  if (!a.box.empty()) {
+    c.box_given = true;
+    for (int i = 0; i < 3; ++i) c.box[std::size_t(i)] = a.box[std::size_t(i)];
+  }
+  c.periodic = !a.no_periodic;
   c.format = potmap::parse_input_format(a.format);
   c.charges = a.charges;
   c.water_box = a.water_box;
@@ -68,9 +90,27 @@ Command add_potmap_command(CLI::App& app) {
       "potmap", "Electrostatic potential map of point charges on a lattice (OpenDX or .npy)");
   auto& a = *args;
   sub->add_option("input", a.input, "Atoms: .pqr, .pdb (with --charges) or an 'x y z q' table");
-  sub->add_option("-o,--output", a.output, "The map: FILE.dx (OpenDX) or FILE.npy")->required();
+  sub->add_option("-o,--output", a.output, "The map: FILE.dx (OpenDX), FILE.dx.gz or FILE.npy")
+      ->required();
   sub->add_option("--format", a.format, "Input format (default: by extension)")
       ->check(CLI::IsMember({"auto", "pqr", "pdb", "xyzq"}));
+  sub->add_option(
+      "--trajectory", a.trajectory,
+      "Map the frames of a trajectory: LAMMPS dump, XYZ or DCD (atoms of the topology)");
+  sub->add_option("--topology", a.topology,
+                  "The atoms and charges of the trajectory's frames (.pqr, .pdb with --charges)");
+  sub->add_option("--trajectory-format", a.trajectory_format, "auto | dcd | xyz | lammpstrj")
+      ->check(CLI::IsMember({"auto", "dcd", "xyz", "lammpstrj", "dump"}));
+  sub->add_option("--frames", a.frames,
+                  "first:last:stride (0-based, last inclusive, parts optional; default all)");
+  sub->add_option("--combine", a.combine,
+                  "avg (default) | min | max | all (a 4-D .npy, or one .dx a frame)")
+      ->check(CLI::IsMember({"avg", "min", "max", "all"}));
+  sub->add_option("--box", a.box,
+                  "Periodic cell LX,LY,LZ in Å (origin 0): periodic images within the cutoff")
+      ->delimiter(',')
+      ->expected(3);
+  sub->add_flag("--no-periodic", a.no_periodic, "Ignore the trajectory's unit cell");
   sub->add_option("--charges", a.charges, "Charge table for PDB input: RESNAME ATOMNAME CHARGE");
   sub->add_option("--water-box", a.water_box,
                   "No input file: a generated TIP3P-charged water box of this edge (Å)");
@@ -121,6 +161,10 @@ Command add_potmap_bench(CLI::App& bench) {
   sub->add_option("--volumes", o->volumes, "Box volumes (Å³) of the scaling sweep")->delimiter(',');
   sub->add_flag("--no-cpu", *no_cpu, "Skip the cpu-backend comparison");
   sub->add_flag("--no-scaling", *no_scaling, "Skip the scaling sweep");
+  sub->add_flag("--e2e-only", o->e2e_only,
+                "Only the end-to-end cases (whole `pairwise potmap` processes; need --input)");
+  sub->add_option("--e2e-frames", o->e2e_frames,
+                  "Frames of the end-to-end trajectory cases (default 1000; 0: none)");
   return {sub, [o, backend, no_cpu, no_scaling] {
             o->backend = parse_backend(*backend);
             o->compare_cpu = !*no_cpu;

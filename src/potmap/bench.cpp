@@ -117,6 +117,34 @@ int run_potmap_bench(const BenchOptions& options) {
   std::printf("# %zu atoms (%s); lattice %zu x %zu x %zu = %zu points\n", atoms.size(),
               source.c_str(), lattice.counts[0], lattice.counts[1], lattice.counts[2],
               lattice.size());
+  if (options.e2e && !options.input.empty()) {
+    BenchOptions e = options;
+    e.backend = backend;
+    run_e2e_cases(e, atoms,
+                  [&](const std::string& name, std::size_t n, const std::string& metric,
+                      double value, const std::string& unit, double time_s, nlohmann::json p) {
+                    BenchRecord rec;
+                    rec.suite = "potmap";
+                    rec.case_name = name;
+                    rec.backend = std::string(to_string(backend));
+                    rec.precision = "single";
+                    rec.device = note;
+                    rec.n = n;
+                    rec.metric = metric;
+                    rec.value = value;
+                    rec.unit = unit;
+                    rec.time_s = time_s;
+                    rec.params = std::move(p);
+                    records.push_back(rec);
+                    std::printf("%-20s %-6s n=%-8zu %-18s %10.4g %s\n", name.c_str(),
+                                rec.backend.c_str(), n, metric.c_str(), value, unit.c_str());
+                    std::fflush(stdout);
+                  });
+    if (options.e2e_only) {
+      if (!options.json_path.empty()) write_bench_json(options.json_path, records);
+      return 0;
+    }
+  }
   MapOptions o;
   o.precision = Precision::single;
   o.cutoff = kCutoff;

@@ -9,6 +9,8 @@
 //   backend vs cpu.
 #pragma once
 
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -27,8 +29,18 @@ struct BenchOptions {
   // about 10 s on 16 cores, once (the GPU figure is a median of several).
   double cpu_max_volume = 1e7;
   std::string json_path;
+  // End-to-end cases (bench_e2e.cpp; need an --input file): whole processes of `pairwise potmap`.
+  bool e2e = true;
+  bool e2e_only = false;   // skip every other case
+  long e2e_frames = 1000;  // frames of the generated DCD (0: no trajectory cases)
 };
 
 int run_potmap_bench(const BenchOptions& options);
+
+struct Atoms;
+// Records one end-to-end case (name, atoms, metric, value, unit, time_s, params).
+using E2eRecorder = std::function<void(const std::string&, std::size_t, const std::string&, double,
+                                       const std::string&, double, nlohmann::json)>;
+void run_e2e_cases(const BenchOptions& options, const Atoms& atoms, const E2eRecorder& record);
 
 }  // namespace pairwise::potmap

@@ -28,8 +28,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cub/cub.cuh>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -419,13 +421,16 @@ template <class T>
 struct Buffer {
   T* p = nullptr;
   Buffer() = default;
-  explicit Buffer(std::size_t n) {
-    if (n) PW_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T)));
-  }
+  explicit Buffer(std::size_t n) { reset(n); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer() {
     if (p) cudaFree(p);
+  }
+  void reset(std::size_t n) {
+    if (p) cudaFree(p);
+    p = nullptr;
+    if (n) PW_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T)));
   }
 };
 
@@ -442,32 +447,48 @@ struct Events {
 };
 
 // Host-side packing (outside the template: nvcc 13's front end fails on it inside).
-std::vector<D4> pack_atoms(const Atoms& in) {
-  std::vector<D4> out(in.size());
-  D4* p = out.data();
+void pack_atoms(const Atoms& in, D4* p) {
   for (std::size_t a = 0; a < in.size(); ++a) {
     p[a].x = in.x[a];
     p[a].y = in.y[a];
     p[a].z = in.z[a];
     p[a].w = in.q[a];
   }
+}
+std::vector<D4> pack_atoms(const Atoms& in) {
+  std::vector<D4> out(in.size());
+  pack_atoms(in, out.data());
   return out;
 }
 
-template <class T, class Out, int M>
-MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
-  const int n = int(atoms.size());
-  const bool cutoff = o.cutoff > 0;
-  const double h = l.spacing;
+// What depends on the lattice and options only (not on the atoms): regions, cells, the
+// neighborhood (uploaded to constant memory by make_plan).
+template <class T>
+struct Plan {
   Slab whole;
-  whole.nx = int(l.counts[0]), whole.ny = int(l.counts[1]), whole.nz = int(l.counts[2]);
-  const int nrx = (whole.nx + kR - 1) / kR, nry = (whole.ny + kR - 1) / kR,
-            nrz = (whole.nz + kP - 1) / kP;
-
+  int nrx = 0, nry = 0, nrz = 0;
+  bool cutoff = false;
+  double h = 0, exclusion = 0;
+  std::array<double, 3> origin{};
   CellGrid g;
   std::vector<int4> nb;
-  if (cutoff) {
-    const double region = kR * h;
+  physics::SwitchParams<T> sw{};
+};
+
+template <class T>
+Plan<T> make_plan(const Lattice& l, const MapOptions& o) {
+  Plan<T> p;
+  p.cutoff = o.cutoff > 0;
+  p.h = l.spacing;
+  p.exclusion = o.exclusion;
+  p.origin = l.origin;
+  p.whole.nx = int(l.counts[0]), p.whole.ny = int(l.counts[1]), p.whole.nz = int(l.counts[2]);
+  p.nrx = (p.whole.nx + kR - 1) / kR, p.nry = (p.whole.ny + kR - 1) / kR;
+  p.nrz = (p.whole.nz + kP - 1) / kP;
+  p.sw = physics::switch_params<T>(o.cutoff);
+  if (p.cutoff) {
+    CellGrid& g = p.g;
+    const double region = kR * p.h;
     const double bin = o.bin_size > 0 ? o.bin_size : kDefaultBinSize;
     g.m = std::max(1, int(std::lround(region / bin)));
     g.c = region / g.m;
@@ -475,29 +496,112 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
     g.cz = region / g.mz;
     g.offx = g.offy = int(std::ceil(o.cutoff * (1 + 1e-6) / g.c)) + 1;
     g.offz = int(std::ceil(o.cutoff * (1 + 1e-6) / g.cz)) + 1;
-    g.ncx = 2 * g.offx + nrx * g.m;
-    g.ncy = 2 * g.offy + nry * g.m;
-    g.ncz = 2 * g.offz + nrz * g.mz;
-    nb = neighborhood(g, h, o.cutoff);
-    if (nb.size() > std::size_t(kMaxNeighbors)) {
+    g.ncx = 2 * g.offx + p.nrx * g.m;
+    g.ncy = 2 * g.offy + p.nry * g.m;
+    g.ncz = 2 * g.offz + p.nrz * g.mz;
+    p.nb = neighborhood(g, p.h, o.cutoff);
+    if (p.nb.size() > std::size_t(kMaxNeighbors)) {
       throw Error("bin size " + std::to_string(g.c) + " Å is too small for the cutoff (" +
-                      std::to_string(nb.size()) + " neighbor columns, at most " +
+                      std::to_string(p.nb.size()) + " neighbor columns, at most " +
                       std::to_string(kMaxNeighbors) + ")",
                   "bin_size");
     }
     if (g.cells() >= (1LL << 31)) throw Error("too many atom bins for this lattice", "bin_size");
-    PW_CUDA(cudaMemcpyToSymbol(c_neighbors, nb.data(), nb.size() * sizeof(int4)));
+    PW_CUDA(cudaMemcpyToSymbol(c_neighbors, p.nb.data(), p.nb.size() * sizeof(int4)));
   }
+  return p;
+}
+
+// Device buffers for up to `capacity` atoms: absolute (D4), relative, sorted, keys, cells, sort
+// scratch.
+template <class T>
+struct Workspace {
+  int capacity = 0;
+  std::size_t sort_bytes = 0;
+  Buffer<D4> abs;
+  Buffer<vec4_t<T>> rel, sorted;
+  Buffer<unsigned> keys, keys_sorted;
+  Buffer<int> index, order, cells;
+  Buffer<unsigned char> sort_tmp;
+
+  static std::size_t sort_scratch(bool cutoff, int n) {
+    std::size_t bytes = 0;
+    if (cutoff) {
+      PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (unsigned*)nullptr,
+                                              (unsigned*)nullptr, (int*)nullptr, (int*)nullptr, n));
+    }
+    return bytes;
+  }
+  static std::size_t bytes(const Plan<T>& p, int n) {
+    return std::size_t(n) * (sizeof(D4) + 2 * sizeof(vec4_t<T>) + 16) +
+           (p.cutoff ? std::size_t(p.g.cells() + 1) * sizeof(int) : 0) + sort_scratch(p.cutoff, n);
+  }
+  void reserve(const Plan<T>& p, int n) {
+    if (n <= capacity) return;
+    const bool c = p.cutoff;
+    const std::size_t m = std::size_t(n);
+    sort_bytes = sort_scratch(c, n);
+    abs.reset(m), rel.reset(m), sorted.reset(c ? m : 0);
+    keys.reset(c ? m : 0), keys_sorted.reset(c ? m : 0);
+    index.reset(c ? m : 0), order.reset(c ? m : 0);
+    if (capacity == 0) cells.reset(c ? std::size_t(p.g.cells() + 1) : 0);
+    sort_tmp.reset(sort_bytes);
+    capacity = n;
+  }
+};
+
+// Bins the n atoms of ws.abs (cutoff) or makes them relative to the origin (direct), on `stream`.
+template <class T>
+void bin(Workspace<T>& ws, const Plan<T>& p, int n, cudaStream_t stream) {
+  const int tb = 256, atom_blocks = (n + tb - 1) / tb;
+  bin_atoms<T><<<atom_blocks, tb, 0, stream>>>(ws.abs.p, n, p.origin[0], p.origin[1], p.origin[2],
+                                               p.g, p.cutoff, ws.rel.p, ws.keys.p, ws.index.p);
+  PW_CUDA_LAUNCH("potmap bin_atoms");
+  if (!p.cutoff) return;
+  int end_bit = 1;
+  while ((1LL << end_bit) <= p.g.cells()) ++end_bit;
+  std::size_t sort_bytes = ws.sort_bytes;
+  PW_CUDA(cub::DeviceRadixSort::SortPairs(ws.sort_tmp.p, sort_bytes, ws.keys.p, ws.keys_sorted.p,
+                                          ws.index.p, ws.order.p, n, 0, end_bit, stream));
+  gather_atoms<T><<<atom_blocks, tb, 0, stream>>>(ws.rel.p, ws.order.p, n, ws.sorted.p);
+  PW_CUDA_LAUNCH("potmap gather_atoms");
+  const long long cells = p.g.cells();
+  cell_starts<<<unsigned((cells + 1 + tb - 1) / tb), tb, 0, stream>>>(ws.keys_sorted.p, n, cells,
+                                                                      ws.cells.p);
+  PW_CUDA_LAUNCH("potmap cell_starts");
+}
+
+// The map of slab s (after bin) into d_map, exclusions included, on `stream`.
+template <class T, class Out, int M>
+void sum_slab(Workspace<T>& ws, const Plan<T>& p, int n, const Slab& s, Out* d_map,
+              cudaStream_t stream) {
+  const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(p.nry),
+                  unsigned(p.cutoff ? p.nrz : (p.whole.nz + kDirectP - 1) / kDirectP));
+  if (p.cutoff) {
+    cutoff_regions<T, Out, M><<<grid, kThreads, 0, stream>>>(
+        ws.sorted.p, ws.cells.p, p.g, int(p.nb.size()), s, T(p.h), p.sw, d_map);
+    PW_CUDA_LAUNCH("potmap cutoff_regions");
+  } else {
+    direct_regions<T, Out, M><<<grid, kThreads, 0, stream>>>(ws.rel.p, n, s, T(p.h), d_map);
+    PW_CUDA_LAUNCH("potmap direct_regions");
+  }
+  if (p.exclusion > 0) {
+    const int tb = 256, atom_blocks = (n + tb - 1) / tb;
+    exclusions<Out><<<atom_blocks, tb, 0, stream>>>(ws.abs.p, n, p.origin[0], p.origin[1],
+                                                    p.origin[2], p.h, p.exclusion, s, d_map);
+    PW_CUDA_LAUNCH("potmap exclusions");
+  }
+}
+
+template <class T, class Out, int M>
+MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
+  const int n = int(atoms.size());
+  const Plan<T> plan = make_plan<T>(l, o);
+  const Slab& whole = plan.whole;
 
   // Memory: atoms (absolute D4, relative, sorted), keys, cells, sort scratch; the rest may
   // hold the map.
-  std::size_t sort_bytes = 0;
-  if (cutoff) {
-    PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (unsigned*)nullptr,
-                                            (unsigned*)nullptr, (int*)nullptr, (int*)nullptr, n));
-  }
-  const std::size_t fixed = std::size_t(n) * (sizeof(D4) + 2 * sizeof(vec4_t<T>) + 16) +
-                            (cutoff ? std::size_t(g.cells() + 1) * sizeof(int) : 0) + sort_bytes;
+  const std::size_t fixed = Workspace<T>::bytes(plan, n);
   const std::size_t plane_bytes = std::size_t(whole.ny) * std::size_t(whole.nz) * sizeof(Out);
   std::size_t budget = o.device_memory_limit;
   if (budget == 0) {
@@ -525,54 +629,21 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
   const int n_slabs = (whole.nx + planes - 1) / planes;
 
   const std::vector<D4> host_atoms = pack_atoms(atoms);
-  Buffer<D4> d_abs(static_cast<std::size_t>(n));
-  Buffer<vec4_t<T>> d_rel(static_cast<std::size_t>(n)), d_sorted(cutoff ? std::size_t(n) : 0);
-  Buffer<unsigned> d_keys(cutoff ? std::size_t(n) : 0), d_keys_sorted(cutoff ? std::size_t(n) : 0);
-  Buffer<int> d_index(cutoff ? std::size_t(n) : 0), d_order(cutoff ? std::size_t(n) : 0);
-  Buffer<int> d_cells(cutoff ? std::size_t(g.cells() + 1) : 0);
-  Buffer<unsigned char> d_sort_tmp(sort_bytes);
+  Workspace<T> ws;
+  ws.reserve(plan, n);
   Buffer<Out> d_map(plane_bytes / sizeof(Out) * std::size_t(planes));
   PW_CUDA(
-      cudaMemcpy(d_abs.p, host_atoms.data(), std::size_t(n) * sizeof(D4), cudaMemcpyHostToDevice));
+      cudaMemcpy(ws.abs.p, host_atoms.data(), std::size_t(n) * sizeof(D4), cudaMemcpyHostToDevice));
   std::vector<Out> host_map(l.size());
 
   Events ev;
   PW_CUDA(cudaEventRecord(ev.start));
-  const int tb = 256, atom_blocks = (n + tb - 1) / tb;
-  bin_atoms<T><<<atom_blocks, tb>>>(d_abs.p, n, l.origin[0], l.origin[1], l.origin[2], g, cutoff,
-                                    d_rel.p, d_keys.p, d_index.p);
-  PW_CUDA_LAUNCH("potmap bin_atoms");
-  if (cutoff) {
-    int end_bit = 1;
-    while ((1LL << end_bit) <= g.cells()) ++end_bit;
-    PW_CUDA(cub::DeviceRadixSort::SortPairs(d_sort_tmp.p, sort_bytes, d_keys.p, d_keys_sorted.p,
-                                            d_index.p, d_order.p, n, 0, end_bit));
-    gather_atoms<T><<<atom_blocks, tb>>>(d_rel.p, d_order.p, n, d_sorted.p);
-    PW_CUDA_LAUNCH("potmap gather_atoms");
-    const long long cells = g.cells();
-    cell_starts<<<unsigned((cells + 1 + tb - 1) / tb), tb>>>(d_keys_sorted.p, n, cells, d_cells.p);
-    PW_CUDA_LAUNCH("potmap cell_starts");
-  }
-  const auto sw = physics::switch_params<T>(o.cutoff);
+  bin(ws, plan, n, nullptr);
   for (int sl = 0; sl < n_slabs; ++sl) {
     Slab s = whole;
     s.i0 = sl * planes;
     s.planes = std::min(planes, whole.nx - s.i0);
-    const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(nry),
-                    unsigned(cutoff ? nrz : (whole.nz + kDirectP - 1) / kDirectP));
-    if (cutoff) {
-      cutoff_regions<T, Out, M>
-          <<<grid, kThreads>>>(d_sorted.p, d_cells.p, g, int(nb.size()), s, T(h), sw, d_map.p);
-      PW_CUDA_LAUNCH("potmap cutoff_regions");
-    } else {
-      direct_regions<T, Out, M><<<grid, kThreads>>>(d_rel.p, n, s, T(h), d_map.p);
-      PW_CUDA_LAUNCH("potmap direct_regions");
-    }
-    if (o.exclusion > 0) {
-      exclusions<Out><<<atom_blocks, tb>>>(d_abs.p, n, l.origin[0], l.origin[1], l.origin[2], h,
-                                           o.exclusion, s, d_map.p);
-      PW_CUDA_LAUNCH("potmap exclusions");
-    }
+    sum_slab<T, Out, M>(ws, plan, n, s, d_map.p, nullptr);
     if (sl + 1 < n_slabs) {  // later slabs reuse the buffer: this one goes to the host first
       PW_CUDA(cudaMemcpy(host_map.data() + std::size_t(s.i0) * (plane_bytes / sizeof(Out)), d_map.p,
                          plane_bytes * std::size_t(s.planes), cudaMemcpyDeviceToHost));
@@ -602,9 +673,118 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
   return r;
 }
 
-}  // namespace
+// acc = combine(acc, map) point by point in FP64 (first: acc = map).
+template <class Out>
+__global__ void fold_map(const Out* __restrict__ map, double* __restrict__ acc, long long n,
+                         int combine, bool first) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double v = double(map[i]);
+  if (first) {
+    acc[i] = v;
+  } else if (combine == int(Combine::average)) {
+    acc[i] += v;
+  } else if (combine == int(Combine::minimum)) {
+    acc[i] = fmin(acc[i], v);
+  } else if (combine == int(Combine::maximum)) {
+    acc[i] = fmax(acc[i], v);
+  } else {
+    acc[i] = v;
+  }
+}
 
-MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options) {
+// Frames on one stream: frame k's atoms are packed into pinned buffer k % 2 (after the upload of
+// frame k - 2 from it is done), uploaded asynchronously, binned, summed and folded into acc; add()
+// returns at once, so the host reads frame k + 1 while the device works on frame k.
+template <class T, class Out, int M>
+class CudaFrames final : public FrameMaps {
+ public:
+  CudaFrames(const Lattice& l, const MapOptions& o, Combine combine, std::string device)
+      : plan_(make_plan<T>(l, o)),
+        combine_(combine),
+        points_(l.size()),
+        device_(std::move(device)) {
+    std::size_t free_b = 0, total_b = 0;
+    PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    const std::size_t need = points_ * (sizeof(Out) + sizeof(double));
+    if (need + (256u << 20) > free_b) {
+      throw Error("a trajectory map needs the whole lattice on the device: " +
+                      std::to_string(need) + " bytes, " + std::to_string(free_b) + " free",
+                  "device memory");
+    }
+    map_.reset(points_);
+    acc_.reset(points_);
+    PW_CUDA(cudaStreamCreate(&stream_));
+    for (auto& e : uploaded_) PW_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  }
+  ~CudaFrames() override {
+    cudaStreamSynchronize(stream_);
+    for (auto& e : uploaded_) cudaEventDestroy(e);
+    for (auto* h : host_) cudaFreeHost(h);
+    cudaStreamDestroy(stream_);
+  }
+
+  void add(const Atoms& atoms) override {
+    const int n = int(atoms.size());
+    const int slot = int(frames_ % 2);
+    if (n > host_capacity_) {  // grow both pinned buffers (after every upload is done)
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      host_capacity_ = n + n / 8;
+      for (auto*& h : host_) {
+        if (h) cudaFreeHost(h);
+        PW_CUDA(
+            cudaMallocHost(reinterpret_cast<void**>(&h), std::size_t(host_capacity_) * sizeof(D4)));
+      }
+    }
+    if (n > ws_.capacity) {
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      ws_.reserve(plan_, n + n / 8);
+    }
+    PW_CUDA(cudaEventSynchronize(uploaded_[slot]));  // frame k - 2's upload from this buffer
+    pack_atoms(atoms, host_[slot]);
+    PW_CUDA(cudaMemcpyAsync(ws_.abs.p, host_[slot], std::size_t(n) * sizeof(D4),
+                            cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaEventRecord(uploaded_[slot], stream_));
+    bin(ws_, plan_, n, stream_);
+    Slab s = plan_.whole;
+    s.i0 = 0;
+    s.planes = s.nx;
+    sum_slab<T, Out, M>(ws_, plan_, n, s, map_.p, stream_);
+    const unsigned blocks = unsigned((points_ + 255) / 256);
+    fold_map<Out><<<blocks, 256, 0, stream_>>>(map_.p, acc_.p, (long long)points_, int(combine_),
+                                               frames_ == 0);
+    PW_CUDA_LAUNCH("potmap fold_map");
+    ++frames_;
+  }
+
+  std::vector<double> result() override {
+    std::vector<double> out(points_);
+    PW_CUDA(cudaMemcpyAsync(out.data(), acc_.p, points_ * sizeof(double), cudaMemcpyDeviceToHost,
+                            stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    if (combine_ == Combine::average && frames_ > 0) {
+      const double n = double(frames_);
+      for (double& v : out) v /= n;
+    }
+    return out;
+  }
+  std::string device() const override { return device_; }
+
+ private:
+  Plan<T> plan_;
+  Combine combine_;
+  std::size_t points_;
+  std::string device_;
+  Workspace<T> ws_;
+  Buffer<Out> map_;
+  Buffer<double> acc_;
+  cudaStream_t stream_{};
+  cudaEvent_t uploaded_[2]{};
+  D4* host_[2] = {nullptr, nullptr};
+  int host_capacity_ = 0;
+};
+
+std::string use_device(const MapOptions& options) {
   std::string why;
   const auto devices = cuda_devices(&why);
   if (devices.empty()) throw Error("no usable CUDA device: " + why, "backend");
@@ -614,10 +794,21 @@ MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions&
     throw Error("CUDA device " + std::to_string(options.device) + " is not usable", "device");
   }
   PW_CUDA(cudaSetDevice(options.device));
+  return "cuda: " + it->name;
+}
+
+void check_ranges(const Atoms& atoms, const Lattice& lattice) {
   if (lattice.counts[0] > (1u << 30) || lattice.counts[1] > 65535u * kR ||
       lattice.counts[2] > 65535u * kP || atoms.size() > (1u << 30)) {
     throw Error("lattice or atom count beyond the cuda backend's index range", "counts");
   }
+}
+
+}  // namespace
+
+MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options) {
+  const std::string device = use_device(options);
+  check_ranges(atoms, lattice);
   MapResult r;
   switch (options.precision) {
     case Precision::double_:
@@ -631,8 +822,31 @@ MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions&
                         : run<float, float, kPlain>(atoms, lattice, options);
       break;
   }
-  r.device = "cuda: " + it->name;
+  r.device = device;
   return r;
+}
+
+std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOptions& options,
+                                           Combine combine) {
+  const std::string device = use_device(options);
+  check_ranges(Atoms{}, lattice);
+  switch (options.precision) {
+    case Precision::double_:
+      return std::make_unique<CudaFrames<double, double, kPlain>>(lattice, options, combine,
+                                                                  device);
+    case Precision::mixed:
+      return std::make_unique<CudaFrames<float, float, kWide>>(lattice, options, combine, device);
+    case Precision::single:
+      break;
+  }
+  if (options.kahan) {
+    return std::make_unique<CudaFrames<float, float, kKahan>>(lattice, options, combine, device);
+  }
+  return std::make_unique<CudaFrames<float, float, kPlain>>(lattice, options, combine, device);
+}
+
+void cuda_warm_up(int device) noexcept {
+  if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
 }
 
 }  // namespace pairwise::potmap

@@ -2,6 +2,9 @@
 // the build, cuda_map throws pairwise::Error.
 #pragma once
 
+#include <memory>
+
+#include "potmap/frames.hpp"
 #include "potmap/map.hpp"
 
 namespace pairwise::potmap {
@@ -11,6 +14,18 @@ namespace pairwise::potmap {
 // lattices larger than the memory limit in slabs of x-planes. MapResult::seconds is measured with
 // CUDA events around everything after the atoms' upload (binning, summation, exclusions).
 MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options);
+
+// Maps of many frames on the device (frames.hpp): buffers kept across frames, each frame's atoms
+// uploaded from pinned memory on a stream and its map folded into an FP64 device accumulator
+// (sum, min or max), so add() returns while the device works. The whole map must fit in device
+// memory (no slabs): otherwise an error names the bytes needed.
+std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOptions& options,
+                                           Combine combine);
+
+// Creates the CUDA context of `device` (cudaFree(0)): called on a thread of its own while the
+// host reads the input, so that the 0.2-0.4 s of context creation overlap with reading. Never
+// throws (the map's own calls report errors); does nothing without the cuda backend.
+void cuda_warm_up(int device) noexcept;
 
 // Default edge of the cuda backend's atom bins (Å).
 inline constexpr double kDefaultBinSize = 4.0;

@@ -219,5 +219,9 @@ namespace pairwise::potmap {
 MapResult cuda_map(const Atoms&, const Lattice&, const MapOptions&) {
   throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
 }
+std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice&, const MapOptions&, Combine) {
+  throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
+}
+void cuda_warm_up(int) noexcept {}
 }  // namespace pairwise::potmap
 #endif

@@ -11,6 +11,8 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "core/io/trajectory.hpp"
+#include "potmap/frames.hpp"
 #include "potmap/map.hpp"
 
 namespace pairwise::potmap {
@@ -34,8 +36,22 @@ struct PotmapConfig {
   Units units = Units::kt_per_e;
   BackendKind backend = BackendKind::automatic;
 
-  std::filesystem::path output;  // .dx or .npy (by extension)
+  std::filesystem::path output;  // .dx, .dx.gz or .npy (by extension)
+
+  // Trajectories: `input` is then the topology (charges, atom order).
+  std::filesystem::path trajectory;
+  io::TrajectoryFormat trajectory_format = io::TrajectoryFormat::automatic;
+  long first_frame = 0, last_frame = -1, frame_stride = 1;  // last inclusive; -1: to the end
+  Combine combine = Combine::average;
+  // Periodic cell (Å, origin 0): overrides the trajectory's; `periodic` false ignores cells.
+  bool box_given = false;
+  std::array<double, 3> box{};
+  bool periodic = true;
 };
+
+// "first:last:stride" (0-based, last inclusive, each part optional: "10:", "::5", "3:9"); throws
+// pairwise::Error.
+void parse_frame_range(std::string_view text, PotmapConfig& config);
 
 // Reads the atoms the config names (format by extension when automatic: .pqr, .pdb/.ent, else an
 // x y z q table). Throws pairwise::Error with file:line:field.

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -37,11 +38,34 @@ struct ScalarGrid {
 // default) as the shortest text that reads back as the same double: the file then holds exactly
 // the values in memory. Origin and deltas are always written exactly.
 void write_dx(const std::filesystem::path& path, const ScalarGrid& grid, int digits = 0);
+// The same, gzip-compressed (zlib; read back by gzip, GridDataFormats, VMD): blocks of the text
+// are compressed in parallel as consecutive gzip members (RFC 1952 allows several; one stream).
+void write_dx_gz(const std::filesystem::path& path, const ScalarGrid& grid, int digits = 0);
 // Reads an OpenDX file of the regular-grid form above; throws pairwise::Error with file:line.
 ScalarGrid read_dx(const std::filesystem::path& path);
 
 // Writes an .npy (format 1.0) array of shape (nx, ny, nz), little-endian float32 (`single`) or
 // float64, C order; atomically. Comments are not stored.
 void write_npy(const std::filesystem::path& path, const ScalarGrid& grid, bool single);
+
+// A 4-D .npy of shape (frames, nx, ny, nz), one frame at a time, through a temporary file renamed
+// by commit() (the frame count in the header is written then); destroyed uncommitted, it removes
+// the temporary file.
+class NpyFrames {
+ public:
+  NpyFrames(const std::filesystem::path& path, std::array<std::size_t, 3> counts, bool single);
+  ~NpyFrames();
+  NpyFrames(const NpyFrames&) = delete;
+  NpyFrames& operator=(const NpyFrames&) = delete;
+  void add(const ScalarGrid& grid);
+  void commit();
+
+ private:
+  std::filesystem::path path_, temp_;
+  std::array<std::size_t, 3> counts_;
+  bool single_;
+  long frames_ = 0;
+  std::FILE* file_ = nullptr;
+};
 
 }  // namespace pairwise::io

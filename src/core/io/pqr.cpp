@@ -1,22 +1,26 @@
 #include "core/io/pqr.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "core/io/text_numbers.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::io {
 
+// std::from_chars: no locale, no errno, ~10x faster than strtod on large inputs.
 double parse_field_double(const std::string& text, const char* field, const std::string& where) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(begin, &end);
-  if (text.empty() || end == begin || *end != '\0' || errno == ERANGE) {
+  const char* b = text.data();
+  const char* e = b + text.size();
+  if (b < e && *b == '+') ++b;
+  double v = 0;
+  const auto r = std::from_chars(b, e, v);
+  if (b == e || r.ec != std::errc() || r.ptr != e) {
     throw Error(std::string("bad ") + field + " '" + text + "' (expected a number)", where);
   }
   if (!std::isfinite(v)) {
@@ -26,11 +30,12 @@ double parse_field_double(const std::string& text, const char* field, const std:
 }
 
 long parse_field_long(const std::string& text, const char* field, const std::string& where) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(begin, &end, 10);
-  if (text.empty() || end == begin || *end != '\0' || errno == ERANGE) {
+  const char* b = text.data();
+  const char* e = b + text.size();
+  if (b < e && *b == '+') ++b;
+  long v = 0;
+  const auto r = std::from_chars(b, e, v);
+  if (b == e || r.ec != std::errc() || r.ptr != e) {
     throw Error(std::string("bad ") + field + " '" + text + "' (expected an integer)", where);
   }
   return v;
@@ -47,8 +52,9 @@ std::vector<AtomRecord> parse_pqr(std::istream& in, const std::string& source) {
     if (line.rfind("ATOM", 0) != 0 && line.rfind("HETATM", 0) != 0) continue;
     const std::string where = source + ":" + std::to_string(line_no);
     f.clear();
-    std::istringstream words(line);
-    for (std::string w; words >> w;) f.push_back(w);
+    const char* p = line.data();
+    const char* end = p + line.size();
+    for (auto w = next_word(p, end); !w.empty(); w = next_word(p, end)) f.emplace_back(w);
     // f[0] is the record name.
     if (f.size() != 10 && f.size() != 11) {
       throw Error("PQR atom record with " + std::to_string(f.size() - 1) +
