@@ -357,6 +357,7 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
   const auto t0 = Clock::now();
   BackendStart start(c.backend, c.map.device);
   Atoms atoms = load_atoms(c);
+  const std::size_t input_atoms = atoms.size();
   const double t_read = since(t0);
   Lattice lattice;
   if (c.box_given) {  // a periodic cell at the origin: the lattice spans it, images within rc
@@ -378,8 +379,10 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
   const BackendKind backend = start.get(note);
   const double t_backend = since(t0);
   log << "potmap: " << note << "\n";
-  log << "potmap: " << atoms.size() << " atoms from "
-      << (c.input.empty() ? "a generated water box" : c.input.string()) << "\n";
+  log << "potmap: " << input_atoms << " atoms from "
+      << (c.input.empty() ? "a generated water box" : c.input.string())
+      << (c.box_given ? ", " + std::to_string(atoms.size()) + " with their periodic images" : "")
+      << "\n";
   log << "potmap: lattice " << lattice.counts[0] << " x " << lattice.counts[1] << " x "
       << lattice.counts[2] << " points, spacing " << lattice.spacing << " A, origin ("
       << lattice.origin[0] << ", " << lattice.origin[1] << ", " << lattice.origin[2] << ")\n";
@@ -394,8 +397,8 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
   const bool single = r.precision != Precision::double_;
   const io::ScalarGrid grid = to_grid(
       lattice, r.values, single, c,
-      {std::to_string(atoms.size()) + " atoms; " + method + "; exclusion radius " +
-           std::to_string(c.map.exclusion) + " A",
+      {std::to_string(input_atoms) + " atoms" + (c.box_given ? " (periodic)" : "") + "; " + method +
+           "; exclusion radius " + std::to_string(c.map.exclusion) + " A",
        "backend " + std::string(to_string(r.backend)) + ", " + std::string(to_string(r.precision)) +
            " precision" + (c.map.kahan ? ", compensated sums" : "")});
   write_grid(c.output, grid, single);

@@ -138,7 +138,7 @@ TEST_F(CliPotmap, BadInputIsAClearErrorWithoutOutput) {
   expect_error("potmap potmap-small.pqr -o m.dx --origin=0,0,0 --counts 2000000,2000000,2000000",
                {"bytes of host memory"});
   expect_error("potmap potmap-small.pdb -o m.dx", {"needs a charge table"});
-  expect_error("potmap potmap-small.pqr -o m.txt", {"must end in .dx or .npy"});
+  expect_error("potmap potmap-small.pqr -o m.txt", {"must end in .dx, .dx.gz or .npy"});
   expect_error("potmap missing.pqr -o m.dx", {"cannot open PQR file", "missing.pqr"});
 }
 
