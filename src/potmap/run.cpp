@@ -489,6 +489,8 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   long index = c.first_frame;
   std::size_t images = 0;
   while (c.last_frame < 0 || index <= c.last_frame) {
+    // TODO(lead): stop between frames when src/core gains the SIGINT/SIGTERM stop flag (the
+    // `resilience` work): no map is written for an interrupted trajectory, like any error.
     if (!reader->next(frame)) break;
     const std::string where = traj + ": frame " + std::to_string(index);
     if (frame.size() != topology.size()) {
@@ -572,7 +574,11 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
       << to_string(c.combine) << ")"
       << (periodic ? ", " + std::to_string(images) + " atoms with images in the last" : "") << ", "
       << t << " s, " << double(maps->frames()) / t << " frames/s\n";
-  log << "potmap: wrote " << c.output.string() << " (" << to_string(c.units) << ")\n";
+  log << "potmap: wrote "
+      << (c.combine == Combine::all && output_kind(c.output) != OutputKind::npy
+              ? "one map a frame (NAME.FRAME.dx) for "
+              : "")
+      << c.output.string() << " (" << to_string(c.units) << ")\n";
   return 0;
 }
 

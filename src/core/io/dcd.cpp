@@ -102,7 +102,9 @@ class DcdReader final : public TrajectoryReader {
  private:
   std::string where() const { return path_.string(); }
   std::string frame_where() const { return path_.string() + ": frame " + std::to_string(frame_); }
-  long frames_in_file() const { return long((file_size_ - header_bytes_) / frame_bytes_); }
+  long frames_in_file() const {
+    return file_size_ > header_bytes_ ? long((file_size_ - header_bytes_) / frame_bytes_) : 0;
+  }
 
   std::int32_t get_i32(const char* p) const {
     std::uint32_t u;
