@@ -669,7 +669,11 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
         " bytes each; the map needs " + std::to_string(map_bytes) + ", the budget is " +
         std::to_string(budget) + "); the time includes the copies of all slabs but the last";
   }
-  r.values.assign(host_map.begin(), host_map.end());
+  r.values.resize(host_map.size());
+  const long points = long(host_map.size());
+  double* values = r.values.data();
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < points; ++i) values[i] = double(host_map[std::size_t(i)]);
   return r;
 }
 
@@ -846,7 +850,31 @@ std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOpti
 }
 
 void cuda_warm_up(int device) noexcept {
-  if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+  if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) return;
+  // CUDA loads kernels lazily, at their first launch (several ms each): load those of the
+  // default map (single precision, cutoff or direct) here, including cub's radix sort by a sort of
+  // 2^17 zero keys, while the caller still reads the input.
+  cudaFuncAttributes a;
+  cudaFuncGetAttributes(&a, bin_atoms<float>);
+  cudaFuncGetAttributes(&a, gather_atoms<float>);
+  cudaFuncGetAttributes(&a, cell_starts);
+  cudaFuncGetAttributes(&a, cutoff_regions<float, float, kPlain>);
+  cudaFuncGetAttributes(&a, direct_regions<float, float, kPlain>);
+  cudaFuncGetAttributes(&a, exclusions<float>);
+  cudaFuncGetAttributes(&a, fold_map<float>);
+  constexpr int n = 1 << 17;  // the sort kernels of ~10^5 atoms
+  std::size_t bytes = 0;
+  cub::DeviceRadixSort::SortPairs(nullptr, bytes, (unsigned*)nullptr, (unsigned*)nullptr,
+                                  (int*)nullptr, (int*)nullptr, n);
+  void* p = nullptr;
+  if (cudaMalloc(&p, bytes + 4 * n * sizeof(int)) != cudaSuccess) return;
+  cudaMemset(p, 0, bytes + 4 * n * sizeof(int));
+  auto* k = static_cast<unsigned*>(p);
+  auto* v = reinterpret_cast<int*>(k + 2 * n);
+  cub::DeviceRadixSort::SortPairs(v + 2 * n, bytes, k, k + n, v, v + n, n);
+  cudaDeviceSynchronize();
+  cudaFree(p);
+  cudaGetLastError();  // nothing of the warm-up is reported
 }
 
 }  // namespace pairwise::potmap

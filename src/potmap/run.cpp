@@ -297,7 +297,10 @@ io::ScalarGrid to_grid(const Lattice& lattice, std::vector<double> values, bool 
   grid.counts = lattice.counts;
   grid.values = std::move(values);
   const double f = unit_factor(c.units);
-  for (double& v : grid.values) v = single ? double(float(v * f)) : v * f;
+  double* v = grid.values.data();
+  const long n = long(grid.values.size());
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) v[i] = single ? double(float(v[i] * f)) : v[i] * f;
   grid.comments = {"pairwise potmap " PAIRWISE_VERSION ": " + describe_units(c.units),
                    "units: " + std::string(to_string(c.units))};
   for (auto& line : comments) grid.comments.push_back(std::move(line));
@@ -386,7 +389,7 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
   log << "potmap: lattice " << lattice.counts[0] << " x " << lattice.counts[1] << " x "
       << lattice.counts[2] << " points, spacing " << lattice.spacing << " A, origin ("
       << lattice.origin[0] << ", " << lattice.origin[1] << ", " << lattice.origin[2] << ")\n";
-  const MapResult r = compute_map(backend, atoms, lattice, c.map);
+  MapResult r = compute_map(backend, atoms, lattice, c.map);
   const double t_map = since(t0);
   const std::string method = method_text(c.map);
   log << "potmap: " << method << ", exclusion " << c.map.exclusion << " A"
@@ -396,7 +399,7 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
       << r.seconds * 1e3 << " ms\n";
   const bool single = r.precision != Precision::double_;
   const io::ScalarGrid grid = to_grid(
-      lattice, r.values, single, c,
+      lattice, std::move(r.values), single, c,
       {std::to_string(input_atoms) + " atoms" + (c.box_given ? " (periodic)" : "") + "; " + method +
            "; exclusion radius " + std::to_string(c.map.exclusion) + " A",
        "backend " + std::string(to_string(r.backend)) + ", " + std::string(to_string(r.precision)) +

@@ -238,7 +238,11 @@ void write_npy(const std::filesystem::path& path, const ScalarGrid& grid, bool s
     out.write(len_bytes, 2);
     out.write(header.data(), std::streamsize(header.size()));
     if (single) {
-      std::vector<float> f(grid.values.begin(), grid.values.end());
+      std::vector<float> f(grid.values.size());
+      const long n = long(f.size());
+      const double* v = grid.values.data();
+#pragma omp parallel for schedule(static)
+      for (long i = 0; i < n; ++i) f[std::size_t(i)] = float(v[i]);
       out.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size() * sizeof(float)));
     } else {
       out.write(reinterpret_cast<const char*>(grid.values.data()),
