@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "core/config.hpp"
 #include "core/io/lammps_data.hpp"
 #include "core/io/opendx.hpp"
 #include "core/io/trajectory.hpp"
@@ -476,6 +477,50 @@ TEST(PotmapTrajectory, AllFramesAsA4DNpy) {
   for (std::size_t i = 0; i < avg.size(); ++i) {
     EXPECT_NEAR(avg[i], (all[i] + all[512 + i] + all[1024 + i]) / 3,
                 1e-12 * (1 + std::abs(avg[i])));
+  }
+  fs::remove_all(d);
+}
+
+// The TOML form ([trajectory]) of examples/potmap-trajectory.toml: the periodic XYZ trajectory's
+// average equals the mean of its frames' maps computed one by one.
+TEST(PotmapTrajectory, TomlExampleEqualsMeanOfFrameMaps) {
+  const fs::path example =
+      fs::path(PAIRWISE_TEST_DATA) / ".." / ".." / "examples" / "potmap-trajectory.toml";
+  auto config = config::Config::load(example);
+  PotmapConfig c = read_potmap_config(config);
+  EXPECT_EQ(c.combine, Combine::average);
+  EXPECT_EQ(c.trajectory.filename(), "water64.xyz");
+  const auto d = temp_dir();
+  c.output = d / "avg.npy";
+  c.map.precision = Precision::double_;
+  c.backend = BackendKind::cpu;
+  std::ostringstream log;
+  ASSERT_EQ(run_potmap(c, log), 0) << log.str();
+  const auto got = read_npy_f8(d / "avg.npy");
+  const Atoms topology = load_atoms(c);
+  auto reader = io::open_trajectory(c.trajectory);
+  io::TrajectoryFrame f;
+  std::vector<double> acc;
+  long n = 0;
+  Lattice lattice;
+  while (reader->next(f)) {
+    ASSERT_TRUE(f.has_cell);
+    Cell cell;
+    cell.length = f.cell_length;
+    if (n == 0) lattice = lattice_of_cell(cell, c.spacing);
+    Atoms a = topology;
+    a.x = f.x, a.y = f.y, a.z = f.z;
+    combine_into(acc,
+                 compute_map(BackendKind::cpu, periodic_images(a, cell, lattice, c.map.cutoff),
+                             lattice, c.map)
+                     .values,
+                 Combine::average, n++);
+  }
+  EXPECT_EQ(n, 8);
+  ASSERT_EQ(got.size(), acc.size());
+  const double u = unit_factor(c.units);
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    ASSERT_NEAR(got[i], acc[i] / double(n) * u, 1e-12 * (1 + std::abs(got[i]))) << i;
   }
   fs::remove_all(d);
 }
