@@ -448,11 +448,13 @@ struct Events {
 
 // Host-side packing (outside the template: nvcc 13's front end fails on it inside).
 void pack_atoms(const Atoms& in, D4* p) {
-  for (std::size_t a = 0; a < in.size(); ++a) {
-    p[a].x = in.x[a];
-    p[a].y = in.y[a];
-    p[a].z = in.z[a];
-    p[a].w = in.q[a];
+  const long n = long(in.size());
+#pragma omp parallel for schedule(static) if (n > 32768)
+  for (long a = 0; a < n; ++a) {
+    p[a].x = in.x[std::size_t(a)];
+    p[a].y = in.y[std::size_t(a)];
+    p[a].z = in.z[std::size_t(a)];
+    p[a].w = in.q[std::size_t(a)];
   }
 }
 std::vector<D4> pack_atoms(const Atoms& in) {

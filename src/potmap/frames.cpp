@@ -109,45 +109,79 @@ Lattice lattice_of_cell(const Cell& cell, double spacing) {
   return l;
 }
 
+namespace {
+
+// The images of one atom: calls emit(x, y, z) for every shift whose image is closer than rc to the
+// box [lo, hi] (per axis the candidate shifts first, then the 3-D distance to the box).
+template <class Emit>
+void images_of(const double p[3], const Cell& cell, const double lo[3], const double hi[3],
+               double cutoff, std::vector<double> (&shifted)[3], std::vector<double> (&gap2)[3],
+               Emit&& emit) {
+  const double rc2 = cutoff * cutoff;
+  for (int a = 0; a < 3; ++a) {
+    const double L = cell.length[std::size_t(a)], o = cell.origin[std::size_t(a)];
+    const double w = p[a] - L * std::floor((p[a] - o) / L);  // wrapped into [o, o + L)
+    shifted[a].clear(), gap2[a].clear();
+    const long reach = long(std::ceil((cutoff + (hi[a] - lo[a])) / L)) + 1;
+    for (long n = -reach; n <= reach; ++n) {
+      const double v = w + double(n) * L;
+      const double g = v < lo[a] ? lo[a] - v : v > hi[a] ? v - hi[a] : 0.0;
+      if (g < cutoff) shifted[a].push_back(v), gap2[a].push_back(g * g);
+    }
+  }
+  for (std::size_t ix = 0; ix < shifted[0].size(); ++ix) {
+    for (std::size_t iy = 0; iy < shifted[1].size(); ++iy) {
+      const double gxy = gap2[0][ix] + gap2[1][iy];
+      if (gxy >= rc2) continue;
+      for (std::size_t iz = 0; iz < shifted[2].size(); ++iz) {
+        if (gxy + gap2[2][iz] >= rc2) continue;
+        emit(shifted[0][ix], shifted[1][iy], shifted[2][iz]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Atoms periodic_images(const Atoms& atoms, const Cell& cell, const Lattice& lattice, double cutoff) {
   for (int a = 0; a < 3; ++a) {
     if (!(cell.length[std::size_t(a)] > 0)) throw Error("periodic cell length must be > 0", "box");
   }
-  // Per axis: the lattice's extent [lo, hi] and the image shifts whose 1-D distance to it is < rc.
-  double lo[3], hi[3];
+  double lo[3], hi[3];  // the lattice's extent
   for (int a = 0; a < 3; ++a) {
     lo[a] = lattice.origin[std::size_t(a)];
     hi[a] = lattice.coord(a, lattice.counts[std::size_t(a)] - 1);
   }
-  auto gap = [&](int a, double v) { return v < lo[a] ? lo[a] - v : v > hi[a] ? v - hi[a] : 0.0; };
-  const double rc2 = cutoff * cutoff;
+  // Two passes over blocks of atoms in parallel (count, then fill at the block's offset): the
+  // order of the images is that of a serial loop, whatever the thread count.
+  const std::size_t n = atoms.size();
+  constexpr std::size_t kBlock = 4096;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<std::size_t> offset(blocks + 1, 0);
   Atoms out;
-  out.x.reserve(atoms.size() * 2), out.y.reserve(atoms.size() * 2);
-  out.z.reserve(atoms.size() * 2), out.q.reserve(atoms.size() * 2);
-  std::vector<double> shifted[3];
-  std::vector<double> gap2[3];
-  for (std::size_t j = 0; j < atoms.size(); ++j) {
-    const double p[3] = {atoms.x[j], atoms.y[j], atoms.z[j]};
-    for (int a = 0; a < 3; ++a) {
-      const double L = cell.length[std::size_t(a)], o = cell.origin[std::size_t(a)];
-      const double w = p[a] - L * std::floor((p[a] - o) / L);  // wrapped into [o, o + L)
-      shifted[a].clear(), gap2[a].clear();
-      const long reach = long(std::ceil((cutoff + (hi[a] - lo[a])) / L)) + 1;
-      for (long n = -reach; n <= reach; ++n) {
-        const double v = w + double(n) * L;
-        const double g = gap(a, v);
-        if (g < cutoff) shifted[a].push_back(v), gap2[a].push_back(g * g);
+  for (int pass = 0; pass < 2; ++pass) {
+#pragma omp parallel
+    {
+      std::vector<double> shifted[3], gap2[3];
+#pragma omp for schedule(dynamic)
+      for (long b = 0; b < long(blocks); ++b) {
+        std::size_t k = pass == 0 ? 0 : offset[std::size_t(b)];
+        const std::size_t j1 = std::min(n, std::size_t(b + 1) * kBlock);
+        for (std::size_t j = std::size_t(b) * kBlock; j < j1; ++j) {
+          const double p[3] = {atoms.x[j], atoms.y[j], atoms.z[j]};
+          const double q = atoms.q[j];
+          images_of(p, cell, lo, hi, cutoff, shifted, gap2, [&](double x, double y, double z) {
+            if (pass == 1) out.x[k] = x, out.y[k] = y, out.z[k] = z, out.q[k] = q;
+            ++k;
+          });
+        }
+        if (pass == 0) offset[std::size_t(b) + 1] = k;  // the block's count, summed below
       }
     }
-    for (std::size_t ix = 0; ix < shifted[0].size(); ++ix) {
-      for (std::size_t iy = 0; iy < shifted[1].size(); ++iy) {
-        const double gxy = gap2[0][ix] + gap2[1][iy];
-        if (gxy >= rc2) continue;
-        for (std::size_t iz = 0; iz < shifted[2].size(); ++iz) {
-          if (gxy + gap2[2][iz] >= rc2) continue;
-          out.push_back(shifted[0][ix], shifted[1][iy], shifted[2][iz], atoms.q[j]);
-        }
-      }
+    if (pass == 0) {
+      for (std::size_t b = 0; b < blocks; ++b) offset[b + 1] += offset[b];
+      out.x.resize(offset[blocks]), out.y.resize(offset[blocks]);
+      out.z.resize(offset[blocks]), out.q.resize(offset[blocks]);
     }
   }
   return out;
