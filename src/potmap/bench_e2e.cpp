@@ -88,7 +88,8 @@ void run_e2e_cases(const BenchOptions& o, const Atoms& atoms, const E2eRecorder&
   };
   for (const Case k :
        {Case{"e2e-trajectory-1A", 1.0, false}, Case{"e2e-trajectory-0.5A", 0.5, false},
-        Case{"e2e-trajectory-periodic-1A", 1.0, true}}) {
+        Case{"e2e-trajectory-periodic-1A", 1.0, true},
+        Case{"e2e-trajectory-periodic-0.5A", 0.5, true}}) {
     const std::string out = (dir / "avg.npy").string();
     const std::string args = "potmap --topology '" + o.input + "' --trajectory '" + dcd.string() +
                              "' -o '" + out + "' --spacing " + std::to_string(k.spacing) +
