@@ -1,7 +1,6 @@
 #include "core/io/pqr.hpp"
 
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -13,14 +12,10 @@
 
 namespace pairwise::io {
 
-// std::from_chars: no locale, no errno, ~10x faster than strtod on large inputs.
+// std::from_chars (text_numbers.hpp): no locale, no errno, much faster than strtod.
 double parse_field_double(const std::string& text, const char* field, const std::string& where) {
-  const char* b = text.data();
-  const char* e = b + text.size();
-  if (b < e && *b == '+') ++b;
   double v = 0;
-  const auto r = std::from_chars(b, e, v);
-  if (b == e || r.ec != std::errc() || r.ptr != e) {
+  if (!parse_double_any(text, v)) {
     throw Error(std::string("bad ") + field + " '" + text + "' (expected a number)", where);
   }
   if (!std::isfinite(v)) {
@@ -30,15 +25,7 @@ double parse_field_double(const std::string& text, const char* field, const std:
 }
 
 long parse_field_long(const std::string& text, const char* field, const std::string& where) {
-  const char* b = text.data();
-  const char* e = b + text.size();
-  if (b < e && *b == '+') ++b;
-  long v = 0;
-  const auto r = std::from_chars(b, e, v);
-  if (b == e || r.ec != std::errc() || r.ptr != e) {
-    throw Error(std::string("bad ") + field + " '" + text + "' (expected an integer)", where);
-  }
-  return v;
+  return field_long(text, field, where);
 }
 
 std::vector<AtomRecord> parse_pqr(std::istream& in, const std::string& source) {

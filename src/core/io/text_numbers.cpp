@@ -8,13 +8,17 @@
 
 namespace pairwise::io {
 
-bool parse_double(std::string_view text, double& value) {
+bool parse_double_any(std::string_view text, double& value) {
   const char* b = text.data();
   const char* e = b + text.size();
   if (b < e && *b == '+') ++b;
   if (b == e) return false;
   const auto r = std::from_chars(b, e, value);
-  return r.ec == std::errc() && r.ptr == e && std::isfinite(value);
+  return r.ec == std::errc() && r.ptr == e;
+}
+
+bool parse_double(std::string_view text, double& value) {
+  return parse_double_any(text, value) && std::isfinite(value);
 }
 
 bool parse_long(std::string_view text, long& value) {

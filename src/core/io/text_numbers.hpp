@@ -20,6 +20,8 @@ inline std::string_view next_word(const char*& p, const char* end) {
   return {b, std::size_t(p - b)};
 }
 
+// Parses the whole of `text` as a double, NaN and infinity included (a leading '+' accepted).
+bool parse_double_any(std::string_view text, double& value);
 // Parses the whole of `text` as a finite double (a leading '+' is accepted, as strtod does);
 // false for anything else (empty, trailing characters, out of range, NaN, infinity).
 bool parse_double(std::string_view text, double& value);
