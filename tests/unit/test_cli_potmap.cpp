@@ -142,4 +142,21 @@ TEST_F(CliPotmap, BadInputIsAClearErrorWithoutOutput) {
   expect_error("potmap missing.pqr -o m.dx", {"cannot open PQR file", "missing.pqr"});
 }
 
+TEST_F(CliPotmap, BadTrajectoriesAreClearErrorsWithoutOutput) {
+  // potmap-small.pqr has 6 atoms; frame 1 of this XYZ has 5.
+  write("t.xyz", std::string("6\nf0\n") +
+                     "O 1 2 3\nH 1 2 4\nH 1 3 3\nO 5 2 3\nH 5 2 4\nH 5 3 3\n"
+                     "5\nf1\nO 1 2 3\nH 1 2 4\nH 1 3 3\nO 5 2 3\nH 5 2 4\n");
+  expect_error("potmap --topology potmap-small.pqr --trajectory t.xyz -o m.dx --cutoff 4",
+               {"frame 1", "5 atoms, but earlier frames have 6"});
+  expect_error(
+      "potmap --topology potmap-small.pqr --trajectory t.xyz -o m.dx --frames 1: --cutoff 4",
+      {"frame 1", "5 atoms, but earlier frames have 6"});
+  expect_error("potmap --topology potmap-small.pqr --trajectory t.xyz -o m.dx --frames 3:1",
+               {"bad frame range '3:1'"});
+  expect_error("potmap potmap-small.pqr -o m.dx --combine min", {"need --trajectory"});
+  expect_error("potmap --topology potmap-small.pqr --trajectory t.xyz -o m.dx --box 10,10,10",
+               {"periodic map needs a cutoff"});
+}
+
 }  // namespace
