@@ -1,0 +1,14 @@
+"""pairwise: pair-interaction simulations from Python.
+
+Submodules (each a thin client of the C++ library's public API, include/pairwise/):
+  pairwise.md        Lennard-Jones molecular dynamics (LAMMPS units lj)
+  pairwise.plot      matplotlib pictures of thermo CSVs, potential maps and benchmark JSON
+
+Errors: bad arrays or parameters raise ValueError, failed runs raise pairwise.Error (a
+RuntimeError), out of memory raises MemoryError; messages are the command line's.
+"""
+
+from ._pairwise import Error, __version__, cuda_available  # noqa: F401
+from . import md  # noqa: F401
+
+__all__ = ["Error", "__version__", "cuda_available", "md"]
