@@ -29,10 +29,10 @@ struct PairCoefficients {
 };
 
 struct ForceFieldSpec {
-  std::string style = "cut";  // cut | shift | shifted_force
-  double cutoff = 2.5;        // global cutoff (σ)
-  std::string mixing = "geometric";  // geometric | arithmetic
-  std::vector<double> masses;        // per type (index type-1); empty: 1 for every type
+  std::string style = "cut";            // cut | shift | shifted_force
+  double cutoff = 2.5;                  // global cutoff (σ)
+  std::string mixing = "geometric";     // geometric | arithmetic
+  std::vector<double> masses;           // per type (index type-1); empty: 1 for every type
   std::vector<PairCoefficients> pairs;  // empty: ε = σ = 1 for every type
 };
 
@@ -54,8 +54,8 @@ SystemArrays lattice(const std::string& kind, double density, std::array<int, 3>
 
 struct Settings {
   RunOptions run;
-  double skin = 0.3;       // neighbor-list skin (σ)
-  int sort_every = 1000;   // steps between space-filling-curve reorders (0: never)
+  double skin = 0.3;          // neighbor-list skin (σ)
+  int sort_every = 1000;      // steps between space-filling-curve reorders (0: never)
   int neighbor_capacity = 0;  // initial neighbor slots per atom (0: estimated)
   double dt = 0.005;
   std::string thermostat = "none";  // none | langevin | andersen
@@ -110,10 +110,10 @@ class Simulation {
   BackendKind backend() const;
   Precision precision() const;
   std::string device_name() const;
-  std::int64_t step() const;           // steps taken so far
-  std::int64_t configured_steps() const;  // from_config: [integrator] steps; else 0
+  std::int64_t step() const;                     // steps taken so far
+  std::int64_t configured_steps() const;         // from_config: [integrator] steps; else 0
   std::int64_t configured_thermo_every() const;  // from_config: [output] thermo_every; else 10
-  double time() const;                 // step() · dt
+  double time() const;                           // step() · dt
 
   ForceResult compute_forces();
   ThermoRow thermo();

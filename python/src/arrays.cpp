@@ -13,8 +13,8 @@ std::string shape_text(py::ssize_t rows, py::ssize_t cols) {
 
 void check_layout(const py::array& a, const char* name, py::ssize_t rows, py::ssize_t cols) {
   const py::ssize_t ndim = cols == 0 ? 1 : 2;
-  const bool shape_ok = a.ndim() == ndim && (rows < 0 || a.shape(0) == rows) &&
-                        (cols == 0 || a.shape(1) == cols);
+  const bool shape_ok =
+      a.ndim() == ndim && (rows < 0 || a.shape(0) == rows) && (cols == 0 || a.shape(1) == cols);
   if (!shape_ok) {
     std::string got = "(";
     for (py::ssize_t d = 0; d < a.ndim(); ++d) got += (d ? ", " : "") + std::to_string(a.shape(d));
@@ -36,7 +36,7 @@ std::vector<double> doubles(const py::handle& obj, const char* name, py::ssize_t
   const auto dt = a.dtype();
   if (dt.kind() != 'f' || (dt.itemsize() != 4 && dt.itemsize() != 8))
     throw py::value_error(std::string(name) + " must have dtype float32 or float64, got " +
-                          std::string(py::str(dt)));
+                          py::str(py::handle(dt)).cast<std::string>());
   check_layout(a, name, rows, cols);
   const std::size_t n = std::size_t(a.size());
   std::vector<double> out(n);
@@ -62,7 +62,7 @@ std::vector<long long> integers(const py::handle& obj, const char* name, py::ssi
   const auto dt = a.dtype();
   if (dt.kind() != 'i' && dt.kind() != 'u')
     throw py::value_error(std::string(name) + " must have an integer dtype, got " +
-                          std::string(py::str(dt)));
+                          py::str(py::handle(dt)).cast<std::string>());
   check_layout(a, name, rows, 0);
   const auto converted = py::array_t<long long, py::array::c_style | py::array::forcecast>(a);
   const long long* p = converted.data();
@@ -72,8 +72,10 @@ std::vector<long long> integers(const py::handle& obj, const char* name, py::ssi
 py::array_t<double> view(std::shared_ptr<std::vector<double>> data, py::ssize_t rows,
                          py::ssize_t cols) {
   auto* keep = new std::shared_ptr<std::vector<double>>(data);
-  py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<std::vector<double>>*>(p); });
-  py::array_t<double> a({rows, cols}, {py::ssize_t(sizeof(double)) * cols, py::ssize_t(sizeof(double))},
+  py::capsule owner(keep,
+                    [](void* p) { delete static_cast<std::shared_ptr<std::vector<double>>*>(p); });
+  py::array_t<double> a({rows, cols},
+                        {py::ssize_t(sizeof(double)) * cols, py::ssize_t(sizeof(double))},
                         data->data(), owner);
   a.attr("flags").attr("writeable") = false;
   return a;
@@ -96,10 +98,12 @@ PeriodicBox box_arg(const py::handle& box) {
   if (!a) throw py::value_error("box must be array-like: (3,) lengths or (2, 3) [lo, hi]");
   PeriodicBox b;
   if (a.ndim() == 1) {
-    const auto v = doubles(py::array_t<double, py::array::c_style | py::array::forcecast>(a), "box", 3, 0);
+    const auto v =
+        doubles(py::array_t<double, py::array::c_style | py::array::forcecast>(a), "box", 3, 0);
     for (int d = 0; d < 3; ++d) b.lo[d] = 0, b.hi[d] = v[d];
   } else {
-    const auto v = doubles(py::array_t<double, py::array::c_style | py::array::forcecast>(a), "box", 2, 3);
+    const auto v =
+        doubles(py::array_t<double, py::array::c_style | py::array::forcecast>(a), "box", 2, 3);
     for (int d = 0; d < 3; ++d) b.lo[d] = v[d], b.hi[d] = v[3 + d];
   }
   for (int d = 0; d < 3; ++d)

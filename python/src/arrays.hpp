@@ -42,7 +42,7 @@ py::array_t<T> adopt_as(std::vector<T>&& v, py::ssize_t rows, py::ssize_t cols =
 BackendKind backend_arg(const std::string& text);
 Precision precision_arg(const std::string& text);
 PeriodicBox box_arg(const py::handle& box);  // (3,) lengths from 0, or (2, 3) [lo, hi]
-py::tuple box_out(const PeriodicBox& b);       // ((lo...), (hi...))
+py::tuple box_out(const PeriodicBox& b);     // ((lo...), (hi...))
 
 // Runs f, turning pairwise::Error into ValueError (for constructors and setters).
 template <class F>

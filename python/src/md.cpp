@@ -95,10 +95,11 @@ void bind_md(py::module_& parent) {
         md::SystemArrays a =
             as_value_error([&] { return md::lattice(kind, density, c, temperature, seed); });
         const auto n = py::ssize_t(a.ids.size());
-        return py::dict("positions"_a = adopt(std::move(a.positions), n, 3),
-                        "velocities"_a = adopt(std::move(a.velocities), n, 3),
-                        "box"_a = py::make_tuple(py::make_tuple(a.box.lo[0], a.box.lo[1], a.box.lo[2]),
-                                                 py::make_tuple(a.box.hi[0], a.box.hi[1], a.box.hi[2])));
+        return py::dict(
+            "positions"_a = adopt(std::move(a.positions), n, 3),
+            "velocities"_a = adopt(std::move(a.velocities), n, 3),
+            "box"_a = py::make_tuple(py::make_tuple(a.box.lo[0], a.box.lo[1], a.box.lo[2]),
+                                     py::make_tuple(a.box.hi[0], a.box.hi[1], a.box.hi[2])));
       },
       "kind"_a, "density"_a, "cells"_a, "temperature"_a = 0.0, "seed"_a = 87287,
       R"(An fcc | bcc | sc lattice as `pairwise run` builds it from [system].
@@ -118,41 +119,43 @@ Python callback every K steps with read-only numpy views of the state.
 Errors: bad arrays or parameters raise ValueError; a failed run (the system blew up, a CUDA error)
 raises pairwise.Error (a RuntimeError); out of memory raises MemoryError. Messages are the
 command line's.)")
-      .def(py::init([](py::object positions, py::object box, py::object velocities,
-                       py::object types, py::object masses, py::object pairs,
-                       const std::string& style, double cutoff, const std::string& mixing,
-                       const std::string& backend, const std::string& precision, double skin,
-                       double dt, const std::string& thermostat, double temperature, double gamma,
-                       double nu, std::uint64_t seed, int sort_every, int neighbor_capacity,
-                       bool allow_overlap) {
-             md::SystemArrays a;
-             a.positions = doubles(positions, "positions", -1, 3);
-             const auto n = py::ssize_t(a.positions.size() / 3);
-             a.box = box_arg(box);
-             if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
-             if (!types.is_none())
-               for (long long t : integers(types, "types", n)) a.types.push_back(int(t));
-             a.force_field = force_field_arg(style, cutoff, mixing, masses, pairs);
-             const md::Settings s =
-                 settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu,
-                              seed, sort_every, neighbor_capacity, allow_overlap);
-             return as_value_error([&] { return std::make_unique<md::Simulation>(a, s); });
-           }),
-           "positions"_a, "box"_a, py::kw_only(), "velocities"_a = py::none(),
-           "types"_a = py::none(), "masses"_a = py::none(), "pairs"_a = py::none(),
-           "style"_a = "cut", "cutoff"_a = 2.5, "mixing"_a = "geometric", "backend"_a = "auto",
-           "precision"_a = "mixed", "skin"_a = 0.3, "dt"_a = 0.005, "thermostat"_a = "none",
-           "temperature"_a = 1.0, "gamma"_a = 1.0, "nu"_a = 1.0, "seed"_a = 1,
-           "sort_every"_a = 1000, "neighbor_capacity"_a = 0, "allow_overlap"_a = false,
-           (std::string(R"(Simulation(positions, box, *, velocities=None, types=None, masses=None, pairs=None, ...)
+      .def(
+          py::init([](py::object positions, py::object box, py::object velocities, py::object types,
+                      py::object masses, py::object pairs, const std::string& style, double cutoff,
+                      const std::string& mixing, const std::string& backend,
+                      const std::string& precision, double skin, double dt,
+                      const std::string& thermostat, double temperature, double gamma, double nu,
+                      std::uint64_t seed, int sort_every, int neighbor_capacity,
+                      bool allow_overlap) {
+            md::SystemArrays a;
+            a.positions = doubles(positions, "positions", -1, 3);
+            const auto n = py::ssize_t(a.positions.size() / 3);
+            a.box = box_arg(box);
+            if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
+            if (!types.is_none())
+              for (long long t : integers(types, "types", n)) a.types.push_back(int(t));
+            a.force_field = force_field_arg(style, cutoff, mixing, masses, pairs);
+            const md::Settings s =
+                settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
+                             sort_every, neighbor_capacity, allow_overlap);
+            return as_value_error([&] { return std::make_unique<md::Simulation>(a, s); });
+          }),
+          "positions"_a, "box"_a, py::kw_only(), "velocities"_a = py::none(),
+          "types"_a = py::none(), "masses"_a = py::none(), "pairs"_a = py::none(),
+          "style"_a = "cut", "cutoff"_a = 2.5, "mixing"_a = "geometric", "backend"_a = "auto",
+          "precision"_a = "mixed", "skin"_a = 0.3, "dt"_a = 0.005, "thermostat"_a = "none",
+          "temperature"_a = 1.0, "gamma"_a = 1.0, "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000,
+          "neighbor_capacity"_a = 0, "allow_overlap"_a = false,
+          (std::string(
+               R"(Simulation(positions, box, *, velocities=None, types=None, masses=None, pairs=None, ...)
 
 positions: (N, 3) float32/float64 C-contiguous array (sigma); box: (3,) lengths from 0 or (2, 3)
 [lo, hi]; velocities: (N, 3) (default zero); types: (N,) integers 1..T (default all 1); masses:
 (T,) per type (default 1); pairs: [(i, j, epsilon, sigma[, cutoff]), ...] (default epsilon = sigma
 = 1 for every type; unlisted pairs mix); style 'cut' | 'shift' | 'shifted_force'; cutoff: the
 global cutoff; mixing 'geometric' | 'arithmetic'.)") +
-            kSettingsDoc)
-               .c_str())
+           kSettingsDoc)
+              .c_str())
       .def_static(
           "from_data_file",
           [](const std::string& path, const std::string& style, double cutoff,
@@ -171,7 +174,8 @@ global cutoff; mixing 'geometric' | 'arithmetic'.)") +
           "dt"_a = 0.005, "thermostat"_a = "none", "temperature"_a = 1.0, "gamma"_a = 1.0,
           "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000, "neighbor_capacity"_a = 0,
           "allow_overlap"_a = false,
-          (std::string(R"(A simulation of a LAMMPS data file (atomic style, .gz read too) with its Masses and
+          (std::string(
+               R"(A simulation of a LAMMPS data file (atomic style, .gz read too) with its Masses and
 Pair Coeffs; style, cutoff and mixing complete the force field, pairs override coefficients.)") +
            kSettingsDoc)
               .c_str())
@@ -244,7 +248,8 @@ Pair Coeffs; style, cutoff and mixing complete the force field, pairs override c
             std::vector<md::ThermoRow> rows;
             if (thermo_every > 0) {
               rows.push_back(s.thermo());
-              observers.push_back({thermo_every, [&](std::int64_t) { rows.push_back(s.thermo()); }});
+              observers.push_back(
+                  {thermo_every, [&](std::int64_t) { rows.push_back(s.thermo()); }});
             }
             if (!callback.is_none())
               observers.push_back(python_observer(every, [&](std::int64_t step) {

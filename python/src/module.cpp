@@ -13,7 +13,8 @@ PYBIND11_MODULE(_pairwise, m) {
   m.doc() = "pairwise: pair-interaction simulations (nbody, md, ljc, potmap, fredholm).";
   m.attr("__version__") = PAIRWISE_VERSION;
   pw::register_exceptions(m);
-  m.def("cuda_available", [] { return !pairwise::cuda_devices().empty(); },
-        "True when this build has the CUDA backend and a usable device.");
+  m.def(
+      "cuda_available", [] { return !pairwise::cuda_devices().empty(); },
+      "True when this build has the CUDA backend and a usable device.");
   pw::bind_md(m);
 }
