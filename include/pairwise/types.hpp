@@ -13,6 +13,13 @@
 
 namespace pairwise {
 
+// A bad argument to an API call (a step count, a time, an interval): a pairwise::Error that the
+// Python package raises as ValueError. Failures during a run are plain pairwise::Error.
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
 // Where and how a computation runs: backend automatic picks cuda when a usable device exists,
 // else cpu; reference is double precision whatever `precision` says.
 struct RunOptions {
@@ -33,6 +40,13 @@ struct PeriodicBox {
 struct Observer {
   std::int64_t every = 1;
   std::function<void(std::int64_t step)> call;
+};
+
+// Called by a run to a time t_end after every multiple of `interval` (in time units, counted from
+// t = 0) and at t_end, with the time reached; exceptions behave as for Observer.
+struct TimeObserver {
+  double interval = 0.125;
+  std::function<void(double time)> call;
 };
 
 }  // namespace pairwise

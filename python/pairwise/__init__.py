@@ -1,6 +1,7 @@
 """pairwise: pair-interaction simulations from Python.
 
 Submodules (each a thin client of the C++ library's public API, include/pairwise/):
+  pairwise.nbody     direct-summation gravity (Henon units)
   pairwise.md        Lennard-Jones molecular dynamics (LAMMPS units lj)
   pairwise.plot      matplotlib pictures of thermo CSVs, potential maps and benchmark JSON
 
@@ -9,6 +10,6 @@ RuntimeError), out of memory raises MemoryError; messages are the command line's
 """
 
 from ._pairwise import Error, __version__, cuda_available  # noqa: F401
-from . import md  # noqa: F401
+from . import md, nbody  # noqa: F401
 
-__all__ = ["Error", "__version__", "cuda_available", "md"]
+__all__ = ["Error", "__version__", "cuda_available", "md", "nbody"]

@@ -132,6 +132,8 @@ void register_exceptions(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const Error& e) {
       const std::string what = e.what();
       if (what.find("out of memory") != std::string::npos) {

@@ -6,6 +6,7 @@
 
 namespace pairwise::python {
 void bind_md(py::module_& m);
+void bind_nbody(py::module_& m);
 }  // namespace pairwise::python
 
 PYBIND11_MODULE(_pairwise, m) {
@@ -17,4 +18,5 @@ PYBIND11_MODULE(_pairwise, m) {
       "cuda_available", [] { return !pairwise::cuda_devices().empty(); },
       "True when this build has the CUDA backend and a usable device.");
   pw::bind_md(m);
+  pw::bind_nbody(m);
 }

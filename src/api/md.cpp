@@ -294,7 +294,7 @@ void Simulation::set_state(const std::vector<double>& positions,
 }
 
 void Simulation::run(std::int64_t steps, const std::vector<Observer>& observers) {
-  if (steps < 0) throw Error("steps must be >= 0, got " + std::to_string(steps), "run");
+  if (steps < 0) throw InvalidArgument("steps must be >= 0, got " + std::to_string(steps), "run");
   api::run_in_chunks(
       impl_->step, steps, observers,
       [&](std::int64_t first, std::int64_t count) {

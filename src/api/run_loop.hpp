@@ -20,7 +20,7 @@ inline void run_in_chunks(const std::int64_t& step, std::int64_t steps,
                           const std::function<void(std::int64_t, std::int64_t)>& advance,
                           const std::function<void()>& check) {
   for (const auto& o : observers)
-    if (o.every < 1) throw Error("an observer's every must be >= 1", "run");
+    if (o.every < 1) throw InvalidArgument("an observer's every must be >= 1", "run");
   const std::int64_t end = step + steps;
   while (step < end) {
     std::int64_t next = end;
