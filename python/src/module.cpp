@@ -7,6 +7,7 @@
 namespace pairwise::python {
 void bind_md(py::module_& m);
 void bind_nbody(py::module_& m);
+void bind_fredholm(py::module_& m);
 }  // namespace pairwise::python
 
 PYBIND11_MODULE(_pairwise, m) {
@@ -19,4 +20,5 @@ PYBIND11_MODULE(_pairwise, m) {
       "True when this build has the CUDA backend and a usable device.");
   pw::bind_md(m);
   pw::bind_nbody(m);
+  pw::bind_fredholm(m);
 }
