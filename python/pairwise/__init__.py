@@ -4,6 +4,7 @@ Submodules (each a thin client of the C++ library's public API, include/pairwise
   pairwise.nbody     direct-summation gravity (Henon units)
   pairwise.md        Lennard-Jones molecular dynamics (LAMMPS units lj)
   pairwise.fredholm  Fredholm equations of the second kind (Nystrom)
+  pairwise.ljc       all-pairs LJ + Coulomb molecules in implicit solvent
   pairwise.plot      matplotlib pictures of thermo CSVs, potential maps and benchmark JSON
 
 Errors: bad arrays or parameters raise ValueError, failed runs raise pairwise.Error (a
@@ -11,6 +12,6 @@ RuntimeError), out of memory raises MemoryError; messages are the command line's
 """
 
 from ._pairwise import Error, __version__, cuda_available  # noqa: F401
-from . import fredholm, md, nbody  # noqa: F401
+from . import fredholm, ljc, md, nbody  # noqa: F401
 
-__all__ = ["Error", "__version__", "cuda_available", "md", "nbody", "fredholm"]
+__all__ = ["Error", "__version__", "cuda_available", "md", "nbody", "fredholm", "ljc"]

@@ -8,6 +8,7 @@ namespace pairwise::python {
 void bind_md(py::module_& m);
 void bind_nbody(py::module_& m);
 void bind_fredholm(py::module_& m);
+void bind_ljc(py::module_& m);
 }  // namespace pairwise::python
 
 PYBIND11_MODULE(_pairwise, m) {
@@ -21,4 +22,5 @@ PYBIND11_MODULE(_pairwise, m) {
   pw::bind_md(m);
   pw::bind_nbody(m);
   pw::bind_fredholm(m);
+  pw::bind_ljc(m);
 }
