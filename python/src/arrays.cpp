@@ -123,6 +123,13 @@ Observer python_observer(std::int64_t every, std::function<void(std::int64_t)> w
                   }};
 }
 
+bool is_memory_error(const std::string& what) {
+  if (what.find("memory") == std::string::npos) return false;
+  for (const char* phrase : {"out of", "too large", "needs", "not enough"})
+    if (what.find(phrase) != std::string::npos) return true;
+  return false;
+}
+
 void register_exceptions(py::module_& m) {
   // Created once and kept for the life of the interpreter (no static py::object destructor).
   static PyObject* error = PyErr_NewExceptionWithDoc(
@@ -132,15 +139,14 @@ void register_exceptions(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const InvalidArgument& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const Error& e) {
       const std::string what = e.what();
-      if (what.find("out of memory") != std::string::npos) {
+      if (is_memory_error(what))
         PyErr_SetString(PyExc_MemoryError, what.c_str());
-        return;
-      }
-      PyErr_SetString(error, what.c_str());
+      else if (dynamic_cast<const InvalidArgument*>(&e))
+        PyErr_SetString(PyExc_ValueError, what.c_str());
+      else
+        PyErr_SetString(error, what.c_str());
     }
   });
 }

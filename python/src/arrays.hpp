@@ -44,13 +44,18 @@ Precision precision_arg(const std::string& text);
 PeriodicBox box_arg(const py::handle& box);  // (3,) lengths from 0, or (2, 3) [lo, hi]
 py::tuple box_out(const PeriodicBox& b);     // ((lo...), (hi...))
 
+// Whether a library message reports memory exhaustion (host or GPU): "out of memory", "out of
+// GPU memory: needed N bytes", "problem too large for GPU memory", "lattice ... needs N bytes of
+// host memory", "not enough device memory ...". These raise MemoryError.
+bool is_memory_error(const std::string& what);
+
 // Runs f, turning pairwise::Error into ValueError (for constructors and setters).
 template <class F>
 auto as_value_error(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const Error& e) {
-    if (std::string(e.what()).find("out of memory") != std::string::npos) throw;
+    if (is_memory_error(e.what())) throw;
     throw py::value_error(e.what());
   }
 }

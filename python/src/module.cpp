@@ -9,6 +9,7 @@ void bind_md(py::module_& m);
 void bind_nbody(py::module_& m);
 void bind_fredholm(py::module_& m);
 void bind_ljc(py::module_& m);
+void bind_potmap(py::module_& m);
 }  // namespace pairwise::python
 
 PYBIND11_MODULE(_pairwise, m) {
@@ -23,4 +24,5 @@ PYBIND11_MODULE(_pairwise, m) {
   pw::bind_nbody(m);
   pw::bind_fredholm(m);
   pw::bind_ljc(m);
+  pw::bind_potmap(m);
 }

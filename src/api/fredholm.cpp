@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 
+#include "api/arguments.hpp"
 #include "core/config.hpp"
 #include "fredholm/run.hpp"
 #include "fredholm/solve.hpp"
@@ -90,22 +91,10 @@ Result solve_typed(const Spec& spec, const SolverSettings& st, SolverKind method
 
 }  // namespace
 
-// The checks of solve()'s arguments, as InvalidArgument (the messages are the CLI's).
-template <class F>
-auto checked_argument(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const InvalidArgument&) {
-    throw;
-  } catch (const Error& e) {
-    throw InvalidArgument(e.message(), e.where());
-  }
-}
-
 Result solve(const Equation& equation, const SolverSettings& settings,
              const std::vector<double>& at) {
-  const Spec spec = checked_argument([&] { return to_spec(equation); });
-  const SolverKind method = checked_argument([&] { return parse_solver(settings.method); });
+  const Spec spec = api::checked_argument([&] { return to_spec(equation); });
+  const SolverKind method = api::checked_argument([&] { return parse_solver(settings.method); });
   if (method == SolverKind::direct && spec.total_nodes() > kDirectMaxN)
     throw InvalidArgument("the direct solver is for N <= " + std::to_string(kDirectMaxN) +
                               " nodes, got " + std::to_string(spec.total_nodes()) +
@@ -123,7 +112,7 @@ Result solve(const Equation& equation, const SolverSettings& settings,
 }
 
 double phase_shift(const Equation& equation, const Result& result) {
-  const Spec spec = checked_argument([&] { return to_spec(equation); });
+  const Spec spec = api::checked_argument([&] { return to_spec(equation); });
   if (spec.kernel != KernelKind::square_well)
     throw InvalidArgument("phase shifts need kernel = square_well", "equation");
   Nodes nodes;
