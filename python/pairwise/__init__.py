@@ -15,4 +15,6 @@ RuntimeError), out of memory raises MemoryError; messages are the command line's
 from ._pairwise import Error, __version__, cuda_available  # noqa: F401
 from . import fredholm, ljc, md, nbody, potmap  # noqa: F401
 
+# pairwise.plot (matplotlib) is imported on demand: `import pairwise.plot`.
+
 __all__ = ["Error", "__version__", "cuda_available", "md", "nbody", "fredholm", "ljc", "potmap"]
