@@ -23,7 +23,7 @@ inline void run_in_chunks(const std::int64_t& step, std::int64_t steps,
     if (o.every < 1) throw InvalidArgument("an observer's every must be >= 1", "run");
   const std::int64_t end = step + steps;
   while (step < end) {
-    std::int64_t next = end;
+    std::int64_t next = std::min(end, step + (std::int64_t(1) << 30));  // chunks fit an int
     for (const auto& o : observers) next = std::min(next, (step / o.every + 1) * o.every);
     advance(step + 1, next - step);
     bool checked = false;
