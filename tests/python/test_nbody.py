@@ -94,7 +94,9 @@ def test_callback_and_errors():
     with pytest.raises(ValueError, match="mass"):
         nbody.Simulation(m, p["positions"])
     with pytest.raises(MemoryError):
-        nbody.plummer(1 << 40)  # 8 TB per coordinate array: bad_alloc
+        # 2^58 bytes per coordinate array: more than any 48-bit address space, so the allocation
+        # fails at once (bad_alloc) even where memory is overcommitted.
+        nbody.plummer(1 << 55)
 
 
 def test_docstrings():
