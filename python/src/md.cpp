@@ -1,0 +1,291 @@
+// pairwise.md: Lennard-Jones molecular dynamics (include/pairwise/md.hpp) from numpy arrays.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include "arrays.hpp"
+#include "pairwise/md.hpp"
+
+namespace pairwise::python {
+
+namespace {
+
+using namespace pybind11::literals;
+namespace md = pairwise::md;
+
+md::Settings settings_arg(const std::string& backend, const std::string& precision, double skin,
+                          double dt, const std::string& thermostat, double temperature,
+                          double gamma, double nu, std::uint64_t seed, int sort_every,
+                          int neighbor_capacity, bool allow_overlap) {
+  md::Settings s;
+  s.run.backend = backend_arg(backend);
+  s.run.precision = precision_arg(precision);
+  s.skin = skin, s.dt = dt, s.thermostat = thermostat, s.temperature = temperature;
+  s.gamma = gamma, s.nu = nu, s.seed = seed, s.sort_every = sort_every;
+  s.neighbor_capacity = neighbor_capacity, s.allow_overlap = allow_overlap;
+  return s;
+}
+
+md::ForceFieldSpec force_field_arg(const std::string& style, double cutoff,
+                                   const std::string& mixing, const py::object& masses,
+                                   const py::object& pairs) {
+  md::ForceFieldSpec f;
+  f.style = style, f.cutoff = cutoff, f.mixing = mixing;
+  if (!masses.is_none())
+    f.masses = doubles(py::array_t<double, py::array::forcecast>::ensure(masses), "masses", -1, 0);
+  if (!pairs.is_none())
+    for (const auto& item : pairs) {
+      const auto t = item.cast<py::sequence>();
+      if (t.size() < 4 || t.size() > 5)
+        throw py::value_error("each pair must be (i, j, epsilon, sigma[, cutoff])");
+      md::PairCoefficients p;
+      p.i = t[0].cast<int>(), p.j = t[1].cast<int>();
+      p.epsilon = t[2].cast<double>(), p.sigma = t[3].cast<double>();
+      p.cutoff = t.size() == 5 ? t[4].cast<double>() : 0.0;
+      f.pairs.push_back(p);
+    }
+  return f;
+}
+
+py::dict thermo_dict(const md::ThermoRow& r) {
+  return py::dict("step"_a = r.step, "temperature"_a = r.temperature, "potential"_a = r.potential,
+                  "kinetic"_a = r.kinetic, "total"_a = r.total, "pressure"_a = r.pressure,
+                  "virial"_a = r.virial, "rebuilds"_a = r.rebuilds);
+}
+
+py::dict state_dict(md::State&& s) {
+  const auto n = py::ssize_t(s.ids.size());
+  std::vector<long long> ids(s.ids.begin(), s.ids.end()), types(s.types.begin(), s.types.end()),
+      images(s.images.begin(), s.images.end());
+  return py::dict("step"_a = s.step, "box"_a = box_out(s.box),
+                  "positions"_a = adopt(std::move(s.positions), n, 3),
+                  "velocities"_a = adopt(std::move(s.velocities), n, 3),
+                  "images"_a = adopt_as(std::move(images), n, 3),
+                  "ids"_a = adopt_as(std::move(ids), n), "types"_a = adopt_as(std::move(types), n));
+}
+
+const char* kSettingsDoc = R"(
+Settings (keyword arguments, as in the [neighbor], [integrator] and [run] tables of docs/md.md):
+  backend     'auto' | 'reference' | 'cpu' | 'cuda' (auto: cuda when a device is usable)
+  precision   'single' | 'mixed' | 'double' (reference is always double)
+  skin        neighbor-list skin (sigma), default 0.3
+  dt          time step (tau), default 0.005
+  thermostat  'none' | 'langevin' | 'andersen'; temperature, gamma, nu and seed configure it
+  sort_every  steps between space-filling-curve reorders (0: never)
+  neighbor_capacity  initial neighbor slots per atom (0: estimated)
+  allow_overlap      accept atoms closer than 0.5 sigma (otherwise ValueError))";
+
+}  // namespace
+
+void bind_md(py::module_& parent) {
+  auto m = parent.def_submodule(
+      "md",
+      "Lennard-Jones molecular dynamics in LAMMPS 'units lj' (sigma, epsilon, m, tau): periodic "
+      "orthorhombic box, per-type-pair epsilon/sigma/cutoff, cut | shift | shifted_force "
+      "truncation, velocity Verlet with optional Langevin or Andersen thermostat.");
+
+  m.def(
+      "lattice",
+      [](const std::string& kind, double density, py::object cells, double temperature,
+         std::uint64_t seed) {
+        std::array<int, 3> c{};
+        if (py::isinstance<py::int_>(cells))
+          c = {cells.cast<int>(), cells.cast<int>(), cells.cast<int>()};
+        else
+          c = cells.cast<std::array<int, 3>>();
+        md::SystemArrays a =
+            as_value_error([&] { return md::lattice(kind, density, c, temperature, seed); });
+        const auto n = py::ssize_t(a.ids.size());
+        return py::dict(
+            "positions"_a = adopt(std::move(a.positions), n, 3),
+            "velocities"_a = adopt(std::move(a.velocities), n, 3),
+            "box"_a = py::make_tuple(py::make_tuple(a.box.lo[0], a.box.lo[1], a.box.lo[2]),
+                                     py::make_tuple(a.box.hi[0], a.box.hi[1], a.box.hi[2])));
+      },
+      "kind"_a, "density"_a, "cells"_a, "temperature"_a = 0.0, "seed"_a = 87287,
+      R"(An fcc | bcc | sc lattice as `pairwise run` builds it from [system].
+
+kind: 'fcc', 'bcc' or 'sc'; density: reduced density rho* (atoms per sigma^3); cells: n or
+(nx, ny, nz) unit cells; temperature: Maxwell-Boltzmann velocities at T (zero total momentum,
+3N-3 degrees of freedom); seed: the velocity seed.
+Returns a dict: positions (N, 3) float64, velocities (N, 3) float64, box ((lo), (hi)).)");
+
+  py::class_<md::Simulation>(m, "Simulation", R"(A Lennard-Jones md simulation on one backend.
+
+Build it from numpy arrays (the constructor), a LAMMPS data file (from_data_file) or a TOML config
+as `pairwise run` reads it (from_config). compute_forces() evaluates the current state once;
+run(steps, callback=..., every=K, thermo_every=K) advances it with the GIL released and calls a
+Python callback every K steps with read-only numpy views of the state.
+
+Errors: bad arrays or parameters raise ValueError; a failed run (the system blew up, a CUDA error)
+raises pairwise.Error (a RuntimeError); out of memory raises MemoryError. Messages are the
+command line's.)")
+      .def(
+          py::init([](py::object positions, py::object box, py::object velocities, py::object types,
+                      py::object masses, py::object pairs, const std::string& style, double cutoff,
+                      const std::string& mixing, const std::string& backend,
+                      const std::string& precision, double skin, double dt,
+                      const std::string& thermostat, double temperature, double gamma, double nu,
+                      std::uint64_t seed, int sort_every, int neighbor_capacity,
+                      bool allow_overlap) {
+            md::SystemArrays a;
+            a.positions = doubles(positions, "positions", -1, 3);
+            const auto n = py::ssize_t(a.positions.size() / 3);
+            a.box = box_arg(box);
+            if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
+            if (!types.is_none())
+              for (long long t : integers(types, "types", n)) a.types.push_back(int(t));
+            a.force_field = force_field_arg(style, cutoff, mixing, masses, pairs);
+            const md::Settings s =
+                settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
+                             sort_every, neighbor_capacity, allow_overlap);
+            return as_value_error([&] { return std::make_unique<md::Simulation>(a, s); });
+          }),
+          "positions"_a, "box"_a, py::kw_only(), "velocities"_a = py::none(),
+          "types"_a = py::none(), "masses"_a = py::none(), "pairs"_a = py::none(),
+          "style"_a = "cut", "cutoff"_a = 2.5, "mixing"_a = "geometric", "backend"_a = "auto",
+          "precision"_a = "mixed", "skin"_a = 0.3, "dt"_a = 0.005, "thermostat"_a = "none",
+          "temperature"_a = 1.0, "gamma"_a = 1.0, "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000,
+          "neighbor_capacity"_a = 0, "allow_overlap"_a = false,
+          (std::string(
+               R"(Simulation(positions, box, *, velocities=None, types=None, masses=None, pairs=None, ...)
+
+positions: (N, 3) float32/float64 C-contiguous array (sigma); box: (3,) lengths from 0 or (2, 3)
+[lo, hi]; velocities: (N, 3) (default zero); types: (N,) integers 1..T (default all 1); masses:
+(T,) per type (default 1); pairs: [(i, j, epsilon, sigma[, cutoff]), ...] (default epsilon = sigma
+= 1 for every type; unlisted pairs mix); style 'cut' | 'shift' | 'shifted_force'; cutoff: the
+global cutoff; mixing 'geometric' | 'arithmetic'.)") +
+           kSettingsDoc)
+              .c_str())
+      .def_static(
+          "from_data_file",
+          [](const std::string& path, const std::string& style, double cutoff,
+             const std::string& mixing, py::object pairs, const std::string& backend,
+             const std::string& precision, double skin, double dt, const std::string& thermostat,
+             double temperature, double gamma, double nu, std::uint64_t seed, int sort_every,
+             int neighbor_capacity, bool allow_overlap) {
+            const auto f = force_field_arg(style, cutoff, mixing, py::none(), pairs);
+            const md::Settings s =
+                settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
+                             sort_every, neighbor_capacity, allow_overlap);
+            return as_value_error([&] { return md::Simulation::from_data_file(path, f, s); });
+          },
+          "path"_a, py::kw_only(), "style"_a = "cut", "cutoff"_a = 2.5, "mixing"_a = "geometric",
+          "pairs"_a = py::none(), "backend"_a = "auto", "precision"_a = "mixed", "skin"_a = 0.3,
+          "dt"_a = 0.005, "thermostat"_a = "none", "temperature"_a = 1.0, "gamma"_a = 1.0,
+          "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000, "neighbor_capacity"_a = 0,
+          "allow_overlap"_a = false,
+          (std::string(
+               R"(A simulation of a LAMMPS data file (atomic style, .gz read too) with its Masses and
+Pair Coeffs; style, cutoff and mixing complete the force field, pairs override coefficients.)") +
+           kSettingsDoc)
+              .c_str())
+      .def_static(
+          "from_config",
+          [](const std::string& path) {
+            return as_value_error([&] { return md::Simulation::from_config(path); });
+          },
+          "path"_a,
+          "A simulation of a TOML config as `pairwise run` reads it (workload = 'md'); "
+          "configured_steps and configured_thermo_every give its [integrator] steps and [output] "
+          "thermo_every. Unknown keys raise ValueError with a did-you-mean.")
+      .def_property_readonly("size", &md::Simulation::size, "Number of atoms.")
+      .def("__len__", &md::Simulation::size)
+      .def_property_readonly(
+          "backend", [](const md::Simulation& s) { return std::string(to_string(s.backend())); },
+          "The backend in use: 'reference', 'cpu' or 'cuda'.")
+      .def_property_readonly(
+          "precision",
+          [](const md::Simulation& s) { return std::string(to_string(s.precision())); },
+          "The precision in use: 'single', 'mixed' or 'double'.")
+      .def_property_readonly("device_name", &md::Simulation::device_name,
+                             "The device (GPU name or CPU threads) the engine runs on.")
+      .def_property_readonly("step", &md::Simulation::step, "Steps taken so far.")
+      .def_property_readonly("time", &md::Simulation::time, "step * dt (tau).")
+      .def_property_readonly("configured_steps", &md::Simulation::configured_steps,
+                             "from_config: [integrator] steps (else 0).")
+      .def_property_readonly("configured_thermo_every", &md::Simulation::configured_thermo_every,
+                             "from_config: [output] thermo_every (else 10).")
+      .def(
+          "compute_forces",
+          [](md::Simulation& s) {
+            md::ForceResult r = without_gil([&] { return s.compute_forces(); });
+            const auto n = py::ssize_t(s.size());
+            return py::dict("forces"_a = adopt(std::move(r.forces), n, 3),
+                            "potential"_a = r.potential, "virial"_a = r.virial);
+          },
+          "Forces (N, 3) of the current positions, total potential energy and virial "
+          "(sum over pairs of r . f), in a dict; atoms in the order given.")
+      .def(
+          "thermo", [](md::Simulation& s) { return thermo_dict(s.thermo()); },
+          "The thermo row of `pairwise run` for the current state: step, temperature, potential, "
+          "kinetic, total (per atom), pressure, virial (total), rebuilds. Raises pairwise.Error if "
+          "the system blew up.")
+      .def(
+          "state", [](md::Simulation& s) { return state_dict(s.state()); },
+          "The state in the order given: dict of positions (N, 3) wrapped into the box, "
+          "velocities (N, 3), images (N, 3) box crossings, ids, types, step, box.")
+      .def(
+          "set_state",
+          [](md::Simulation& s, py::object positions, py::object velocities) {
+            const auto n = py::ssize_t(s.size());
+            const auto x = doubles(positions, "positions", n, 3);
+            const auto v = velocities.is_none() ? std::vector<double>{}
+                                                : doubles(velocities, "velocities", n, 3);
+            as_value_error([&] { s.set_state(x, v); });
+          },
+          "positions"_a, "velocities"_a = py::none(),
+          "Replaces positions (N, 3) and optionally velocities (N, 3); forces are recomputed.")
+      .def(
+          "run",
+          [](md::Simulation& s, std::int64_t steps, py::object callback, std::int64_t every,
+             std::int64_t thermo_every) -> py::object {
+            if (steps < 0) throw py::value_error("steps must be >= 0");
+            if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
+              throw py::value_error("callback must be callable");
+            if (every < 1 || thermo_every < 0)
+              throw py::value_error("every must be >= 1 and thermo_every >= 0");
+            std::vector<Observer> observers;
+            std::vector<md::ThermoRow> rows;
+            if (thermo_every > 0) {
+              rows.push_back(s.thermo());
+              observers.push_back(
+                  {thermo_every, [&](std::int64_t) { rows.push_back(s.thermo()); }});
+            }
+            if (!callback.is_none())
+              observers.push_back(python_observer(every, [&](std::int64_t step) {
+                auto st = s.state();
+                const auto n = py::ssize_t(st.ids.size());
+                auto x = std::make_shared<std::vector<double>>(std::move(st.positions));
+                auto v = std::make_shared<std::vector<double>>(std::move(st.velocities));
+                callback(step, view(x, n, 3), view(v, n, 3));
+              }));
+            without_gil([&] { s.run(steps, observers); });
+            if (thermo_every == 0) return py::none();
+            py::dict table;
+            const auto k = py::ssize_t(rows.size());
+            auto column = [&](auto get) {
+              std::vector<double> c;
+              for (const auto& r : rows) c.push_back(double(get(r)));
+              return adopt(std::move(c), k);
+            };
+            table["step"] = column([](const md::ThermoRow& r) { return r.step; });
+            table["temperature"] = column([](const md::ThermoRow& r) { return r.temperature; });
+            table["potential"] = column([](const md::ThermoRow& r) { return r.potential; });
+            table["kinetic"] = column([](const md::ThermoRow& r) { return r.kinetic; });
+            table["total"] = column([](const md::ThermoRow& r) { return r.total; });
+            table["pressure"] = column([](const md::ThermoRow& r) { return r.pressure; });
+            table["rebuilds"] = column([](const md::ThermoRow& r) { return r.rebuilds; });
+            return std::move(table);
+          },
+          "steps"_a, "callback"_a = py::none(), "every"_a = 1, "thermo_every"_a = 0,
+          R"(Advances `steps` steps with the GIL released.
+
+callback(step, positions, velocities) is called after every multiple of `every` (absolute step
+count) and after the last step, with read-only (N, 3) float64 numpy views of the state; an
+exception it raises stops the run after that step and reaches the caller (the simulation stays
+usable). thermo_every > 0 returns the thermo rows (the current one first, then every
+thermo_every steps and the last) as a dict of numpy columns: step, temperature, potential,
+kinetic, total, pressure, rebuilds. Raises pairwise.Error if the system blows up.)");
+}
+
+}  // namespace pairwise::python
