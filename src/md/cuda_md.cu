@@ -124,8 +124,11 @@ class CudaEngine final : public MdEngine {
     screen_ = !(screen && *screen == '0');
     const char* vec = std::getenv("PAIRWISE_MD_VEC");  // 0: scalar index loads
     vec_ = !(vec && *vec == '0');
-    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");  // 0: IEEE 1/r² in single
-    fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
+    // 0: IEEE 1/r² for the float pair terms (single and mixed)
+    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");
+    fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<P, float>;
+    const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
+    fixed_allowed_ = !(fixed && *fixed == '0');
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
   }
@@ -180,6 +183,20 @@ class CudaEngine final : public MdEngine {
       length_[d] = s.box.length(d);
     }
     r_list_ = table_.max_cutoff + options_.skin;
+    // Mixed: the force kernel reads fixed-point positions (FixedP) where their quantum L / 2^32 is
+    // finer than the float rounding of a displacement at the cutoff (2^-24 rc), i.e. boxes up to
+    // 256 cutoffs a side (in.lj, 2,048,000 atoms: L = 134 σ, quantum 3.1e-8 σ).
+    fixed_ = false;
+    if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
+      double longest = 0;
+      for (int d = 0; d < 3; ++d) longest = std::max(longest, length_[d]);
+      fixed_ = fixed_allowed_ && longest <= 256.0 * table_.max_cutoff;
+    }
+    for (int d = 0; d < 3; ++d) {
+      fixed_p_.lo[d] = s.box.lo[d];
+      fixed_p_.to_fixed[d] = 4294967296.0 / length_[d];
+      fixed_p_.quantum[d] = float(length_[d] / 4294967296.0);
+    }
     // Threads per atom: 4 share an atom's row-major list (16 contiguous bytes a group), enough
     // resident warps to hide the gathers' latency (H200, single: 4 beats 1 and 8 at 256,000 and
     // 2,048,000 atoms: 5,656 vs 4,109 / 5,558 TPS and 810 vs 690 / 758 TPS).
@@ -241,6 +258,7 @@ class CudaEngine final : public MdEngine {
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
     cpos_.allocate(n * sizeof(R4));
+    fixed_pos_.allocate(fixed_ ? n * sizeof(int4) : 16);
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -285,6 +303,11 @@ class CudaEngine final : public MdEngine {
     invalidate_graph();
     sort_atoms();
     rebuild_now();
+    if (fixed_) {
+      to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
+                                                           fixed_pos_.as<int4>(), fixed_p_);
+      PW_CUDA_LAUNCH("to_fixed");
+    }
     compute_forces(false);
     PW_CUDA(cudaStreamSynchronize(stream_));
   }
@@ -539,12 +562,19 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES(TPA, VEC, MINB, FAST)                                                       \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST><<<blocks_for(n_* TPA), kBlock, 0, s>>>( \
-      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
-      nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
-      flags_.as<Flags>())
+#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED>                                      \
+      <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
+          int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
+          nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
+          flags_.as<Flags>(), fixed_pos_.as<int4>(), fixed_p_)
+#define PW_FORCES(TPA, VEC, MINB, FAST) PW_FORCES_F(TPA, VEC, MINB, FAST, false)
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
+    // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
+    if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
+      if (vec && fixed_ && !SF && fast_rcp_) return PW_FORCES_F(4, true, 16, true, true);
+      if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
+    }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
     // faster anyway, single and mixed, H200: 1,354 vs 1,222 TPS single at 2,048,000 atoms), the
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
@@ -561,6 +591,7 @@ class CudaEngine final : public MdEngine {
     else
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
+#undef PW_FORCES_F
   }
 
   void compute_forces(bool kick, cudaStream_t s = nullptr) {
@@ -603,7 +634,7 @@ class CudaEngine final : public MdEngine {
   integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                        \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),     \
       id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(), \
-      flags_.as<Flags>(), cond, use_cond)
+      flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_)
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
@@ -815,6 +846,7 @@ class CudaEngine final : public MdEngine {
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
+  Buffer fixed_pos_;  // mixed: int4 fixed-point positions + type (FixedP), when fixed_
   bool shifted_ = false;
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
@@ -824,7 +856,10 @@ class CudaEngine final : public MdEngine {
   int screened_blocks_[2] = {};  // the screened build's grid [staged]: resident blocks
   double cell_atoms_ = 27;       // cells widened up to this many atoms on average (0: r_list wide)
   bool vec_ = true;              // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
-  bool fast_rcp_ = false;        // single, cut/shift: approximate 1/r²
+  bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
+  bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
+  FixedP fixed_p_{};
+  bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }

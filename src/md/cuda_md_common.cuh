@@ -70,6 +70,32 @@ struct Flags {
   int next_cell;              // dynamic build: the next home cell to hand out (cell_count zeroes)
 };
 
+// Mixed precision's fixed-point positions (forces_kick's Fixed): each coordinate as an unsigned
+// 32-bit fraction of the box, u = round((x - lo) · 2^32 / L) mod 2^32, the type in w. The two's
+// complement difference int(u_i - u_j) is then the minimum image of x_i - x_j in units of the
+// quantum L / 2^32, exactly (no branch), and one int-to-float conversion and one multiply give the
+// float displacement: 16 bytes a neighbor instead of the 32 of a double position.
+struct FixedP {
+  double lo[3], to_fixed[3];  // 2^32 / L
+  float quantum[3];           // L / 2^32
+};
+
+__device__ __forceinline__ int fixed_coordinate(double x, double lo, double to_fixed) {
+  return int(unsigned(static_cast<unsigned long long>(__double2ll_rn((x - lo) * to_fixed))));
+}
+
+template <class R4>
+__device__ __forceinline__ int4 fixed_of(const R4& p, const FixedP& f) {
+  return make_int4(fixed_coordinate(double(p.x), f.lo[0], f.to_fixed[0]),
+                   fixed_coordinate(double(p.y), f.lo[1], f.to_fixed[1]),
+                   fixed_coordinate(double(p.z), f.lo[2], f.to_fixed[2]), int(p.w));
+}
+
+// The float displacement of two fixed-point coordinates (minimum image).
+__device__ __forceinline__ float fixed_delta(int a, int b, float quantum) {
+  return float(int(unsigned(a) - unsigned(b))) * quantum;
+}
+
 template <class R>
 __device__ __forceinline__ R min_image(R d, R L, R half) {
   d = d > half ? d - L : d;

@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(kIntBlock)
                const typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
                const unsigned* __restrict__ id, const typename Vec4<R>::type* __restrict__ x0,
                BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags,
-               cudaGraphConditionalHandle cond, int use_cond) {
+               cudaGraphConditionalHandle cond, int use_cond, int4* __restrict__ fixed,
+               FixedP fixed_p) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
   if (i < n) {
@@ -60,6 +61,7 @@ __global__ void __launch_bounds__(kIntBlock)
     wrap1(p.y, im.y, box, 1);
     wrap1(p.z, im.z, box, 2);
     pos[i] = p, vel[i] = v;
+    if (fixed) fixed[i] = fixed_of(p, fixed_p);  // mixed: the force kernel's positions
     if (im.x | im.y | im.z) {
       int4 old = image[i];
       old.x += im.x, old.y += im.y, old.z += im.z;
@@ -133,6 +135,13 @@ __global__ void find_bad(int n, const typename Vec4<R>::type* __restrict__ pos,
   const bool finite =
       isfinite(double(p.x)) && isfinite(double(p.y)) && isfinite(double(p.z)) && isfinite(v2);
   if (!finite || v2 > max_speed2) atomicMin(&flags->bad, orig[i]);
+}
+
+// The fixed-point positions (FixedP) of every atom.
+template <class R4>
+__global__ void to_fixed(int n, const R4* __restrict__ pos, int4* __restrict__ fixed, FixedP f) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) fixed[i] = fixed_of(pos[i], f);
 }
 
 template <class T>
