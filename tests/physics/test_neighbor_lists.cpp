@@ -173,7 +173,7 @@ TEST_P(NeighborListBackends, EngineNeighborPairsEqualBruteForceAfterSteps) {
 }
 
 // The cuda engine's default paths, the screened list build (shifted grids) and the force loop with
-// 16-byte index loads (+ the approximate reciprocal in single and mixed, + mixed's fixed-point
+// 16-byte index loads (+ the approximate reciprocal in single, + mixed's fixed-point
 // positions), against their overrides PAIRWISE_MD_SCREEN=0, PAIRWISE_MD_VEC=0,
 // PAIRWISE_MD_FAST_RCP=0 and PAIRWISE_MD_FIXED=0: the same neighbor pairs
 // (single: up to rounding at r = r_list), forces equal within the rounding of the pair terms.
