@@ -126,8 +126,9 @@ __device__ __forceinline__ void rotate(Sum& s) {
 // in FP32 (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The
 // sources are staged once per 32-source group (not twice: the low parts need the shared memory)
 // and read at (lane + s) mod 32. The targets' float sums are flushed to the exact accumulator after
-// every tile, so no float sum runs over more than B sources (or B targets for a source's sums), as
-// the split path's mixed float sums over one tile before they go into double.
+// every ForceArgs::ds_flush_tiles tiles (1 by default: no float sum runs over more than B sources,
+// or B targets for a source's sums, as the split path's mixed float sums over one tile before they
+// go into double).
 template <bool kJerk, bool kPot, bool kGuard, bool kUnit, bool kDs, int kI>
 __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit, kDs, kI>))
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
@@ -167,6 +168,7 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
   F li[kDs ? kI : 1][3];  // kDs: the low parts of the targets' positions
   Sum acc[kI];
   int row = -1;
+  int tiles_since_flush = 0;  // kDs
   float* staged = s_flush[wib];
   auto flush_row = [&]() {
     if (row < 0) return;
@@ -177,8 +179,9 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
 
   for (; t < t_end; ++t) {
     if (I != row) {
-      if constexpr (!kDs) flush_row();
+      flush_row();
       row = I;
+      tiles_since_flush = 0;
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + 32 * k + lane;
@@ -289,14 +292,18 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
         }
       }
     }
-    if constexpr (kDs) {  // mixed: no target float sum over more than one tile of sources
-      flush_row();
+    // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
+    if constexpr (kDs) {
+      if (++tiles_since_flush == a.ds_flush_tiles) {
+        flush_row();
 #pragma unroll
-      for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+        for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+        tiles_since_flush = 0;
+      }
     }
     engine::triangle_next(g.nb, &I, &J);
   }
-  if constexpr (!kDs) flush_row();
+  flush_row();
 }
 
 // Rounds the exact sums to double, removes the self term of φ (the pair (i, i) of the diagonal
@@ -392,6 +399,13 @@ void launch_newton3(const ForceArgs& args) {
   const int k_i = args.plan.i_per_thread;
   ForceArgs a = args;
   a.equal_mass = newton3_equal_mass(args.equal_mass);
+  // Mixed: tiles between the flushes of the targets' float sums (PAIRWISE_CUDA_MIXED_FLUSH_TILES,
+  // experiments; 1 by default).
+  static const int flush_tiles = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_MIXED_FLUSH_TILES");
+    return env && std::atoi(env) > 0 ? std::atoi(env) : 1;
+  }();
+  a.ds_flush_tiles = flush_tiles;
   int blocks = args.plan.i_blocks;
   // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
   // equal-mass one has kUnitGaMinBlocks.
