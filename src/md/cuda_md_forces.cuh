@@ -20,10 +20,11 @@ namespace {
 // consecutive neighbor indices with one 16-byte load (the 4 threads of an atom: 64 contiguous
 // bytes) instead of 4 scalar loads, and takes neighbors 4·sub .. 4·sub + 3 of every 16.
 //
-// Mixed (float pair terms P, double sums A) with Vec: the terms of one trip of the Vec loop (4
-// neighbors) are summed in float and that sum is added into double, so a float sum never holds more
-// than 4 terms, and the conversions and double adds are 4× fewer (3 F2F + 3 DADD per pair before:
-// the conversions run at 1/8 of the FP32 rate).
+// Mixed (float pair terms P, double sums A) with Vec and Fixed: the terms of one trip of the Vec
+// loop (4 neighbors) are summed in float and that sum is added into double, so a float sum never
+// holds more than 4 terms, and the conversions and double adds are 4× fewer (3 F2F + 3 DADD per
+// pair otherwise: the conversions run at 1/8 of the FP32 rate). Without Fixed (PAIRWISE_MD_FIXED=0
+// or boxes over 256 cutoffs) the kernel is the earlier mixed one, every term added into double.
 //
 // Fixed (mixed): the positions of the pairs come from the fixed-point copy (FixedP, 16 bytes a
 // neighbor instead of 32; the minimum image is the integer difference).
@@ -44,7 +45,7 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   if constexpr (Fixed) fi = fixed[i];
   const int ti = Fixed ? fi.w : int(p.w);
   A fx = 0, fy = 0, fz = 0;
-  constexpr bool kChunked = Vec && !std::is_same_v<A, P>;
+  constexpr bool kChunked = Vec && Fixed && !std::is_same_v<A, P>;
   P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip
   auto add = [&](P f, P dx, P dy, P dz) {
     if constexpr (kChunked) {

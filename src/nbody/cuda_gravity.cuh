@@ -99,7 +99,7 @@ struct ForceArgs {
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
   // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it).
-  int ds_flush_tiles = 1;
+  int ds_flush_tiles = 4;
   const void* jpos = nullptr;  // float4 or double4 [n_j]
   const void* jlo = nullptr;   // float4 [n_j], mixed only
   const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
