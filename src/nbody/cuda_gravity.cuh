@@ -60,7 +60,7 @@ inline constexpr float kFar = 1e18f;
 
 // The Newton-3 path (ForcePlan::newton3; single and mixed precision, full evaluations where the
 // targets are all the sources; mixed with double-single displacements, its float sums flushed
-// after every tile): each unordered pair is evaluated once and applied to both particles, in
+// every 4 tiles): each unordered pair is evaluated once and applied to both particles, in
 // warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles (engine/
 // pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact, an
 // exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise

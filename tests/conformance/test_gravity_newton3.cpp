@@ -5,8 +5,8 @@
 // the single-precision tolerance, in several unit systems (masses 1e-10 to 1e8: the exact
 // accumulator has no fixed scale), with ε = 0, and bitwise equal run to run; the same for equal
 // masses (the equal-mass kernels: mass-free sums times m, pads at 1e25). Mixed precision takes the
-// same path by default (double-single displacements, float sums flushed per tile): the same checks,
-// and its displacements keep their precision far from the origin, where single's do not.
+// same path by default (double-single displacements, float sums flushed every 4 tiles): the same
+// checks, and its displacements keep their precision far from the origin, where single's do not.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
