@@ -24,6 +24,12 @@
 // restored and the same steps run again, so no step ever used a truncated list. Every
 // `sort_every` steps the atoms are permuted into cell (Morton) order.
 //
+// The kernels live in rooms of their own, included here (one translation unit): cuda_md_common.cuh
+// (parameter structs, pair tables, minimum image), cuda_md_integrate.cuh (integrate1, find_bad,
+// gather), cuda_md_lists.cuh (cell list and Verlet list build), cuda_md_forces.cuh (forces_kick),
+// cuda_md_reductions.cuh (thermo sums); this file holds the engine that allocates and launches
+// them.
+//
 // Precision: single = float4 positions/velocities, float pair arithmetic and accumulation;
 // mixed = double4 positions/velocities, displacements in double rounded to float for the pair
 // terms, accumulation in double; double = double throughout.
@@ -46,814 +52,14 @@
 #include "pairwise/physics/dynamics.hpp"
 #include "pairwise/physics/lj_styles.hpp"
 
+#include "md/cuda_md_common.cuh"
+#include "md/cuda_md_forces.cuh"
+#include "md/cuda_md_integrate.cuh"
+#include "md/cuda_md_lists.cuh"
+#include "md/cuda_md_reductions.cuh"
+
 namespace pairwise::md {
 namespace {
-
-constexpr int kMaxTypes = 16;
-constexpr int kBlock = 128;
-constexpr int kIntBlock = 512;  // integrate1: fewer blocks for its last-block reduction
-constexpr int kGraphSteps = 10;
-
-__constant__ physics::LjPairParams<float> c_params_f[kMaxTypes * kMaxTypes];
-__constant__ physics::LjPairParams<double> c_params_d[kMaxTypes * kMaxTypes];
-
-template <class P>
-__device__ __forceinline__ const physics::LjPairParams<P>& pair_params(int k);
-template <>
-__device__ __forceinline__ const physics::LjPairParams<float>& pair_params<float>(int k) {
-  return c_params_f[k];
-}
-template <>
-__device__ __forceinline__ const physics::LjPairParams<double>& pair_params<double>(int k) {
-  return c_params_d[k];
-}
-
-template <class R>
-struct Vec4;
-template <>
-struct Vec4<float> {
-  using type = float4;
-};
-struct __align__(32) Double4 {  // (CUDA 13 deprecates double4 for double4_16a/_32a)
-  double x, y, z, w;
-};
-template <>
-struct Vec4<double> {
-  using type = Double4;
-};
-
-template <class R>
-struct BoxP {
-  R lo[3], hi[3], L[3], half[3];
-};
-
-struct GridP {
-  int n[3];
-  double lo[3], inv_cell[3];
-};
-
-struct DynP {
-  double dt, kT, c1, c2, andersen_p;
-  unsigned long long seed;
-  int thermostat;  // 0 none, 1 langevin, 2 andersen
-};
-
-struct Flags {
-  unsigned int done;          // last-block ticket of integrate1
-  int rebuild;                // this step rebuilds the lists
-  int force_rebuild;          // the host asks for a rebuild at the next step
-  int overflow;               // largest neighbor count seen above the capacity (0: none)
-  unsigned long long step;    // index of the step being taken (random counters)
-  unsigned long long builds;  // neighbor-list builds
-  int bad;                    // first bad atom (set_state index), INT_MAX: none
-  int next_cell;              // dynamic build: the next home cell to hand out (cell_count zeroes)
-};
-
-template <class R>
-__device__ __forceinline__ R min_image(R d, R L, R half) {
-  d = d > half ? d - L : d;
-  return d < -half ? d + L : d;
-}
-
-__device__ __forceinline__ void top2_merge(double& a1, double& a2, double b1, double b2) {
-  if (b1 > a1) {
-    a2 = fmax(a1, b2);
-    a1 = b1;
-  } else {
-    a2 = fmax(a2, b1);
-  }
-}
-
-// Folds x into [lo, hi) of dimension d, counting box crossings in m.
-template <class R>
-__device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
-  if (x >= box.hi[d] || x < box.lo[d]) {
-    const R k = floor((x - box.lo[d]) / box.L[d]);
-    x -= k * box.L[d], m += int(k);
-    if (x >= box.hi[d]) x -= box.L[d], m += 1;
-    if (x < box.lo[d]) x = box.lo[d];
-  }
-}
-
-template <class R, int Thermostat>
-__global__ void __launch_bounds__(kIntBlock)
-    integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
-               typename Vec4<R>::type* __restrict__ vel,
-               const typename Vec4<R>::type* __restrict__ force, int4* __restrict__ image,
-               const unsigned* __restrict__ id, const typename Vec4<R>::type* __restrict__ x0,
-               BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags,
-               cudaGraphConditionalHandle cond, int use_cond) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double d2 = 0;
-  if (i < n) {
-    auto v = vel[i];
-    const auto f = force[i];
-    auto p = pos[i];
-    const R h = R(0.5 * dyn.dt) * v.w;
-    v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-    if (Thermostat == 1) {
-      const R hd = R(0.5 * dyn.dt);
-      p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
-      physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed,
-                               flags->step, id[i]);
-      p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
-    } else {
-      const R dt = R(dyn.dt);
-      p.x += v.x * dt, p.y += v.y * dt, p.z += v.z * dt;
-    }
-    int4 im = make_int4(0, 0, 0, 0);  // box crossings this step (rare: image read only then)
-    wrap1(p.x, im.x, box, 0);
-    wrap1(p.y, im.y, box, 1);
-    wrap1(p.z, im.z, box, 2);
-    pos[i] = p, vel[i] = v;
-    if (im.x | im.y | im.z) {
-      int4 old = image[i];
-      old.x += im.x, old.y += im.y, old.z += im.z;
-      image[i] = old;
-    }
-    const auto q = x0[i];
-    const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
-    const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
-    const double dz = min_image(double(p.z - q.z), double(box.L[2]), double(box.half[2]));
-    d2 = dx * dx + dy * dy + dz * dz;
-    if (!(d2 == d2)) d2 = 1e300;  // NaN: rebuild (and thermo will report the atom)
-  }
-  // Stage 1: block top-2 of d².
-  double a1 = d2, a2 = 0;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
-    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
-    top2_merge(a1, a2, b1, b2);
-  }
-  __shared__ double s1[kIntBlock / 32], s2[kIntBlock / 32];
-  __shared__ bool last;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
-    block_top2[blockIdx.x] = make_double2(b1, b2);
-    __threadfence();
-    last = atomicAdd(&flags->done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  // Stage 2 (the last block): top-2 over the blocks, then the rebuild decision.
-  __threadfence();
-  a1 = 0, a2 = 0;
-  for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-    const volatile double* t = reinterpret_cast<volatile double*>(block_top2) + 2 * b;
-    top2_merge(a1, a2, t[0], t[1]);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
-    const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
-    top2_merge(a1, a2, b1, b2);
-  }
-  if (lane == 0) s1[warp] = a1, s2[warp] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
-    const int rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
-    flags->rebuild = rebuild;
-    if (use_cond) cudaGraphSetConditional(cond, unsigned(rebuild));  // the graph's IF node
-    flags->force_rebuild = 0;
-    flags->done = 0;
-    flags->step += 1;  // every block has read the step index by now
-  }
-}
-
-// An atom index carried in the w slot of a position (bit pattern for float, exact for double).
-template <class R>
-__device__ __forceinline__ R index_as(int j);
-template <>
-__device__ __forceinline__ float index_as<float>(int j) {
-  return __int_as_float(j);
-}
-template <>
-__device__ __forceinline__ double index_as<double>(int j) {
-  return double(j);
-}
-__device__ __forceinline__ int index_of(float w) {
-  return __float_as_int(w);
-}
-__device__ __forceinline__ int index_of(double w) {
-  return int(w);
-}
-
-template <class R>
-__device__ __forceinline__ int cell_of(const typename Vec4<R>::type& p, const GridP& g,
-                                       const int* rank) {
-  int c[3];
-  const double x[3] = {double(p.x), double(p.y), double(p.z)};
-#pragma unroll
-  for (int d = 0; d < 3; ++d) {
-    int k = int((x[d] - g.lo[d]) * g.inv_cell[d]);
-    c[d] = k < 0 ? 0 : (k >= g.n[d] ? g.n[d] - 1 : k);
-  }
-  return rank[c[0] + g.n[0] * (c[1] + g.n[1] * c[2])];
-}
-
-template <class R>
-__global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos, GridP g,
-                           const int* __restrict__ rank, int* __restrict__ cell,
-                           int* __restrict__ slot, int* __restrict__ count, Flags* flags) {
-  if (!flags->rebuild) return;
-  if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const int c = cell_of<R>(pos[i], g, rank);
-    cell[i] = c;
-    slot[i] = atomicAdd(&count[c], 1);
-  }
-}
-
-constexpr int kScanTile = 1024 * 16;  // cells per tile of cell_scan
-
-// Exclusive scan of the cell counts, one block of 1,024 threads per tile of 16,384 cells (each
-// thread 16 consecutive cells, 16-byte loads and stores). Each block first sums the counts of all
-// the tiles before its own (coalesced 16-byte loads, a block reduction), so the blocks need no
-// ordering between them (2,048,000 atoms: 5 blocks at once instead of one block scanning the
-// tiles in turn; ≈ 25 µs less per rebuild, H200).
-__global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
-                                                  int* __restrict__ start, const Flags* flags) {
-  if (!flags->rebuild) return;
-  constexpr int kPer = 16;
-  __shared__ int warp_sums[32];
-  __shared__ int tile_end;
-  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  const int base = blockIdx.x * kScanTile;
-  int carry = 0;
-  {
-    int sum = 0;
-    const int4* c4 = reinterpret_cast<const int4*>(count);
-    for (int q = t; q < base / 4; q += 1024) {
-      const int4 v = c4[q];
-      sum += v.x + v.y + v.z + v.w;
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    if (lane == 0) warp_sums[w] = sum;
-    __syncthreads();
-    if (w == 0) {
-      int x = warp_sums[lane];
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-      if (lane == 0) tile_end = x;
-    }
-    __syncthreads();
-    carry = tile_end;
-    __syncthreads();  // warp_sums is reused below
-  }
-  {
-    const int c0 = base + kPer * t;
-    const bool whole = c0 + kPer <= cells;  // 16-byte loads and stores (c0: a multiple of 16)
-    int v[kPer], s = 0;
-    if (whole) {
-#pragma unroll
-      for (int u = 0; u < kPer; u += 4) {
-        const int4 q = *reinterpret_cast<const int4*>(count + c0 + u);
-        v[u] = q.x, v[u + 1] = q.y, v[u + 2] = q.z, v[u + 3] = q.w;
-      }
-    } else {
-#pragma unroll
-      for (int u = 0; u < kPer; ++u) v[u] = c0 + u < cells ? count[c0 + u] : 0;
-    }
-#pragma unroll
-    for (int u = 0; u < kPer; ++u) s += v[u];
-    int x = s;  // inclusive warp scan
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int y = __shfl_up_sync(0xffffffffu, x, o);
-      if (lane >= o) x += y;
-    }
-    if (lane == 31) warp_sums[w] = x;
-    __syncthreads();
-    if (w == 0) {
-      const int ws = warp_sums[lane];
-      int y = ws;
-#pragma unroll
-      for (int o = 1; o < 32; o <<= 1) {
-        const int z = __shfl_up_sync(0xffffffffu, y, o);
-        if (lane >= o) y += z;
-      }
-      warp_sums[lane] = y - ws;  // exclusive
-    }
-    __syncthreads();
-    int run = carry + warp_sums[w] + x - s;
-#pragma unroll
-    for (int u = 0; u < kPer; ++u) {
-      const int r = run;
-      run += v[u];
-      v[u] = r;  // exclusive prefix
-    }
-    if (whole) {
-#pragma unroll
-      for (int u = 0; u < kPer; u += 4)
-        *reinterpret_cast<int4*>(start + c0 + u) = make_int4(v[u], v[u + 1], v[u + 2], v[u + 3]);
-    } else {
-#pragma unroll
-      for (int u = 0; u < kPer; ++u)
-        if (c0 + u < cells) start[c0 + u] = v[u];
-    }
-  }
-  if (t == 0 && blockIdx.x == 0) start[cells] = n;
-}
-
-__global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __restrict__ slot,
-                             const int* __restrict__ start, int* __restrict__ order,
-                             const Flags* flags) {
-  if (!flags->rebuild) return;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    order[start[cell[i]] + slot[i]] = i;
-}
-
-// Sorts each cell's atoms by index (deterministic lists whatever the atomics did) and writes
-// their positions in cell order, the atom's index in w (cpos: the build reads candidates
-// contiguously); zeroes the counts for the next build. A warp per cell: up to 32 atoms ranked by
-// shuffles, larger cells by lane 0's insertion sort.
-template <class R>
-__global__ void __launch_bounds__(kBlock)
-    cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
-              int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
-              typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
-  if (!flags->rebuild) return;
-  const int lane = threadIdx.x & 31;
-  const int warps = gridDim.x * (kBlock / 32);
-  for (int c = blockIdx.x * (kBlock / 32) + (threadIdx.x >> 5); c < cells; c += warps) {
-    const int b = start[c], e = start[c + 1], cnt = e - b;
-    if (cnt <= 32) {
-      const int v = lane < cnt ? order[b + lane] : 0x7fffffff;
-      int r = 0;
-      for (int m = 0; m < cnt; ++m) r += __shfl_sync(0xffffffffu, v, m) < v;
-      if (lane < cnt) {
-        order[b + r] = v;
-        auto p = pos[v];
-        p.w = index_as<R>(v);
-        cpos[b + r] = p;
-      }
-    } else {
-      if (lane == 0)
-        for (int k = b + 1; k < e; ++k) {
-          const int v = order[k];
-          int q = k - 1;
-          while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
-          order[q + 1] = v;
-        }
-      __syncwarp();
-      for (int k = b + lane; k < e; k += 32) {
-        const int j = order[k];
-        auto p = pos[j];
-        p.w = index_as<R>(j);
-        cpos[k] = p;
-      }
-    }
-    if (lane == 0) count[c] = 0;  // ready for the next build
-  }
-}
-
-// One neighbor j of atom i (the count-th): Staged collects 8 in the lane's column of `group` and
-// writes each full group as two 16-byte stores (one whole 32-byte sector of the row-major list).
-template <bool Staged>
-__device__ __forceinline__ void append_neighbor(int j, int i, int& count, int (*group)[32],
-                                                int lane, int capacity, std::size_t si,
-                                                std::size_t sk, int* __restrict__ nbr) {
-  if (Staged) {
-    group[count & 7][lane] = j;
-    ++count;
-    if ((count & 7) == 0 && count <= capacity) {
-      int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
-      dst[0] = make_int4(group[0][lane], group[1][lane], group[2][lane], group[3][lane]);
-      dst[1] = make_int4(group[4][lane], group[5][lane], group[6][lane], group[7][lane]);
-    }
-  } else {
-    if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
-    ++count;
-  }
-}
-
-// The end of atom i's list: the staged remainder, the count, the overflow maximum, x0 = r_build.
-template <bool Staged, class R4>
-__device__ __forceinline__ void finish_list(int i, int count, int (*group)[32], int lane,
-                                            int capacity, std::size_t si,
-                                            const R4* __restrict__ pos, R4* __restrict__ x0,
-                                            int* __restrict__ nbr, int* __restrict__ nbr_count,
-                                            Flags* flags) {
-  x0[i] = pos[i];
-  nbr_count[i] = count;
-  if (count > capacity) atomicMax(&flags->overflow, count);
-  if (Staged && count <= capacity)
-    for (int r = 0; r < (count & 7); ++r)
-      nbr[std::size_t(i) * si + (count & ~7) + r] = group[r][lane];
-}
-
-// Lane s < 27 of a warp building the lists of home cell c holds stencil cell s: its candidate
-// range [qb, qe) and the periodic shift (sx, sy, sz) that moves it next to the home cell (Shifted
-// grids, 3 or more cells a side; zero otherwise). All 27 are loaded at once; the stencil is
-// −1-terminated when deduplicated, and `cells` (warp-uniform) counts the valid entries.
-template <class R>
-struct StencilLane {
-  int qb = 0, qe = 0, cells = 0;
-  R sx = 0, sy = 0, sz = 0;
-};
-template <class R, bool Shifted>
-__device__ __forceinline__ StencilLane<R> load_stencil_lane(int c, int lane,
-                                                            const int* __restrict__ start,
-                                                            const int* __restrict__ stencil,
-                                                            const int4* __restrict__ ccoord,
-                                                            const BoxP<R>& box) {
-  StencilLane<R> st;
-  const int cs = lane < 27 ? stencil[27 * c + lane] : -1;
-  if (cs >= 0) {
-    st.qb = start[cs], st.qe = start[cs + 1];
-    if (Shifted) {
-      const int4 home = ccoord[c], q = ccoord[cs];
-      const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
-      st.sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
-      st.sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
-      st.sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
-    }
-  }
-  st.cells = __popc(__ballot_sync(0xffffffffu, cs >= 0));
-  return st;
-}
-
-// The full Verlet list, a warp per cell: lane l owns the cell's atom l (32 at a time), the warp
-// stages each stencil cell's positions in shared memory 32 at a time (one coalesced load) and
-// every lane tests its atom against them in order, so each list is in stencil/cell order
-// (deterministic). Shifted (3 or more cells on every side): a stencil cell lies wholly on one
-// periodic image, so its shift (0 or ±L per axis, from the integer cell coordinates) is uniform
-// and dx = (xi − xj) + shift is bit for bit the minimum image of every pair within r_list;
-// otherwise (deduplicated stencils) each pair takes the minimum image.
-//
-// Staged (row-major lists, capacity a multiple of 8): each lane collects its atom's neighbors 8 at
-// a time in its own column of a shared buffer and writes each full group as two 16-byte stores
-// (one whole 32-byte sector) instead of one 4-byte store per neighbor scattered over 18 rows.
-template <class R, bool Shifted, bool Staged>
-__global__ void __launch_bounds__(kBlock)
-    build_list(int cells, const typename Vec4<R>::type* __restrict__ pos,
-               const typename Vec4<R>::type* __restrict__ cpos,
-               typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
-               const int* __restrict__ stencil, const int4* __restrict__ ccoord, BoxP<R> box,
-               R r_list2, int capacity, std::size_t si, std::size_t sk, int* __restrict__ nbr,
-               int* __restrict__ nbr_count, Flags* flags) {
-  using R4 = typename Vec4<R>::type;
-  constexpr unsigned kAll = 0xffffffffu;
-  if (!flags->rebuild) return;
-  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
-  __shared__ R4 stage[kBlock / 32][32];
-  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
-  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-  R4* st_w = stage[wib];
-  const int warps = gridDim.x * (kBlock / 32);
-  for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
-    const int b = start[c], e = start[c + 1];
-    const StencilLane<R> st = load_stencil_lane<R, Shifted>(c, lane, start, stencil, ccoord, box);
-    const int qb = st.qb, qe = st.qe, nst = st.cells;
-    const R sx = st.sx, sy = st.sy, sz = st.sz;
-    for (int h0 = b; h0 < e; h0 += 32) {
-      const int k = h0 + lane;
-      const bool mine = k < e;
-      R4 p{};
-      int i = -1;
-      if (mine) p = cpos[k], i = index_of(p.w);
-      int count = 0;
-      // Chunks of 32 candidates over the stencil cells in order; the next chunk is loaded while
-      // the current one is tested.
-      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
-      while (q0 >= qend && ++s < nst)
-        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
-      R4 next{};
-      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
-      while (s < nst) {
-        const int m = min(32, qend - q0);
-        const R shx = __shfl_sync(kAll, sx, s), shy = __shfl_sync(kAll, sy, s),
-                shz = __shfl_sync(kAll, sz, s);
-        __syncwarp();
-        if (lane < m) st_w[lane] = next;
-        __syncwarp();
-        q0 += 32;
-        while (q0 >= qend && ++s < nst)
-          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
-        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
-        if (!mine) continue;
-#pragma unroll 4
-        for (int u = 0; u < m; ++u) {
-          const R4 q = st_w[u];
-          R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-          if (Shifted) {
-            dx += shx, dy += shy, dz += shz;
-          } else {
-            dx = min_image(dx, box.L[0], box.half[0]);
-            dy = min_image(dy, box.L[1], box.half[1]);
-            dz = min_image(dz, box.L[2], box.half[2]);
-          }
-          const int j = index_of(q.w);
-          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i)
-            append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
-        }
-      }
-      if (mine)
-        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
-                            flags);
-    }
-  }
-}
-
-template <class R>
-__device__ __forceinline__ R warp_min(R v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-template <class R>
-__device__ __forceinline__ R warp_max(R v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// The build of shifted grids (3 or more cells on every side) with screened candidates: the same
-// lists in the same order as build_list, with less work. Each candidate is loaded once by one
-// lane, moved onto the home cell's periodic image (q − shift: the 32 lanes then test it without
-// adding the shift) and kept only if it lies within r_list (plus a rounding margin) of the
-// bounding box of the warp's home atoms: ≈ a quarter of the 27-cell stencil's candidates do not
-// (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
-// shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
-// of one per stencil-cell chunk of ≈ 18.
-template <class R, bool Staged, int MinB = 1>
-__global__ void __launch_bounds__(kBlock, MinB)
-    build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
-                        const typename Vec4<R>::type* __restrict__ cpos,
-                        typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
-                        const int* __restrict__ stencil, const int4* __restrict__ ccoord,
-                        BoxP<R> box, R r_list2, R screen2, int capacity, std::size_t si,
-                        std::size_t sk, int* __restrict__ nbr, int* __restrict__ nbr_count,
-                        Flags* flags) {
-  using R4 = typename Vec4<R>::type;
-  constexpr unsigned kAll = 0xffffffffu;
-  if (!flags->rebuild) return;
-  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
-  __shared__ R4 buf[kBlock / 32][64];
-  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
-  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-  R4* bw = buf[wib];
-  const unsigned below = (1u << lane) - 1u;
-  // One wave of resident blocks, each warp taking the next home cell from a counter: no tail of
-  // a last, partly filled wave (the lists do not depend on which warp builds them).
-  auto next_cell = [&]() {
-    int c = 0;
-    if (lane == 0) c = atomicAdd(&flags->next_cell, 1);
-    return __shfl_sync(kAll, c, 0);
-  };
-  for (int c = next_cell(); c < cells; c = next_cell()) {  // uniform per warp
-    const int b = start[c], e = start[c + 1];
-    // 27 cells (shifted grids: no duplicates).
-    const StencilLane<R> st = load_stencil_lane<R, true>(c, lane, start, stencil, ccoord, box);
-    const int qb = st.qb, qe = st.qe, nst = st.cells;
-    const R sx = st.sx, sy = st.sy, sz = st.sz;
-    for (int h0 = b; h0 < e; h0 += 32) {
-      const int k = h0 + lane;
-      const bool mine = k < e;
-      R4 p{};
-      int i = -1;
-      if (mine) p = cpos[k], i = index_of(p.w);
-      constexpr R kBig = R(1e30);
-      const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
-      const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
-      const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
-      int count = 0, fill = 0;
-      // Tests the lane's atom against bw[0, m): the distance tests only set bits of a mask (no
-      // branch per candidate), then the lane appends its hits in candidate order.
-      auto test = [&](int m) {
-        unsigned hits = 0;
-        if (m == 32) {
-#pragma unroll
-          for (int u = 0; u < 32; ++u) {
-            const R4 q = bw[u];
-            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
-          }
-        } else {
-#pragma unroll 4
-          for (int u = 0; u < m; ++u) {
-            const R4 q = bw[u];
-            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
-          }
-        }
-        while (hits) {
-          const int u = __ffs(hits) - 1;
-          hits &= hits - 1;
-          const int j = index_of(bw[u].w);
-          if (j != i) append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
-        }
-      };
-      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
-      while (q0 >= qend && ++s < nst)
-        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
-      R4 next{};
-      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
-      while (s < nst) {
-        const bool have = lane < qend - q0;
-        R4 q = next;
-        q.x -= __shfl_sync(kAll, sx, s), q.y -= __shfl_sync(kAll, sy, s);
-        q.z -= __shfl_sync(kAll, sz, s);
-        q0 += 32;
-        while (q0 >= qend && ++s < nst)
-          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
-        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
-        const R ex = max(max(lx - q.x, q.x - hx), R(0));
-        const R ey = max(max(ly - q.y, q.y - hy), R(0));
-        const R ez = max(max(lz - q.z, q.z - hz), R(0));
-        const bool keep = have && ex * ex + ey * ey + ez * ez < screen2;
-        const unsigned km = __ballot_sync(kAll, keep);
-        if (keep) bw[fill + __popc(km & below)] = q;
-        fill += __popc(km);
-        if (fill >= 32) {
-          __syncwarp();
-          if (mine) test(32);
-          __syncwarp();
-          if (lane < fill - 32) bw[lane] = bw[32 + lane];
-          fill -= 32;
-          __syncwarp();
-        }
-      }
-      __syncwarp();
-      if (mine && fill > 0) test(fill);
-      __syncwarp();
-      if (mine)
-        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
-                            flags);
-    }
-  }
-}
-
-// Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
-// taking every TPA-th neighbor, and combine by shuffles in a fixed order (deterministic): small
-// systems need the extra threads to hide the latency of the neighbor gathers.
-//
-// Vec (TPA 4, row-major lists of a capacity that is a multiple of 4): each thread loads 4
-// consecutive neighbor indices with one 16-byte load (the 4 threads of an atom: 64 contiguous
-// bytes) instead of 4 scalar loads, and takes neighbors 4·sub .. 4·sub + 3 of every 16.
-template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
-          int MinBlocks = 1, bool Fast = false>
-__global__ void __launch_bounds__(kBlock, MinBlocks)
-    forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
-                typename Vec4<R>::type* __restrict__ vel,
-                typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
-                const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
-                BoxP<R> box, int types, DynP dyn, const unsigned* __restrict__ id, bool kick,
-                const Flags* flags) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int i = t / TPA, sub = t % TPA;
-  if (i >= n) return;  // whole groups leave together (TPA divides 32)
-  const auto p = pos[i];
-  const int ti = int(p.w);
-  A fx = 0, fy = 0, fz = 0;
-  const int count = min(nbr_count[i], capacity);
-  physics::LjPairParams<P> one;
-  if (OneType) one = pair_params<P>(0);
-  auto pair = [&](int j) {
-    const auto q = pos[j];
-    const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
-    const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
-    const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
-    const P r2 = dx * dx + dy * dy + dz * dz;
-    const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + int(q.w));
-    if (r2 < pp.rc2) {
-      if constexpr (Fast) {  // single, cut or shift: approximate reciprocal (MUFU.RCP + FMUL)
-        const auto term = physics::lennard_jones(__fdividef(1.0f, r2),
-                                                 physics::LennardJonesCoefficients<P>{pp.a, pp.b});
-        fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
-            fz += A(term.force_over_r2 * dz);
-      } else {
-        const auto term = physics::lj_truncated<SF>(r2, pp);
-        fx += A(term.force_over_r2 * dx), fy += A(term.force_over_r2 * dy),
-            fz += A(term.force_over_r2 * dz);
-      }
-    }
-  };
-  if constexpr (Vec) {
-    static_assert(TPA == 4, "vector index loads: 4 threads per atom");
-    const int* row = nbr + std::size_t(i) * si;
-#pragma unroll 2
-    for (int k0 = 4 * sub; k0 < count; k0 += 16) {
-      const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
-      pair(jj.x);
-      if (k0 + 1 < count) pair(jj.y);
-      if (k0 + 2 < count) pair(jj.z);
-      if (k0 + 3 < count) pair(jj.w);
-    }
-  } else {
-#pragma unroll 4
-    for (int k = sub; k < count; k += TPA)
-      pair(__ldg(nbr + std::size_t(i) * si + std::size_t(k) * sk));
-  }
-  if (TPA > 1) {
-    const int lane = threadIdx.x & 31;
-    const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
-#pragma unroll
-    for (int o = TPA / 2; o > 0; o >>= 1) {
-      fx += __shfl_xor_sync(mask, fx, o);
-      fy += __shfl_xor_sync(mask, fy, o);
-      fz += __shfl_xor_sync(mask, fz, o);
-    }
-    if (sub != 0) return;
-  }
-  typename Vec4<R>::type f;
-  f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
-  force[i] = f;
-  if (!kick) return;
-  auto v = vel[i];
-  const R h = R(0.5 * dyn.dt) * v.w;
-  v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-  if (dyn.thermostat == 2)
-    physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
-                                flags->step - 1, id[i]);
-  vel[i] = v;
-}
-
-// Thermo: per block Σ (½ U, ½ r·f, ½ m v²) over the full list, in double.
-template <class R, class P, bool SF>
-__global__ void __launch_bounds__(kBlock)
-    energy_terms(int n, const typename Vec4<R>::type* __restrict__ pos,
-                 const typename Vec4<R>::type* __restrict__ vel, const int* __restrict__ nbr,
-                 const int* __restrict__ nbr_count, int capacity, std::size_t si, std::size_t sk,
-                 BoxP<R> box, int types, double* __restrict__ partial) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double e = 0, w = 0, ke = 0;
-  if (i < n) {
-    const auto p = pos[i];
-    const int ti = int(p.w);
-    const int count = min(nbr_count[i], capacity);
-    for (int k = 0; k < count; ++k) {
-      const int j = nbr[std::size_t(i) * si + std::size_t(k) * sk];
-      const auto q = pos[j];
-      const P dx = P(min_image(p.x - q.x, box.L[0], box.half[0]));
-      const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
-      const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
-      const P r2 = dx * dx + dy * dy + dz * dz;
-      const auto& pp = pair_params<P>(ti * types + int(q.w));
-      if (r2 < pp.rc2) {
-        const auto t = physics::lj_truncated<SF>(r2, pp);
-        e += double(t.energy), w += double(t.force_over_r2 * r2);
-      }
-    }
-    const auto v = vel[i];
-    ke = double(v.x * v.x + v.y * v.y + v.z * v.z) / double(v.w);
-  }
-  double vals[3] = {0.5 * e, 0.5 * w, 0.5 * ke};
-  __shared__ double s[3][kBlock / 32];
-  for (int c = 0; c < 3; ++c) {
-    for (int o = 16; o > 0; o >>= 1) vals[c] += __shfl_down_sync(0xffffffffu, vals[c], o);
-    if ((threadIdx.x & 31) == 0) s[c][threadIdx.x >> 5] = vals[c];
-  }
-  __syncthreads();
-  if (threadIdx.x < 3) {
-    double t = 0;
-    for (int k = 0; k < kBlock / 32; ++k) t += s[threadIdx.x][k];
-    partial[3 * blockIdx.x + threadIdx.x] = t;
-  }
-}
-
-__global__ void sum_partials(int blocks, const double* __restrict__ partial, double* out) {
-  __shared__ double s[3][256];
-  double t[3] = {0, 0, 0};
-  for (int b = threadIdx.x; b < blocks; b += blockDim.x)
-    for (int c = 0; c < 3; ++c) t[c] += partial[3 * b + c];
-  for (int c = 0; c < 3; ++c) s[c][threadIdx.x] = t[c];
-  __syncthreads();
-  if (threadIdx.x < 3) {
-    double r = 0;
-    for (int k = 0; k < 256; ++k) r += s[threadIdx.x][k];  // fixed order: deterministic
-    out[threadIdx.x] = r;
-  }
-}
-
-template <class R>
-__global__ void find_bad(int n, const typename Vec4<R>::type* __restrict__ pos,
-                         const typename Vec4<R>::type* __restrict__ vel,
-                         const int* __restrict__ orig, double max_speed2, Flags* flags) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const auto p = pos[i];
-  const auto v = vel[i];
-  const double v2 = double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z;
-  const bool finite =
-      isfinite(double(p.x)) && isfinite(double(p.y)) && isfinite(double(p.z)) && isfinite(v2);
-  if (!finite || v2 > max_speed2) atomicMin(&flags->bad, orig[i]);
-}
-
-template <class T>
-__global__ void gather(int n, const int* __restrict__ order, const T* __restrict__ src,
-                       T* __restrict__ dst) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) dst[k] = src[order[k]];
-}
 
 // A device allocation freed on destruction; reports the bytes on failure.
 class Buffer {
@@ -918,8 +124,12 @@ class CudaEngine final : public MdEngine {
     screen_ = !(screen && *screen == '0');
     const char* vec = std::getenv("PAIRWISE_MD_VEC");  // 0: scalar index loads
     vec_ = !(vec && *vec == '0');
-    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");  // 0: IEEE 1/r² in single
+    // Single: the approximate 1/r² unless 0. Mixed: IEEE 1/r² unless 1 (+5 % at 2,048,000 atoms,
+    // but the NVE drift of the validation case measured 8e-5 against 6e-6: docs/performance.md).
+    const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
+    const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
+    fixed_allowed_ = !(fixed && *fixed == '0');
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
   }
@@ -974,6 +184,22 @@ class CudaEngine final : public MdEngine {
       length_[d] = s.box.length(d);
     }
     r_list_ = table_.max_cutoff + options_.skin;
+    // Mixed: the force kernel reads fixed-point positions (FixedP) where their quantum L / 2^32 is
+    // finer than the float rounding of a displacement at the cutoff (2^-24 rc), i.e. boxes up to
+    // 256 cutoffs a side (in.lj, 2,048,000 atoms: L = 134 σ, quantum 3.1e-8 σ).
+    fixed_ = false;
+    if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
+      double longest = 0;
+      for (int d = 0; d < 3; ++d) longest = std::max(longest, length_[d]);
+      fixed_ = fixed_allowed_ && longest <= 256.0 * table_.max_cutoff;
+    }
+    for (int d = 0; d < 3; ++d) {
+      fixed_p_.lo[d] = s.box.lo[d];
+      fixed_p_.to_fixed[d] = 4294967296.0 / length_[d];
+      const double quantum = length_[d] / 4294967296.0;
+      fixed_p_.quantum_hi[d] = float(quantum);
+      fixed_p_.quantum_lo[d] = float(quantum - double(fixed_p_.quantum_hi[d]));
+    }
     // Threads per atom: 4 share an atom's row-major list (16 contiguous bytes a group), enough
     // resident warps to hide the gathers' latency (H200, single: 4 beats 1 and 8 at 256,000 and
     // 2,048,000 atoms: 5,656 vs 4,109 / 5,558 TPS and 810 vs 690 / 758 TPS).
@@ -1035,6 +261,7 @@ class CudaEngine final : public MdEngine {
     result_.allocate(3 * sizeof(double));
     flags_.allocate(sizeof(Flags));
     cpos_.allocate(n * sizeof(R4));
+    fixed_pos_.allocate(fixed_ ? n * sizeof(int4) : 16);
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -1079,6 +306,11 @@ class CudaEngine final : public MdEngine {
     invalidate_graph();
     sort_atoms();
     rebuild_now();
+    if (fixed_) {
+      to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
+                                                           fixed_pos_.as<int4>(), fixed_p_);
+      PW_CUDA_LAUNCH("to_fixed");
+    }
     compute_forces(false);
     PW_CUDA(cudaStreamSynchronize(stream_));
   }
@@ -1333,12 +565,19 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES(TPA, VEC, MINB, FAST)                                                       \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST><<<blocks_for(n_* TPA), kBlock, 0, s>>>( \
-      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
-      nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
-      flags_.as<Flags>())
+#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED>                                      \
+      <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
+          int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
+          nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
+          flags_.as<Flags>(), fixed_pos_.as<int4>(), fixed_p_)
+#define PW_FORCES(TPA, VEC, MINB, FAST) PW_FORCES_F(TPA, VEC, MINB, FAST, false)
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
+    // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
+    if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
+      if (vec && fixed_ && !SF && fast_rcp_) return PW_FORCES_F(4, true, 16, true, true);
+      if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
+    }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
     // faster anyway, single and mixed, H200: 1,354 vs 1,222 TPS single at 2,048,000 atoms), the
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
@@ -1355,6 +594,7 @@ class CudaEngine final : public MdEngine {
     else
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
+#undef PW_FORCES_F
   }
 
   void compute_forces(bool kick, cudaStream_t s = nullptr) {
@@ -1397,7 +637,7 @@ class CudaEngine final : public MdEngine {
   integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                        \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),     \
       id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(), \
-      flags_.as<Flags>(), cond, use_cond)
+      flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_)
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
@@ -1609,6 +849,7 @@ class CudaEngine final : public MdEngine {
   Buffer pos_s_, vel_s_, force_s_, image_s_, id_s_, orig_s_, tmp_;
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
+  Buffer fixed_pos_;  // mixed: int4 fixed-point positions + type (FixedP), when fixed_
   bool shifted_ = false;
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
@@ -1618,7 +859,10 @@ class CudaEngine final : public MdEngine {
   int screened_blocks_[2] = {};  // the screened build's grid [staged]: resident blocks
   double cell_atoms_ = 27;       // cells widened up to this many atoms on average (0: r_list wide)
   bool vec_ = true;              // 4 threads per atom: 16-byte index loads (forces_kick's Vec)
-  bool fast_rcp_ = false;        // single, cut/shift: approximate 1/r²
+  bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
+  bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
+  FixedP fixed_p_{};
+  bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }

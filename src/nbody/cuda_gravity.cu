@@ -613,7 +613,12 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   // the small-problem path is not taken (docs/performance.md: it beats the split path from
   // N = 8,192 up). PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it (any N);
   // PAIRWISE_CUDA_NEWTON3_TILE picks its register tile (GA 4 or 8, GAJ 2 or 4; experiments).
-  if (precision == Precision::single && all_targets && n_i == n_j && n_i > 0) {
+  // Mixed precision takes it too (double-single displacements, float sums flushed every 4 tiles):
+  // PAIRWISE_CUDA_NEWTON3_MIXED=0 keeps mixed on the split path.
+  bool mixed_newton3 = precision == Precision::mixed;
+  if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_MIXED"))
+    mixed_newton3 = mixed_newton3 && std::atoi(env) != 0;
+  if ((precision == Precision::single || mixed_newton3) && all_targets && n_i == n_j && n_i > 0) {
     int mode = -1;
     if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3")) mode = std::atoi(env);
     if (mode == 1 || (mode < 0 && !best.small)) {
@@ -623,7 +628,8 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
         if (jerk ? (t == 2 || t == 4) : (t == 4 || t == 8)) k_i = t;
       }
       best = ForcePlan(
-          engine::AllPairsPlan{1, 1, newton3_blocks(jerk, potential, k_i, n_i, sms), k_i, variant},
+          engine::AllPairsPlan{1, 1, newton3_blocks(precision, jerk, potential, k_i, n_i, sms), k_i,
+                               variant},
           true);
     }
   }

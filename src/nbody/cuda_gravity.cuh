@@ -58,8 +58,9 @@ inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block 
 // finite 1/s (s ~ 1e18, so s² stays inside FP32 range).
 inline constexpr float kFar = 1e18f;
 
-// The Newton-3 path (ForcePlan::newton3; single precision, full evaluations where the targets
-// are all the sources): each unordered pair is evaluated once and applied to both particles, in
+// The Newton-3 path (ForcePlan::newton3; single and mixed precision, full evaluations where the
+// targets are all the sources; mixed with double-single displacements, its float sums flushed
+// every 4 tiles): each unordered pair is evaluated once and applied to both particles, in
 // warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles (engine/
 // pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact, an
 // exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise
@@ -97,6 +98,8 @@ struct ForceArgs {
   // -1/s (and the jerk's) and multiplies by m once at the end (2 fewer FP32 instructions per pair
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
+  // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it).
+  int ds_flush_tiles = 4;
   const void* jpos = nullptr;  // float4 or double4 [n_j]
   const void* jlo = nullptr;   // float4 [n_j], mixed only
   const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
@@ -124,9 +127,10 @@ struct ForceArgs {
 // Chooses the register tile, q and splits for n_i targets and n_j sources on a device with `sms`
 // multiprocessors (minimizing a model of per-SM issue time plus the split reduction's tail).
 // `all_targets`: the targets are all n_j sources (full evaluations), so the Newton-3 path may be
-// chosen: by default for single precision whenever the small-problem path is not; the environment
-// variable PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it for every full single-precision
-// evaluation (docs/nbody.md).
+// chosen: by default for single precision whenever the small-problem path is not, and for mixed
+// precision always; the environment variable PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it
+// for every full single-precision evaluation (docs/nbody.md); PAIRWISE_CUDA_NEWTON3_MIXED=0 turns
+// it off for mixed precision alone (the split path, as before).
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
                       std::size_t max_partial_bytes, bool all_targets = false);
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
@@ -135,7 +139,7 @@ void launch_forces(const ForceArgs& args);
 // The Newton-3 path's two kernels (cuda_newton3.cu); launch_forces calls it for newton3 plans.
 void launch_newton3(const ForceArgs& args);
 // Blocks of the Newton-3 launch for n particles with register tile kI on `sms` multiprocessors.
-int newton3_blocks(bool jerk, bool potential, int k_i, int n, int sms);
+int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms);
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);

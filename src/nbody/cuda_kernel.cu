@@ -230,8 +230,8 @@ class CudaGravityKernel final : public GravityKernel {
                                                                          : 32;
     const std::size_t partial_estimate =
         std::min(kMaxPartialBytes, std::size_t(cuda::kComponents) * 8 * n * 4);
-    // Single precision: the Newton-3 path's exact accumulator (kComponents × 11 words).
-    const std::size_t exact_bytes = options_.precision == Precision::single
+    // Single and mixed precision: the Newton-3 path's exact accumulator.
+    const std::size_t exact_bytes = options_.precision != Precision::double_
                                         ? cuda::newton3_exact_bytes(int(std::min<std::size_t>(
                                               n, std::numeric_limits<int>::max())))
                                         : 0;

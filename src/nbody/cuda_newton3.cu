@@ -1,6 +1,7 @@
-// The Newton-3 path of CUDA gravity (single precision, full evaluations): every unordered pair
-// (i, j) is evaluated once and applied to both particles (physics::accumulate_accel_pair_from_rsqrt
-// / accumulate_accel_jerk_pair_from_rsqrt), in the warp-tile scheme of engine/pair_tiles.cuh:
+// The Newton-3 path of CUDA gravity (single and mixed precision, full evaluations): every unordered
+// pair (i, j) is evaluated once and applied to both particles
+// (physics::accumulate_accel_pair_from_rsqrt / accumulate_accel_jerk_pair_from_rsqrt), in the
+// warp-tile scheme of engine/pair_tiles.cuh:
 //
 //   - tiles of B = 32·kI targets (kI per lane, in registers, with their running sums) × B sources
 //     over the upper triangle of tiles; each warp takes a contiguous chunk of the triangle (row by
@@ -55,8 +56,10 @@ constexpr float kFarUnit = 1e25f;
 // The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
 // blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
 constexpr int kUnitGaMinBlocks = 4;
-template <bool kJerk, bool kPot, bool kUnit, int kI>
-constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? (kUnit ? kUnitGaMinBlocks : 3) : 4;
+// Mixed precision (kDs: double-single positions, 3 more registers per target) at GA kI = 8 takes 3
+// blocks/SM with or without equal masses.
+template <bool kJerk, bool kPot, bool kUnit, bool kDs, int kI>
+constexpr int kMinBlocks = (!kJerk && kPot && kI == 8) ? (kUnit && !kDs ? kUnitGaMinBlocks : 3) : 4;
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
 // warps.
@@ -98,6 +101,13 @@ __device__ __forceinline__ void flush_staged(const ForceArgs& a, const float* st
   }
 }
 
+// The shared-memory entry lane `lane` reads at rotation step s: source (lane + s) mod 32, at entry
+// lane + s of the doubled row (the base pointer holds lane), or (lane + s) mod 32 of a single copy.
+template <bool kDs>
+__device__ __forceinline__ int source_entry(int lane, int s) {
+  return kDs ? ((lane + s) & 31) : s;
+}
+
 template <bool kJerk, bool kWithPot, class Sum>
 __device__ __forceinline__ void rotate(Sum& s) {
   s.ax = engine::rotate_next(s.ax);
@@ -111,15 +121,25 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kI>
-__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit, kI>))
+// kDs (mixed precision): positions are double-single, x = hi + lo (ForceArgs::jpos holds hi and the
+// mass, ForceArgs::jlo the low parts), and every displacement is (xj_hi - xi_hi) + (xj_lo - xi_lo)
+// in FP32 (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The
+// sources are staged once per 32-source group (not twice: the low parts need the shared memory)
+// and read at (lane + s) mod 32. The targets' float sums are flushed to the exact accumulator after
+// every ForceArgs::ds_flush_tiles tiles (4 by default: no float sum runs over more than 4B sources;
+// a source's sums over B targets), where single's run over a warp's whole row chunk.
+template <bool kJerk, bool kPot, bool kGuard, bool kUnit, bool kDs, int kI>
+__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit, kDs, kI>))
     newton3_kernel(const ForceArgs a, const Newton3Grid g) {
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
-  // Per warp, per 32-source group: 64 entries (the group twice), positions + mass, velocities.
-  __shared__ float4 s_pos[kWarps][kI][64];
-  __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? 64 : 1];
+  // Per warp, per 32-source group: 64 entries (the group twice; once with kDs), positions + mass,
+  // velocities, and with kDs the low parts of the positions.
+  constexpr int kRow = kDs ? 32 : 64;
+  __shared__ float4 s_pos[kWarps][kI][kRow];
+  __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? kRow : 1];
+  __shared__ float4 s_lo[kDs ? kWarps : 1][kDs ? kI : 1][kDs ? 32 : 1];
   // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
   constexpr int kComp = kJerk ? 7 : 4;
   __shared__ float s_flush[kWarps][kI * kComp * 32];
@@ -135,6 +155,7 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
   const int n = a.n_j;
   const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
   const float4* __restrict__ jvel = static_cast<const float4*>(a.jvel);
+  const float4* __restrict__ jlo = static_cast<const float4*>(a.jlo);
   const F eps2 = F(a.eps2);
   constexpr float kPad = kUnit ? kFarUnit : kFar;
   const float4 far = make_float4(kPad, kPad, kPad, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -143,8 +164,10 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
 
   float4 pi[kI];  // x, y, z, m of the targets
   F vi[kI][3];
+  F li[kDs ? kI : 1][3];  // kDs: the low parts of the targets' positions
   Sum acc[kI];
   int row = -1;
+  int tiles_since_flush = 0;  // kDs
   float* staged = s_flush[wib];
   auto flush_row = [&]() {
     if (row < 0) return;
@@ -157,10 +180,15 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
     if (I != row) {
       flush_row();
       row = I;
+      tiles_since_flush = 0;
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + 32 * k + lane;
         pi[k] = i < n ? jpos[i] : far;
+        if constexpr (kDs) {
+          const float4 l = i < n ? jlo[i] : zero;
+          li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
+        }
         if constexpr (kJerk) {
           const float4 v = i < n ? jvel[i] : zero;
           vi[k][0] = v.x, vi[k][1] = v.y, vi[k][2] = v.z;
@@ -174,27 +202,33 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
     for (int u = 0; u < kI; ++u) {
       const int j = J * B + 32 * u + lane;
       const float4 p = j < n ? jpos[j] : far;
-      s_pos[wib][u][lane] = p, s_pos[wib][u][lane + 32] = p;
+      s_pos[wib][u][lane] = p;
+      if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
       if constexpr (kJerk) {
         const float4 v = j < n ? jvel[j] : zero;
-        s_vel[wib][u][lane] = v, s_vel[wib][u][lane + 32] = v;
+        s_vel[wib][u][lane] = v;
+        if constexpr (!kDs) s_vel[wib][u][lane + 32] = v;
       }
+      if constexpr (kDs) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
     }
     __syncwarp();
 
     if (I == J) {  // diagonal tile: one-sided, every ordered pair
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
-        const float4* sp = &s_pos[wib][u][lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
+        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
-          const float4 p = sp[s];
-          float4 v = zero;
-          if constexpr (kJerk) v = sv[s];
+          const int e = source_entry<kDs>(lane, s);
+          const float4 p = sp[e];
+          float4 v = zero, lo = zero;
+          if constexpr (kJerk) v = sv[e];
+          if constexpr (kDs) lo = s_lo[wib][u][e];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
-            const F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+            F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+            if constexpr (kDs) dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
             if constexpr (kJerk) {
               physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
                                                      v.z - vi[k][2], mass(p), eps2, acc[k]);
@@ -207,18 +241,23 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
     } else {
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
-        const float4* sp = &s_pos[wib][u][lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk ? lane : 0];
+        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
         Sum fj{};  // sums of the source this lane holds at this step
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
-          const float4 p = sp[s];
-          float4 v = zero;
-          if constexpr (kJerk) v = sv[s];
+          const int e = source_entry<kDs>(lane, s);
+          const float4 p = sp[e];
+          float4 v = zero, lo = zero;
+          if constexpr (kJerk) v = sv[e];
+          if constexpr (kDs) lo = s_lo[wib][u][e];
           F dx[kI], dy[kI], dz[kI], s2[kI], inv_s[kI];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
+            if constexpr (kDs) {  // double-single difference
+              dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+            }
             s2[k] = physics::softened_distance2(dx[k], dy[k], dz[k], eps2);
           }
 #pragma unroll
@@ -252,6 +291,15 @@ __global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<kJerk, kPot, kUnit,
         }
       }
     }
+    // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
+    if constexpr (kDs) {
+      if (++tiles_since_flush == a.ds_flush_tiles) {
+        flush_row();
+#pragma unroll
+        for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+        tiles_since_flush = 0;
+      }
+    }
     engine::triangle_next(g.nb, &I, &J);
   }
   flush_row();
@@ -282,27 +330,32 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
 
 using KernelFn = void (*)(ForceArgs, Newton3Grid);
 
-template <bool kJerk, bool kPot, int kI>
+template <bool kJerk, bool kPot, bool kDs, int kI>
 KernelFn pick_guard_unit(bool guard, bool unit) {
   if (unit)
-    return guard ? newton3_kernel<kJerk, kPot, true, true, kI>
-                 : newton3_kernel<kJerk, kPot, false, true, kI>;
-  return guard ? newton3_kernel<kJerk, kPot, true, false, kI>
-               : newton3_kernel<kJerk, kPot, false, false, kI>;
+    return guard ? newton3_kernel<kJerk, kPot, true, true, kDs, kI>
+                 : newton3_kernel<kJerk, kPot, false, true, kDs, kI>;
+  return guard ? newton3_kernel<kJerk, kPot, true, false, kDs, kI>
+               : newton3_kernel<kJerk, kPot, false, false, kDs, kI>;
 }
 
-template <int kI>
-KernelFn pick_ga(bool potential, bool guard, bool unit) {
-  return potential ? pick_guard_unit<false, true, kI>(guard, unit)
-                   : pick_guard_unit<false, false, kI>(guard, unit);
-}
-
-// Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4.
-KernelFn pick(bool jerk, bool potential, bool guard, bool unit, int k_i) {
+template <bool kDs>
+KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_i) {
   if (jerk)
-    return k_i == 2 ? pick_guard_unit<true, true, 2>(guard, unit)
-                    : pick_guard_unit<true, true, 4>(guard, unit);
-  return k_i == 8 ? pick_ga<8>(potential, guard, unit) : pick_ga<4>(potential, guard, unit);
+    return k_i == 2 ? pick_guard_unit<true, true, kDs, 2>(guard, unit)
+                    : pick_guard_unit<true, true, kDs, 4>(guard, unit);
+  if (k_i == 8)
+    return potential ? pick_guard_unit<false, true, kDs, 8>(guard, unit)
+                     : pick_guard_unit<false, false, kDs, 8>(guard, unit);
+  return potential ? pick_guard_unit<false, true, kDs, 4>(guard, unit)
+                   : pick_guard_unit<false, false, kDs, 4>(guard, unit);
+}
+
+// Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; single (ds false) or mixed (ds true,
+// double-single positions).
+KernelFn pick(bool ds, bool jerk, bool potential, bool guard, bool unit, int k_i) {
+  return ds ? pick_precision<true>(jerk, potential, guard, unit, k_i)
+            : pick_precision<false>(jerk, potential, guard, unit, k_i);
 }
 
 Newton3Grid grid_of(int n, int k_i, int blocks) {
@@ -320,10 +373,11 @@ std::size_t newton3_exact_bytes(int n) {
          std::size_t(std::max(n, 1));
 }
 
-int newton3_blocks(bool jerk, bool potential, int k_i, int n, int sms) {
+int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
   PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, pick(jerk, potential, false, false, k_i), kBlockThreads, 0));
+      &per_sm, pick(precision == Precision::mixed, jerk, potential, false, false, k_i),
+      kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
   const long long resident = (long long)std::max(per_sm, 1) * std::max(sms, 1);
@@ -344,16 +398,26 @@ void launch_newton3(const ForceArgs& args) {
   const int k_i = args.plan.i_per_thread;
   ForceArgs a = args;
   a.equal_mass = newton3_equal_mass(args.equal_mass);
+  // Mixed: tiles between the flushes of the targets' float sums (PAIRWISE_CUDA_MIXED_FLUSH_TILES;
+  // 4 by default: GA +5.5 %, GAJ +6.7 % over 1 at N = 1,048,576, and the Plummer energy error of
+  // shared-step Hermite at t = 1 4.6e-10 against 5.9e-11 with 1 and 1.3e-9 on the split path:
+  // docs/performance.md).
+  static const int flush_tiles = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_MIXED_FLUSH_TILES");
+    return env && std::atoi(env) > 0 ? std::atoi(env) : 4;
+  }();
+  a.ds_flush_tiles = flush_tiles;
   int blocks = args.plan.i_blocks;
   // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
   // equal-mass one has kUnitGaMinBlocks.
-  if (a.equal_mass && !a.jerk && a.potential && k_i == 8) {
+  const bool ds = a.precision == Precision::mixed;
+  if (a.equal_mass && !ds && !a.jerk && a.potential && k_i == 8) {
     const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
     blocks = int(std::min<long long>((long long)blocks * kUnitGaMinBlocks / 3,
                                      std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
   }
   const Newton3Grid g = grid_of(n, k_i, blocks);
-  pick(a.jerk, a.potential, a.guard_zero, a.equal_mass,
+  pick(ds, a.jerk, a.potential, a.guard_zero, a.equal_mass,
        k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(a, g);
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
   newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(a);

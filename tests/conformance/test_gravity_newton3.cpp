@@ -4,7 +4,9 @@
 // each compiled register tile (GA kI = 4, 8; GAJ kI = 2, 4): against the reference backend within
 // the single-precision tolerance, in several unit systems (masses 1e-10 to 1e8: the exact
 // accumulator has no fixed scale), with ε = 0, and bitwise equal run to run; the same for equal
-// masses (the equal-mass kernels: mass-free sums times m, pads at 1e25).
+// masses (the equal-mass kernels: mass-free sums times m, pads at 1e25). Mixed precision takes the
+// same path by default (double-single displacements, float sums flushed every 4 tiles): the same
+// checks, and its displacements keep their precision far from the origin, where single's do not.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -67,20 +69,23 @@ class GravityNewton3Cuda : public testing::Test {
       GTEST_SKIP() << "no usable CUDA device: " << why;
   }
 
-  static std::unique_ptr<nbody::GravityKernel> cuda_kernel(double eps2) {
-    return nbody::make_gravity_kernel(BackendKind::cuda, {Precision::single, eps2, 0});
+  static std::unique_ptr<nbody::GravityKernel> cuda_kernel(
+      double eps2, Precision precision = Precision::single) {
+    return nbody::make_gravity_kernel(BackendKind::cuda, {precision, eps2, 0});
   }
 
-  static void expect_matches_reference(const Particles& p, double eps2, ForceKind kind) {
+  static void expect_matches_reference(const Particles& p, double eps2, ForceKind kind,
+                                       Precision precision = Precision::single) {
     const bool jerk = kind == ForceKind::accel_jerk;
     SCOPED_TRACE(testing::Message()
-                 << "N = " << p.size() << ", eps2 = " << eps2 << (jerk ? ", GAJ" : ", GA"));
-    auto k = cuda_kernel(eps2);
+                 << "N = " << p.size() << ", eps2 = " << eps2 << (jerk ? ", GAJ" : ", GA") << ", "
+                 << (precision == Precision::mixed ? "mixed" : "single"));
+    auto k = cuda_kernel(eps2, precision);
     const Forces got = compute(*k, p, kind);
     const Forces want = compute(*make_reference_kernel(eps2), p, kind);
     ASSERT_EQ(got.size(), want.size());
     const ForceErrors e = max_relative_errors(got, want);
-    const double tol = force_tolerance(Precision::single);
+    const double tol = force_tolerance(precision);
     EXPECT_LE(e.accel, tol) << "acceleration";
     EXPECT_LE(e.pot, tol) << "potential";
     if (jerk) {
@@ -92,7 +97,7 @@ class GravityNewton3Cuda : public testing::Test {
 // Every size of kSizes with every compiled register tile (GA kI = 4, 8; GAJ kI = 2, 4), the sets
 // from make_set(n), against the reference.
 template <class MakeSet>
-void expect_every_tile_matches(MakeSet make_set) {
+void expect_every_tile_matches(MakeSet make_set, Precision precision = Precision::single) {
   const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
   for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
     const bool jerk = kind == ForceKind::accel_jerk;
@@ -100,7 +105,7 @@ void expect_every_tile_matches(MakeSet make_set) {
       SCOPED_TRACE(testing::Message() << "kI = " << tile);
       const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", std::to_string(tile));
       for (std::size_t n : kSizes)
-        GravityNewton3Cuda::expect_matches_reference(make_set(n), kEps2, kind);
+        GravityNewton3Cuda::expect_matches_reference(make_set(n), kEps2, kind, precision);
     }
   }
 }
@@ -209,6 +214,49 @@ TEST_F(GravityNewton3Cuda, EqualMassesBitwiseReproducible) {
                 same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
                 same_bits(a.jz, b.jz));
   }
+}
+
+// Mixed precision: every tile, general and equal masses, many tiles per warp, bitwise reproducible.
+TEST_F(GravityNewton3Cuda, MixedMatchesReferenceForEveryTile) {
+  expect_every_tile_matches(
+      [](std::size_t n) {
+        return random_particles(n, 2000 + n, {Region::ball, true});
+      },
+      Precision::mixed);
+  expect_every_tile_matches(
+      [](std::size_t n) {
+        return with_equal_masses(random_particles(n, 2100 + n, {Region::ball, true}),
+                                 1.0 / double(n));
+      },
+      Precision::mixed);
+}
+
+TEST_F(GravityNewton3Cuda, MixedWithManyTilesPerWarpAndBitwiseReproducible) {
+  const Particles p = random_particles(12000, 2200, {Region::ball});
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    expect_matches_reference(p, kEps2, kind, Precision::mixed);
+    const Forces a = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
+    const Forces b = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
+    EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
+                same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
+                same_bits(a.jz, b.jz));
+  }
+}
+
+// A cluster of radius 1 at (1000, 1000, 1000): float positions are rounded by up to 3e-5 there,
+// so single's close-pair displacements are off by ~1e-4 relative; mixed's double-single
+// displacements are not (the reference tolerance holds, and the error is far below single's).
+TEST_F(GravityNewton3Cuda, MixedKeepsDisplacementsFarFromTheOrigin) {
+  Particles p = random_particles(1000, 2300, {Region::ball});
+  for (std::size_t i = 0; i < p.size(); ++i) p.x[i] += 1000, p.y[i] += 1000, p.z[i] += 1000;
+  const Forces want = compute(*make_reference_kernel(kEps2), p, ForceKind::accel);
+  const ForceErrors mixed = max_relative_errors(
+      compute(*cuda_kernel(kEps2, Precision::mixed), p, ForceKind::accel), want);
+  const ForceErrors single =
+      max_relative_errors(compute(*cuda_kernel(kEps2), p, ForceKind::accel), want);
+  EXPECT_LE(mixed.accel, force_tolerance(Precision::mixed));
+  EXPECT_LT(10 * mixed.accel, single.accel)
+      << "mixed " << mixed.accel << ", single " << single.accel;
 }
 
 }  // namespace

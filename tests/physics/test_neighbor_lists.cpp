@@ -173,12 +173,14 @@ TEST_P(NeighborListBackends, EngineNeighborPairsEqualBruteForceAfterSteps) {
 }
 
 // The cuda engine's default paths, the screened list build (shifted grids) and the force loop with
-// 16-byte index loads (+ the approximate reciprocal in single), against their overrides
-// PAIRWISE_MD_SCREEN=0, PAIRWISE_MD_VEC=0 and PAIRWISE_MD_FAST_RCP=0: the same neighbor pairs
+// 16-byte index loads (+ the approximate reciprocal in single, + mixed's fixed-point
+// positions), against their overrides PAIRWISE_MD_SCREEN=0, PAIRWISE_MD_VEC=0,
+// PAIRWISE_MD_FAST_RCP=0 and PAIRWISE_MD_FIXED=0: the same neighbor pairs
 // (single: up to rounding at r = r_list), forces equal within the rounding of the pair terms.
 TEST_P(NeighborListBackends, CudaPathOverridesGiveTheSameListsAndForces) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "cuda paths only";
-  const char* vars[] = {"PAIRWISE_MD_SCREEN", "PAIRWISE_MD_VEC", "PAIRWISE_MD_FAST_RCP"};
+  const char* vars[] = {"PAIRWISE_MD_SCREEN", "PAIRWISE_MD_VEC", "PAIRWISE_MD_FAST_RCP",
+                        "PAIRWISE_MD_FIXED"};
   for (const auto& [name, s0] : geometries()) {
     md::System s = s0;
     s.ff.cutoff = 2.5;

@@ -1,0 +1,109 @@
+// The md cuda engine's shared device pieces: launch constants, the LJ pair tables in constant
+// memory, the position/box/grid/dynamics parameter structs, the step flags and the minimum image.
+// Included by cuda_md.cu only (one translation unit: the kernels use the __constant__ tables).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "pairwise/physics/lj_styles.hpp"
+
+namespace pairwise::md {
+namespace {
+
+constexpr int kMaxTypes = 16;
+constexpr int kBlock = 128;
+constexpr int kIntBlock = 512;  // integrate1: fewer blocks for its last-block reduction
+constexpr int kGraphSteps = 10;
+
+__constant__ physics::LjPairParams<float> c_params_f[kMaxTypes * kMaxTypes];
+__constant__ physics::LjPairParams<double> c_params_d[kMaxTypes * kMaxTypes];
+
+template <class P>
+__device__ __forceinline__ const physics::LjPairParams<P>& pair_params(int k);
+template <>
+__device__ __forceinline__ const physics::LjPairParams<float>& pair_params<float>(int k) {
+  return c_params_f[k];
+}
+template <>
+__device__ __forceinline__ const physics::LjPairParams<double>& pair_params<double>(int k) {
+  return c_params_d[k];
+}
+
+template <class R>
+struct Vec4;
+template <>
+struct Vec4<float> {
+  using type = float4;
+};
+struct __align__(32) Double4 {  // (CUDA 13 deprecates double4 for double4_16a/_32a)
+  double x, y, z, w;
+};
+template <>
+struct Vec4<double> {
+  using type = Double4;
+};
+
+template <class R>
+struct BoxP {
+  R lo[3], hi[3], L[3], half[3];
+};
+
+struct GridP {
+  int n[3];
+  double lo[3], inv_cell[3];
+};
+
+struct DynP {
+  double dt, kT, c1, c2, andersen_p;
+  unsigned long long seed;
+  int thermostat;  // 0 none, 1 langevin, 2 andersen
+};
+
+struct Flags {
+  unsigned int done;          // last-block ticket of integrate1
+  int rebuild;                // this step rebuilds the lists
+  int force_rebuild;          // the host asks for a rebuild at the next step
+  int overflow;               // largest neighbor count seen above the capacity (0: none)
+  unsigned long long step;    // index of the step being taken (random counters)
+  unsigned long long builds;  // neighbor-list builds
+  int bad;                    // first bad atom (set_state index), INT_MAX: none
+  int next_cell;              // dynamic build: the next home cell to hand out (cell_count zeroes)
+};
+
+// Mixed precision's fixed-point positions (forces_kick's Fixed): each coordinate as an unsigned
+// 32-bit fraction of the box, u = round((x - lo) · 2^32 / L) mod 2^32, the type in w. The two's
+// complement difference int(u_i - u_j) is then the minimum image of x_i - x_j in units of the
+// quantum L / 2^32, exactly (no branch), and one int-to-float conversion and the product with the
+// quantum as a float pair (hi + lo: a float quantum alone would scale every displacement by the
+// same rounding error, up to 6e-8, a systematic bias the LAMMPS reproduction shows in the
+// pressure) give the float displacement: 16 bytes a neighbor instead of the 32 of a double one.
+struct FixedP {
+  double lo[3], to_fixed[3];           // 2^32 / L
+  float quantum_hi[3], quantum_lo[3];  // L / 2^32 = hi + lo
+};
+
+__device__ __forceinline__ int fixed_coordinate(double x, double lo, double to_fixed) {
+  return int(unsigned(static_cast<unsigned long long>(__double2ll_rn((x - lo) * to_fixed))));
+}
+
+template <class R4>
+__device__ __forceinline__ int4 fixed_of(const R4& p, const FixedP& f) {
+  return make_int4(fixed_coordinate(double(p.x), f.lo[0], f.to_fixed[0]),
+                   fixed_coordinate(double(p.y), f.lo[1], f.to_fixed[1]),
+                   fixed_coordinate(double(p.z), f.lo[2], f.to_fixed[2]), int(p.w));
+}
+
+// The float displacement of two fixed-point coordinates (minimum image).
+__device__ __forceinline__ float fixed_delta(int a, int b, float hi, float lo) {
+  const float d = float(int(unsigned(a) - unsigned(b)));
+  return fmaf(d, hi, d * lo);
+}
+
+template <class R>
+__device__ __forceinline__ R min_image(R d, R L, R half) {
+  d = d > half ? d - L : d;
+  return d < -half ? d + L : d;
+}
+
+}  // namespace
+}  // namespace pairwise::md

@@ -1,0 +1,477 @@
+// The md cuda engine's neighbor-list build: the cell list by counting sort (cell_count,
+// cell_scan, cell_scatter, cell_sort) and the full Verlet lists (build_list, build_list_screened).
+// Included by cuda_md.cu only; the whole step is described there.
+#pragma once
+
+#include "md/cuda_md_common.cuh"
+
+namespace pairwise::md {
+namespace {
+
+// An atom index carried in the w slot of a position (bit pattern for float, exact for double).
+template <class R>
+__device__ __forceinline__ R index_as(int j);
+template <>
+__device__ __forceinline__ float index_as<float>(int j) {
+  return __int_as_float(j);
+}
+template <>
+__device__ __forceinline__ double index_as<double>(int j) {
+  return double(j);
+}
+__device__ __forceinline__ int index_of(float w) {
+  return __float_as_int(w);
+}
+__device__ __forceinline__ int index_of(double w) {
+  return int(w);
+}
+
+template <class R>
+__device__ __forceinline__ int cell_of(const typename Vec4<R>::type& p, const GridP& g,
+                                       const int* rank) {
+  int c[3];
+  const double x[3] = {double(p.x), double(p.y), double(p.z)};
+#pragma unroll
+  for (int d = 0; d < 3; ++d) {
+    int k = int((x[d] - g.lo[d]) * g.inv_cell[d]);
+    c[d] = k < 0 ? 0 : (k >= g.n[d] ? g.n[d] - 1 : k);
+  }
+  return rank[c[0] + g.n[0] * (c[1] + g.n[1] * c[2])];
+}
+
+template <class R>
+__global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos, GridP g,
+                           const int* __restrict__ rank, int* __restrict__ cell,
+                           int* __restrict__ slot, int* __restrict__ count, Flags* flags) {
+  if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int c = cell_of<R>(pos[i], g, rank);
+    cell[i] = c;
+    slot[i] = atomicAdd(&count[c], 1);
+  }
+}
+
+constexpr int kScanTile = 1024 * 16;  // cells per tile of cell_scan
+
+// Exclusive scan of the cell counts, one block of 1,024 threads per tile of 16,384 cells (each
+// thread 16 consecutive cells, 16-byte loads and stores). Each block first sums the counts of all
+// the tiles before its own (coalesced 16-byte loads, a block reduction), so the blocks need no
+// ordering between them (2,048,000 atoms: 5 blocks at once instead of one block scanning the
+// tiles in turn; ≈ 25 µs less per rebuild, H200).
+__global__ void __launch_bounds__(1024) cell_scan(int cells, int n, const int* __restrict__ count,
+                                                  int* __restrict__ start, const Flags* flags) {
+  if (!flags->rebuild) return;
+  constexpr int kPer = 16;
+  __shared__ int warp_sums[32];
+  __shared__ int tile_end;
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  const int base = blockIdx.x * kScanTile;
+  int carry = 0;
+  {
+    int sum = 0;
+    const int4* c4 = reinterpret_cast<const int4*>(count);
+    for (int q = t; q < base / 4; q += 1024) {
+      const int4 v = c4[q];
+      sum += v.x + v.y + v.z + v.w;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0) warp_sums[w] = sum;
+    __syncthreads();
+    if (w == 0) {
+      int x = warp_sums[lane];
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+      if (lane == 0) tile_end = x;
+    }
+    __syncthreads();
+    carry = tile_end;
+    __syncthreads();  // warp_sums is reused below
+  }
+  {
+    const int c0 = base + kPer * t;
+    const bool whole = c0 + kPer <= cells;  // 16-byte loads and stores (c0: a multiple of 16)
+    int v[kPer], s = 0;
+    if (whole) {
+#pragma unroll
+      for (int u = 0; u < kPer; u += 4) {
+        const int4 q = *reinterpret_cast<const int4*>(count + c0 + u);
+        v[u] = q.x, v[u + 1] = q.y, v[u + 2] = q.z, v[u + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) v[u] = c0 + u < cells ? count[c0 + u] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) s += v[u];
+    int x = s;  // inclusive warp scan
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(0xffffffffu, x, o);
+      if (lane >= o) x += y;
+    }
+    if (lane == 31) warp_sums[w] = x;
+    __syncthreads();
+    if (w == 0) {
+      const int ws = warp_sums[lane];
+      int y = ws;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const int z = __shfl_up_sync(0xffffffffu, y, o);
+        if (lane >= o) y += z;
+      }
+      warp_sums[lane] = y - ws;  // exclusive
+    }
+    __syncthreads();
+    int run = carry + warp_sums[w] + x - s;
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int r = run;
+      run += v[u];
+      v[u] = r;  // exclusive prefix
+    }
+    if (whole) {
+#pragma unroll
+      for (int u = 0; u < kPer; u += 4)
+        *reinterpret_cast<int4*>(start + c0 + u) = make_int4(v[u], v[u + 1], v[u + 2], v[u + 3]);
+    } else {
+#pragma unroll
+      for (int u = 0; u < kPer; ++u)
+        if (c0 + u < cells) start[c0 + u] = v[u];
+    }
+  }
+  if (t == 0 && blockIdx.x == 0) start[cells] = n;
+}
+
+__global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __restrict__ slot,
+                             const int* __restrict__ start, int* __restrict__ order,
+                             const Flags* flags) {
+  if (!flags->rebuild) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    order[start[cell[i]] + slot[i]] = i;
+}
+
+// Sorts each cell's atoms by index (deterministic lists whatever the atomics did) and writes
+// their positions in cell order, the atom's index in w (cpos: the build reads candidates
+// contiguously); zeroes the counts for the next build. A warp per cell: up to 32 atoms ranked by
+// shuffles, larger cells by lane 0's insertion sort.
+template <class R>
+__global__ void __launch_bounds__(kBlock)
+    cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
+              int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
+              typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
+  if (!flags->rebuild) return;
+  const int lane = threadIdx.x & 31;
+  const int warps = gridDim.x * (kBlock / 32);
+  for (int c = blockIdx.x * (kBlock / 32) + (threadIdx.x >> 5); c < cells; c += warps) {
+    const int b = start[c], e = start[c + 1], cnt = e - b;
+    if (cnt <= 32) {
+      const int v = lane < cnt ? order[b + lane] : 0x7fffffff;
+      int r = 0;
+      for (int m = 0; m < cnt; ++m) r += __shfl_sync(0xffffffffu, v, m) < v;
+      if (lane < cnt) {
+        order[b + r] = v;
+        auto p = pos[v];
+        p.w = index_as<R>(v);
+        cpos[b + r] = p;
+      }
+    } else {
+      if (lane == 0)
+        for (int k = b + 1; k < e; ++k) {
+          const int v = order[k];
+          int q = k - 1;
+          while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
+          order[q + 1] = v;
+        }
+      __syncwarp();
+      for (int k = b + lane; k < e; k += 32) {
+        const int j = order[k];
+        auto p = pos[j];
+        p.w = index_as<R>(j);
+        cpos[k] = p;
+      }
+    }
+    if (lane == 0) count[c] = 0;  // ready for the next build
+  }
+}
+
+// One neighbor j of atom i (the count-th): Staged collects 8 in the lane's column of `group` and
+// writes each full group as two 16-byte stores (one whole 32-byte sector of the row-major list).
+template <bool Staged>
+__device__ __forceinline__ void append_neighbor(int j, int i, int& count, int (*group)[32],
+                                                int lane, int capacity, std::size_t si,
+                                                std::size_t sk, int* __restrict__ nbr) {
+  if (Staged) {
+    group[count & 7][lane] = j;
+    ++count;
+    if ((count & 7) == 0 && count <= capacity) {
+      int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
+      dst[0] = make_int4(group[0][lane], group[1][lane], group[2][lane], group[3][lane]);
+      dst[1] = make_int4(group[4][lane], group[5][lane], group[6][lane], group[7][lane]);
+    }
+  } else {
+    if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
+    ++count;
+  }
+}
+
+// The end of atom i's list: the staged remainder, the count, the overflow maximum, x0 = r_build.
+template <bool Staged, class R4>
+__device__ __forceinline__ void finish_list(int i, int count, int (*group)[32], int lane,
+                                            int capacity, std::size_t si,
+                                            const R4* __restrict__ pos, R4* __restrict__ x0,
+                                            int* __restrict__ nbr, int* __restrict__ nbr_count,
+                                            Flags* flags) {
+  x0[i] = pos[i];
+  nbr_count[i] = count;
+  if (count > capacity) atomicMax(&flags->overflow, count);
+  if (Staged && count <= capacity)
+    for (int r = 0; r < (count & 7); ++r)
+      nbr[std::size_t(i) * si + (count & ~7) + r] = group[r][lane];
+}
+
+// Lane s < 27 of a warp building the lists of home cell c holds stencil cell s: its candidate
+// range [qb, qe) and the periodic shift (sx, sy, sz) that moves it next to the home cell (Shifted
+// grids, 3 or more cells a side; zero otherwise). All 27 are loaded at once; the stencil is
+// −1-terminated when deduplicated, and `cells` (warp-uniform) counts the valid entries.
+template <class R>
+struct StencilLane {
+  int qb = 0, qe = 0, cells = 0;
+  R sx = 0, sy = 0, sz = 0;
+};
+template <class R, bool Shifted>
+__device__ __forceinline__ StencilLane<R> load_stencil_lane(int c, int lane,
+                                                            const int* __restrict__ start,
+                                                            const int* __restrict__ stencil,
+                                                            const int4* __restrict__ ccoord,
+                                                            const BoxP<R>& box) {
+  StencilLane<R> st;
+  const int cs = lane < 27 ? stencil[27 * c + lane] : -1;
+  if (cs >= 0) {
+    st.qb = start[cs], st.qe = start[cs + 1];
+    if (Shifted) {
+      const int4 home = ccoord[c], q = ccoord[cs];
+      const int ddx = q.x - home.x, ddy = q.y - home.y, ddz = q.z - home.z;
+      st.sx = ddx > 1 ? box.L[0] : (ddx < -1 ? -box.L[0] : R(0));
+      st.sy = ddy > 1 ? box.L[1] : (ddy < -1 ? -box.L[1] : R(0));
+      st.sz = ddz > 1 ? box.L[2] : (ddz < -1 ? -box.L[2] : R(0));
+    }
+  }
+  st.cells = __popc(__ballot_sync(0xffffffffu, cs >= 0));
+  return st;
+}
+
+// The full Verlet list, a warp per cell: lane l owns the cell's atom l (32 at a time), the warp
+// stages each stencil cell's positions in shared memory 32 at a time (one coalesced load) and
+// every lane tests its atom against them in order, so each list is in stencil/cell order
+// (deterministic). Shifted (3 or more cells on every side): a stencil cell lies wholly on one
+// periodic image, so its shift (0 or ±L per axis, from the integer cell coordinates) is uniform
+// and dx = (xi − xj) + shift is bit for bit the minimum image of every pair within r_list;
+// otherwise (deduplicated stencils) each pair takes the minimum image.
+//
+// Staged (row-major lists, capacity a multiple of 8): each lane collects its atom's neighbors 8 at
+// a time in its own column of a shared buffer and writes each full group as two 16-byte stores
+// (one whole 32-byte sector) instead of one 4-byte store per neighbor scattered over 18 rows.
+template <class R, bool Shifted, bool Staged>
+__global__ void __launch_bounds__(kBlock)
+    build_list(int cells, const typename Vec4<R>::type* __restrict__ pos,
+               const typename Vec4<R>::type* __restrict__ cpos,
+               typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
+               const int* __restrict__ stencil, const int4* __restrict__ ccoord, BoxP<R> box,
+               R r_list2, int capacity, std::size_t si, std::size_t sk, int* __restrict__ nbr,
+               int* __restrict__ nbr_count, Flags* flags) {
+  using R4 = typename Vec4<R>::type;
+  constexpr unsigned kAll = 0xffffffffu;
+  if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
+  __shared__ R4 stage[kBlock / 32][32];
+  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
+  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  R4* st_w = stage[wib];
+  const int warps = gridDim.x * (kBlock / 32);
+  for (int c = blockIdx.x * (kBlock / 32) + wib; c < cells; c += warps) {  // uniform per warp
+    const int b = start[c], e = start[c + 1];
+    const StencilLane<R> st = load_stencil_lane<R, Shifted>(c, lane, start, stencil, ccoord, box);
+    const int qb = st.qb, qe = st.qe, nst = st.cells;
+    const R sx = st.sx, sy = st.sy, sz = st.sz;
+    for (int h0 = b; h0 < e; h0 += 32) {
+      const int k = h0 + lane;
+      const bool mine = k < e;
+      R4 p{};
+      int i = -1;
+      if (mine) p = cpos[k], i = index_of(p.w);
+      int count = 0;
+      // Chunks of 32 candidates over the stencil cells in order; the next chunk is loaded while
+      // the current one is tested.
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
+      while (q0 >= qend && ++s < nst)
+        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
+      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+      while (s < nst) {
+        const int m = min(32, qend - q0);
+        const R shx = __shfl_sync(kAll, sx, s), shy = __shfl_sync(kAll, sy, s),
+                shz = __shfl_sync(kAll, sz, s);
+        __syncwarp();
+        if (lane < m) st_w[lane] = next;
+        __syncwarp();
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+        if (!mine) continue;
+#pragma unroll 4
+        for (int u = 0; u < m; ++u) {
+          const R4 q = st_w[u];
+          R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+          if (Shifted) {
+            dx += shx, dy += shy, dz += shz;
+          } else {
+            dx = min_image(dx, box.L[0], box.half[0]);
+            dy = min_image(dy, box.L[1], box.half[1]);
+            dz = min_image(dz, box.L[2], box.half[2]);
+          }
+          const int j = index_of(q.w);
+          if (dx * dx + dy * dy + dz * dz < r_list2 && j != i)
+            append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+        }
+      }
+      if (mine)
+        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
+                            flags);
+    }
+  }
+}
+
+template <class R>
+__device__ __forceinline__ R warp_min(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+template <class R>
+__device__ __forceinline__ R warp_max(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// The build of shifted grids (3 or more cells on every side) with screened candidates: the same
+// lists in the same order as build_list, with less work. Each candidate is loaded once by one
+// lane, moved onto the home cell's periodic image (q − shift: the 32 lanes then test it without
+// adding the shift) and kept only if it lies within r_list (plus a rounding margin) of the
+// bounding box of the warp's home atoms: ≈ a quarter of the 27-cell stencil's candidates do not
+// (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
+// shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
+// of one per stencil-cell chunk of ≈ 18.
+template <class R, bool Staged, int MinB = 1>
+__global__ void __launch_bounds__(kBlock, MinB)
+    build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
+                        const typename Vec4<R>::type* __restrict__ cpos,
+                        typename Vec4<R>::type* __restrict__ x0, const int* __restrict__ start,
+                        const int* __restrict__ stencil, const int4* __restrict__ ccoord,
+                        BoxP<R> box, R r_list2, R screen2, int capacity, std::size_t si,
+                        std::size_t sk, int* __restrict__ nbr, int* __restrict__ nbr_count,
+                        Flags* flags) {
+  using R4 = typename Vec4<R>::type;
+  constexpr unsigned kAll = 0xffffffffu;
+  if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
+  __shared__ R4 buf[kBlock / 32][64];
+  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
+  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  R4* bw = buf[wib];
+  const unsigned below = (1u << lane) - 1u;
+  // One wave of resident blocks, each warp taking the next home cell from a counter: no tail of
+  // a last, partly filled wave (the lists do not depend on which warp builds them).
+  auto next_cell = [&]() {
+    int c = 0;
+    if (lane == 0) c = atomicAdd(&flags->next_cell, 1);
+    return __shfl_sync(kAll, c, 0);
+  };
+  for (int c = next_cell(); c < cells; c = next_cell()) {  // uniform per warp
+    const int b = start[c], e = start[c + 1];
+    // 27 cells (shifted grids: no duplicates).
+    const StencilLane<R> st = load_stencil_lane<R, true>(c, lane, start, stencil, ccoord, box);
+    const int qb = st.qb, qe = st.qe, nst = st.cells;
+    const R sx = st.sx, sy = st.sy, sz = st.sz;
+    for (int h0 = b; h0 < e; h0 += 32) {
+      const int k = h0 + lane;
+      const bool mine = k < e;
+      R4 p{};
+      int i = -1;
+      if (mine) p = cpos[k], i = index_of(p.w);
+      constexpr R kBig = R(1e30);
+      const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
+      const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
+      const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
+      int count = 0, fill = 0;
+      // Tests the lane's atom against bw[0, m): the distance tests only set bits of a mask (no
+      // branch per candidate), then the lane appends its hits in candidate order.
+      auto test = [&](int m) {
+        unsigned hits = 0;
+        if (m == 32) {
+#pragma unroll
+          for (int u = 0; u < 32; ++u) {
+            const R4 q = bw[u];
+            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+          }
+        } else {
+#pragma unroll 4
+          for (int u = 0; u < m; ++u) {
+            const R4 q = bw[u];
+            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+          }
+        }
+        while (hits) {
+          const int u = __ffs(hits) - 1;
+          hits &= hits - 1;
+          const int j = index_of(bw[u].w);
+          if (j != i) append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+        }
+      };
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
+      while (q0 >= qend && ++s < nst)
+        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
+      if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+      while (s < nst) {
+        const bool have = lane < qend - q0;
+        R4 q = next;
+        q.x -= __shfl_sync(kAll, sx, s), q.y -= __shfl_sync(kAll, sy, s);
+        q.z -= __shfl_sync(kAll, sz, s);
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cpos[q0 + lane];
+        const R ex = max(max(lx - q.x, q.x - hx), R(0));
+        const R ey = max(max(ly - q.y, q.y - hy), R(0));
+        const R ez = max(max(lz - q.z, q.z - hz), R(0));
+        const bool keep = have && ex * ex + ey * ey + ez * ez < screen2;
+        const unsigned km = __ballot_sync(kAll, keep);
+        if (keep) bw[fill + __popc(km & below)] = q;
+        fill += __popc(km);
+        if (fill >= 32) {
+          __syncwarp();
+          if (mine) test(32);
+          __syncwarp();
+          if (lane < fill - 32) bw[lane] = bw[32 + lane];
+          fill -= 32;
+          __syncwarp();
+        }
+      }
+      __syncwarp();
+      if (mine && fill > 0) test(fill);
+      __syncwarp();
+      if (mine)
+        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
+                            flags);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pairwise::md
