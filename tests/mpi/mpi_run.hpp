@@ -1,0 +1,90 @@
+// Helpers of the mpi tests: run the pairwise CLI under mpirun (or alone), capture its output and
+// exit code, compare the numbers of two output files.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace pairwise::mpitest {
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs `command` with stderr joined to stdout; a hang past `limit_s` seconds is killed (timeout)
+// and reported as exit code 124.
+inline Result shell(const std::string& command, int limit_s = 120) {
+  // As root (CI containers) Open MPI refuses to start without these; one OpenMP thread per rank
+  // (ranks share the 2 cores of CI).
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMP_NUM_THREADS", "1", 1);
+  const std::string full = "timeout " + std::to_string(limit_s) + " " + command + " 2>&1";
+  Result r;
+  FILE* pipe = popen(full.c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) r.output += buffer;
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+inline std::string mpirun(int ranks) {
+  return std::string(PAIRWISE_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " ";
+}
+
+inline std::string binary() {
+  return PAIRWISE_BINARY;
+}
+
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("pairwise-mpi-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Every number of a text file (tokens that parse completely as doubles), in order.
+inline std::vector<double> numbers_of(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<double> values;
+  std::string token;
+  while (in >> token) {
+    for (char& c : token)
+      if (c == ',' || c == '(' || c == ')') c = ' ';
+    std::istringstream parts(token);
+    std::string part;
+    while (parts >> part) {
+      char* end = nullptr;
+      const double v = std::strtod(part.c_str(), &end);
+      if (end && *end == '\0' && end != part.c_str()) values.push_back(v);
+    }
+  }
+  return values;
+}
+
+// The two files hold the same numbers within `relative` (relative to max(1, |a|)).
+inline void expect_same_numbers(const std::filesystem::path& a, const std::filesystem::path& b,
+                                double relative) {
+  ASSERT_TRUE(std::filesystem::exists(a)) << a;
+  ASSERT_TRUE(std::filesystem::exists(b)) << b;
+  const auto x = numbers_of(a), y = numbers_of(b);
+  ASSERT_EQ(x.size(), y.size()) << a << " vs " << b;
+  ASSERT_GT(x.size(), 0u) << a;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    ASSERT_LE(std::abs(x[i] - y[i]), relative * std::max(1.0, std::abs(x[i])))
+        << "number " << i << " of " << a.filename() << ": " << x[i] << " vs " << y[i];
+}
+
+}  // namespace pairwise::mpitest
