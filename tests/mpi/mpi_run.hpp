@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -85,6 +86,50 @@ inline void expect_same_numbers(const std::filesystem::path& a, const std::files
   for (std::size_t i = 0; i < x.size(); ++i)
     ASSERT_LE(std::abs(x[i] - y[i]), relative * std::max(1.0, std::abs(x[i])))
         << "number " << i << " of " << a.filename() << ": " << x[i] << " vs " << y[i];
+}
+
+}  // namespace pairwise::mpitest
+
+namespace pairwise::mpitest {
+
+// The columns of a CSV file with a header row, by name.
+inline std::vector<std::pair<std::string, std::vector<double>>> csv_columns(
+    const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::vector<std::pair<std::string, std::vector<double>>> columns;
+  if (!std::getline(in, line)) return columns;
+  std::istringstream header(line);
+  std::string name;
+  while (std::getline(header, name, ',')) columns.push_back({name, {}});
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string cell;
+    for (std::size_t c = 0; c < columns.size() && std::getline(row, cell, ','); ++c)
+      columns[c].second.push_back(std::strtod(cell.c_str(), nullptr));
+  }
+  return columns;
+}
+
+// Every column of two CSV files but `skip` (timings) agrees within `relative`.
+inline void expect_same_csv(const std::filesystem::path& a, const std::filesystem::path& b,
+                            double relative, const std::vector<std::string>& skip) {
+  ASSERT_TRUE(std::filesystem::exists(a)) << a;
+  ASSERT_TRUE(std::filesystem::exists(b)) << b;
+  const auto x = csv_columns(a), y = csv_columns(b);
+  ASSERT_EQ(x.size(), y.size());
+  ASSERT_GT(x.size(), 0u) << a;
+  for (std::size_t c = 0; c < x.size(); ++c) {
+    ASSERT_EQ(x[c].first, y[c].first);
+    if (std::find(skip.begin(), skip.end(), x[c].first) != skip.end()) continue;
+    ASSERT_EQ(x[c].second.size(), y[c].second.size()) << x[c].first;
+    ASSERT_GT(x[c].second.size(), 0u) << x[c].first;
+    for (std::size_t i = 0; i < x[c].second.size(); ++i) {
+      const double u = x[c].second[i], v = y[c].second[i];
+      ASSERT_LE(std::abs(u - v), relative * std::max(1e-300, std::abs(u)))
+          << a.filename() << " column " << x[c].first << " row " << i << ": " << u << " vs " << v;
+    }
+  }
 }
 
 }  // namespace pairwise::mpitest
