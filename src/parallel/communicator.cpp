@@ -108,6 +108,19 @@ void fail_all(const std::string& message) {
   if (comm.size() > 1) comm.abort_all(1);
 }
 
+namespace {
+thread_local int rank_local_depth = 0;
+}  // namespace
+RankLocalWork::RankLocalWork() {
+  ++rank_local_depth;
+}
+RankLocalWork::~RankLocalWork() {
+  --rank_local_depth;
+}
+bool split_across_ranks() {
+  return world().size() > 1 && rank_local_depth == 0;
+}
+
 Block block_of(std::size_t n, int rank, int ranks) {
   const std::size_t p = std::size_t(ranks), r = std::size_t(rank);
   const std::size_t base = n / p, extra = n % p;

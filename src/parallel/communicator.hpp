@@ -71,6 +71,18 @@ std::string describe_ranks(int gpus_per_rank = 0);
 // with exit code 1 (MPI_Abort). With one rank it returns: the caller exits 1 as before.
 void fail_all(const std::string& message);
 
+// While one is alive on this thread, a workload entry point that splits its work across ranks
+// does its rank-local part instead (the slab of a potential map calls compute_map again).
+class RankLocalWork {
+ public:
+  RankLocalWork();
+  ~RankLocalWork();
+  RankLocalWork(const RankLocalWork&) = delete;
+  RankLocalWork& operator=(const RankLocalWork&) = delete;
+};
+// True when work should be split across ranks here: more than one rank and no RankLocalWork.
+bool split_across_ranks();
+
 // ---- helpers shared by the workloads ------------------------------------------------------
 
 // The contiguous block [begin, end) of n items that rank r of p owns: the first n % p ranks get

@@ -31,6 +31,9 @@ struct Case {
   int n;
   int ranks;
 };
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.integrator << " n = " << c.n << " on " << c.ranks << " ranks";
+}
 
 class NbodyRanks : public ::testing::TestWithParam<Case> {};
 
