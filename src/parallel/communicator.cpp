@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <streambuf>
 
@@ -54,6 +55,25 @@ bool launched_by_mpirun() {
   return false;
 }
 
+// One GPU per rank: before the CUDA runtime starts, a rank sees only the GPU of its node-local
+// rank (modulo the node's GPUs, counted from the driver's /proc entries), unless the launcher
+// or the user set CUDA_VISIBLE_DEVICES already. So `--device 0`, every workload's default, is a
+// different GPU on each rank of a node.
+void pin_one_gpu_per_rank() {
+  if (std::getenv("CUDA_VISIBLE_DEVICES")) return;
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (!local) local = std::getenv("MPI_LOCALRANKID");  // MPICH
+  if (!local) return;
+  std::error_code ec;
+  int gpus = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++gpus;
+  if (gpus == 0) return;
+  const std::string device = std::to_string(std::atoi(local) % gpus);
+  setenv("CUDA_VISIBLE_DEVICES", device.c_str(), 1);
+}
+
 std::streambuf* saved_cout = nullptr;
 bool session_started_mpi = false;
 
@@ -76,6 +96,7 @@ Session::Session(int& argc, char**& argv) {
                  "launched by mpirun; rebuild with libopenmpi-dev installed\n";
     std::exit(1);
   }
+  pin_one_gpu_per_rank();
   slot() = start_mpi(argc, argv);
   session_started_mpi = true;
   if (world().rank() != 0) {
