@@ -3,6 +3,8 @@
 #include "parallel/communicator.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -126,7 +128,12 @@ void fail_all(const std::string& message) {
   std::cerr << "error: " << message;
   if (comm.size() > 1) std::cerr << " (rank " << comm.rank() << " of " << comm.size() << ")";
   std::cerr << "\n" << std::flush;
-  if (comm.size() > 1) comm.abort_all(1);
+  if (comm.size() > 1) {
+    // mpirun forwards a rank's stderr asynchronously and MPI_Abort kills the job at once: give
+    // the message a moment to reach the user before it does.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    comm.abort_all(1);
+  }
 }
 
 namespace {
