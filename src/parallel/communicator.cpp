@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <streambuf>
+#include <thread>
 
 #include "pairwise/error.hpp"
 #include "parallel/mpi_communicator.hpp"
@@ -134,6 +134,14 @@ void fail_all(const std::string& message) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     comm.abort_all(1);
   }
+}
+
+bool any_rank(bool flag) {
+  Communicator& comm = world();
+  if (comm.size() == 1) return flag;
+  std::int64_t value = flag ? 1 : 0;
+  comm.allreduce_max(std::span<std::int64_t>(&value, 1));
+  return value != 0;
 }
 
 namespace {

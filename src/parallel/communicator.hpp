@@ -71,6 +71,12 @@ std::string describe_ranks(int gpus_per_rank = 0);
 // with exit code 1 (MPI_Abort). With one rank it returns: the caller exits 1 as before.
 void fail_all(const std::string& message);
 
+// True on every rank when `flag` is true on any rank (an all-reduce; with one rank, `flag`). For
+// decisions that every rank must take at the same step, e.g. stopping after a signal (mpirun
+// forwards SIGINT/SIGTERM to every rank, but each may notice it at a different step): call it at
+// the same points on every rank, as the workload drivers' diagnostic intervals are.
+bool any_rank(bool flag);
+
 // While one is alive on this thread, a workload entry point that splits its work across ranks
 // does its rank-local part instead (the slab of a potential map calls compute_map again).
 class RankLocalWork {

@@ -100,6 +100,8 @@ int main(int argc, char** argv) {
   }
 #endif
 
+  check(any_rank(r == p - 1) && !any_rank(false), "any_rank", r);
+
   std::int64_t bad = failures;
   comm.allreduce_sum(std::span<std::int64_t>(&bad, 1));
   if (r == 0 && bad == 0) std::printf("ok: %d ranks\n", p);
