@@ -37,6 +37,18 @@ class RowBlockMatvec final : public Matvec<S> {
                       y.subspan(mine.begin, mine.size()));
     parallel::allgather_blocks(comm_, y);
   }
+  // This rank's rows of the product (block()), from the whole vector g: the distributed solvers'
+  // product (solve.cpp), whose vectors are row blocks.
+  void apply_rows(std::span<const S> g, std::span<S> y_rows) {
+    const parallel::Block mine = block();
+    if (mine.size() > 0)
+      rows_->apply_at(std::span<const Point>(nodes_.p).subspan(mine.begin, mine.size()), g, y_rows);
+  }
+  parallel::Block block() const {
+    return parallel::block_of(nodes_.size(), comm_.rank(), comm_.size());
+  }
+  parallel::Communicator& communicator() { return comm_; }
+
   double time_apply(std::span<const S> g, int repeats) override {
     std::vector<S> y(nodes_.size());
     // The slowest rank's median: the product is done when every rank's block is.

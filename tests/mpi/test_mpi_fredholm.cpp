@@ -1,6 +1,9 @@
-// fredholm on 2 and 3 ranks (row blocks of the product, all-gathered) gives the 1-rank solution
-// within 1e-12; a rank with bad input ends every rank with the message, never a hang.
+// fredholm on 2 and 3 ranks (row blocks of the product, all-gathered; the solvers' vectors in row
+// blocks, dot products reduced) gives the 1-rank solution within 1e-12 for every method; a rank
+// with bad input ends every rank with the message, never a hang.
 #include <unistd.h>
+
+#include <tuple>
 
 #include "mpi_run.hpp"
 
@@ -17,14 +20,15 @@ Result solve(const std::string& launcher, const std::filesystem::path& dir,
                dir.string());
 }
 
-class FredholmRanks : public ::testing::TestWithParam<int> {};
+class FredholmRanks : public ::testing::TestWithParam<std::tuple<int, std::string>> {};
 
-TEST_P(FredholmRanks, GmresSolutionMatchesOneRank) {
-  const int ranks = GetParam();
-  const auto one = fresh_dir("fredholm-1"), many = fresh_dir("fredholm-" + std::to_string(ranks));
-  const Result a = solve("", one, "gmres");
+TEST_P(FredholmRanks, SolutionMatchesOneRank) {
+  const auto [ranks, method] = GetParam();
+  const std::string tag = method + "-" + std::to_string(ranks);
+  const auto one = fresh_dir("fredholm-1-" + tag), many = fresh_dir("fredholm-p-" + tag);
+  const Result a = solve("", one, method);
   ASSERT_EQ(a.code, 0) << a.output;
-  const Result b = solve(mpirun(ranks), many, "gmres");
+  const Result b = solve(mpirun(ranks), many, method);
   ASSERT_EQ(b.code, 0) << b.output;
   EXPECT_NE(b.output.find(std::to_string(ranks) + " ranks (MPI"), std::string::npos) << b.output;
   expect_same_numbers(one / "fredholm-helmholtz3d.nodes.csv",
@@ -34,7 +38,15 @@ TEST_P(FredholmRanks, GmresSolutionMatchesOneRank) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
 }
 
-INSTANTIATE_TEST_SUITE_P(Mpi, FredholmRanks, ::testing::Values(2, 3));
+// GMRES and the fixed-point iteration keep each rank's rows of their vectors and reduce their dot
+// products; the direct solver runs on every rank.
+INSTANTIATE_TEST_SUITE_P(Mpi, FredholmRanks,
+                         ::testing::Combine(::testing::Values(2, 3),
+                                            ::testing::Values("gmres", "fixed_point", "direct")),
+                         [](const auto& info) {
+                           return std::get<1>(info.param) + "_ranks" +
+                                  std::to_string(std::get<0>(info.param));
+                         });
 
 TEST(FredholmMpi, OneRankWithBadInputEndsEveryRank) {
   // Ranks 0 and 1 get a good problem and wait in the product's all-gather; rank 2 gets a bad key.
