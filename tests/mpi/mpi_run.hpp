@@ -29,6 +29,9 @@ inline Result shell(const std::string& command, int limit_s = 120) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   setenv("OMP_NUM_THREADS", "1", 1);
+  // Containers often forbid the cross-process memory attach (CMA) of Open MPI's shared-memory
+  // transport for large messages: copy through the shared segment instead.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
   const std::string full = "timeout " + std::to_string(limit_s) + " " + command + " 2>&1";
   Result r;
   FILE* pipe = popen(full.c_str(), "r");
