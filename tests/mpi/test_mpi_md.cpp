@@ -31,10 +31,12 @@ void expect_thermo_matches(const std::string& problem_text, const std::string& t
   expect_same_csv(one / "md.csv", many / "md.csv", relative, {"wall_s", "Rebuilds"});
 }
 
-std::string lammps_in_lj() {
+std::string lammps_in_lj(int steps = 100) {
   return "workload = \"md\"\n[system]\ndata_file = \"" + std::string(PAIRWISE_TEST_DATA) +
          "/lj32k-initial.data.gz\"\n[force_field]\nstyle = \"cut\"\ncutoff = 2.5\n"
-         "[neighbor]\nskin = 0.3\n[integrator]\ndt = 0.005\nsteps = 100\n"
+         "[neighbor]\nskin = 0.3\n[integrator]\ndt = 0.005\nsteps = " +
+         std::to_string(steps) +
+         "\n"
          "[run]\nbackend = \"cpu\"\nprecision = \"double\"\n"
          "[output]\nthermo_every = 10\nprogress = false\n";
 }
@@ -46,6 +48,11 @@ TEST_P(MdLammpsRanks, InLjThermoMatchesOneRank) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Mpi, MdLammpsRanks, ::testing::Values(2, 3));
+
+TEST(MdMpi, FourRanksCutTwoAxesAndMatchOneRank) {
+  // 1x2x2 domains: ghosts of the y stage travel on in the z stage (edges of the domains).
+  expect_thermo_matches(lammps_in_lj(40), "in-lj-4", 4, 1e-10);
+}
 
 // 7 atoms in a 9σ box, all below z = 6: on 3 ranks (domains 1x1x3, 3σ thick) the top domain starts
 // empty; the atom at z = 4.4 moving up at 2.5 σ/τ migrates into it, the one at z = 0.2 interacts
