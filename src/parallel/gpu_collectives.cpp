@@ -3,6 +3,7 @@
 // typed by decltype of its declaration, so a signature change in nccl.h is a compile error.
 #include "parallel/gpu_collectives.hpp"
 
+#include <cstdlib>
 #include <iostream>
 #include <type_traits>
 #include <vector>
@@ -137,6 +138,9 @@ class Nccl final : public GpuCollectives {
 std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator& comm) {
   if (comm.size() == 1) return std::make_unique<HostStaged>(comm);
 #if defined(PAIRWISE_HAVE_NCCL_HEADER) && defined(PAIRWISE_HAVE_MPI)
+  // NVLink multicast (NVLS) stays off unless the user turns it on: on shared GPU hosts a program
+  // using it can put the host's GPUs out of service (docs/distributed.md).
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
   NcclApi api;
   std::string why = api.load();
   // Every rank must agree, or the ranks that found NCCL would wait in ncclCommInitRank for the
