@@ -81,9 +81,9 @@ TEST_P(MdSevenAtoms, ThreeRanksWithAnEmptyDomainMatchOneRank) {
   expect_thermo_matches(seven_atoms(dir, GetParam()), "seven-" + GetParam(), 3, 1e-10);
 }
 
-// none: plain velocity Verlet; langevin: the random streams are keyed by atom id, so they do not
-// depend on which rank holds an atom.
-INSTANTIATE_TEST_SUITE_P(Mpi, MdSevenAtoms, ::testing::Values("none", "langevin"),
+// none: plain velocity Verlet; langevin, andersen: the random streams are keyed by atom id, so they
+// do not depend on which rank holds an atom.
+INSTANTIATE_TEST_SUITE_P(Mpi, MdSevenAtoms, ::testing::Values("none", "langevin", "andersen"),
                          [](const auto& info) { return info.param; });
 
 TEST(MdMpi, FinalStateOfSevenAtomsMatchesOneRank) {
