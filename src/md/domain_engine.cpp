@@ -10,9 +10,10 @@
 // the rebuild test (Liu et al.'s d1 + d2 > skin, the two largest displacements over every rank)
 // is decided globally, so every rank rebuilds at the same step as one rank would. At a rebuild,
 // atoms that left their domain migrate to the neighbour now owning them, then the ghost lists
-// and the full neighbour list (local atoms against local + ghost atoms, within r_list) are
-// rebuilt. Forces act on local atoms only (each pair is computed by both ranks that hold it: no
-// reverse communication); energies and virials of a pair count half on each side. Thermo is
+// and the neighbour list (local pairs once, local atoms against every ghost, within r_list) are
+// rebuilt. Local pairs use Newton's third law; a pair with a ghost is computed by both ranks that
+// hold it, each for its own atom (no reverse communication), its energy and virial counting half
+// on each side. Thermo is
 // reduced across ranks. The thermostats' random streams are keyed by atom id and step
 // (engine/dynamics.hpp), so they do not depend on the decomposition.
 //
@@ -405,8 +406,8 @@ class DomainEngine final : public MdEngine {
       }
   }
 
-  // Full list: for every local atom, every other held atom within r_list, found through cells at
-  // least r_list wide over the domain plus its ghost shell.
+  // The neighbour list: for every local atom, the local atoms after it and every ghost within
+  // r_list, found through cells at least r_list wide over the domain plus its ghost shell.
   void build_list() {
     const std::size_t held = x_.size();
     std::array<int, 3> cells{};
@@ -441,7 +442,8 @@ class DomainEngine final : public MdEngine {
             const std::size_t c = std::size_t(x + cells[0] * (y + cells[1] * z));
             for (int e = cell_start[c]; e < cell_start[c + 1]; ++e) {
               const int j = cell_atoms[std::size_t(e)];
-              if (std::size_t(j) == i) continue;
+              // Local pairs once (j > i), every ghost.
+              if (std::size_t(j) <= i) continue;
               const double dx = x_[i] - x_[j], dy = y_[i] - y_[j], dz = z_[i] - z_[j];
               if (dx * dx + dy * dy + dz * dz < r2_list) visit(j);
             }
@@ -470,31 +472,58 @@ class DomainEngine final : public MdEngine {
     any_sf_ ? pair_forces<true>() : pair_forces<false>();
   }
 
+  // Local pairs are in the list once (Newton's third law: both atoms get the force, the pair its
+  // whole energy); a pair with a ghost is computed by both ranks holding it, each for its own atom
+  // and half the energy and virial. Each thread scatters into its own force buffer and the
+  // buffers are summed in thread order, so a run is deterministic for a given thread count.
   template <bool SF>
   void pair_forces() {
     const int T = table_.types;
     const std::ptrdiff_t n = std::ptrdiff_t(n_);
+    const std::size_t stride = 3 * n_;
+    buffer_.resize(std::size_t(omp_get_max_threads()) * stride);
     Acc pe = 0, vir = 0;
-#pragma omp parallel for schedule(static) reduction(+ : pe, vir)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
-      const physics::LjPairParams<P>* row = params_.data() + std::size_t(type_[i] - 1) * T;
-      Acc fxi = 0, fyi = 0, fzi = 0, pei = 0, viri = 0;
-      for (int e = list_start_[std::size_t(i)]; e < list_start_[std::size_t(i) + 1]; ++e) {
-        const std::size_t j = std::size_t(list_[std::size_t(e)]);
-        const P dx = P(x_[i] - x_[j]), dy = P(y_[i] - y_[j]), dz = P(z_[i] - z_[j]);
-        const P r2 = dx * dx + dy * dy + dz * dz;
-        const physics::LjPairParams<P>& p = row[type_[j] - 1];
-        if (!(r2 < p.rc2)) continue;
-        const auto term = physics::lj_truncated<SF>(r2, p);
-        const P fr = term.force_over_r2;
-        fxi += Acc(fr * dx), fyi += Acc(fr * dy), fzi += Acc(fr * dz);
-        pei += Acc(term.energy), viri += Acc(fr * r2);
+#pragma omp parallel reduction(+ : pe, vir)
+    {
+      const int nt = omp_get_num_threads();
+      Acc* b = buffer_.data() + std::size_t(omp_get_thread_num()) * stride;
+      std::fill(b, b + stride, Acc(0));
+#pragma omp for schedule(static)
+      for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const physics::LjPairParams<P>* row = params_.data() + std::size_t(type_[i] - 1) * T;
+        Acc fxi = 0, fyi = 0, fzi = 0;
+        for (int e = list_start_[std::size_t(i)]; e < list_start_[std::size_t(i) + 1]; ++e) {
+          const std::size_t j = std::size_t(list_[std::size_t(e)]);
+          const P dx = P(x_[i] - x_[j]), dy = P(y_[i] - y_[j]), dz = P(z_[i] - z_[j]);
+          const P r2 = dx * dx + dy * dy + dz * dz;
+          const physics::LjPairParams<P>& p = row[type_[j] - 1];
+          if (!(r2 < p.rc2)) continue;
+          const auto term = physics::lj_truncated<SF>(r2, p);
+          const P fr = term.force_over_r2;
+          fxi += Acc(fr * dx), fyi += Acc(fr * dy), fzi += Acc(fr * dz);
+          if (j < n_) {
+            Acc* bj = b + 3 * j;
+            bj[0] -= Acc(fr * dx), bj[1] -= Acc(fr * dy), bj[2] -= Acc(fr * dz);
+            pe += Acc(term.energy), vir += Acc(fr * r2);
+          } else {
+            pe += Acc(0.5) * Acc(term.energy), vir += Acc(0.5) * Acc(fr * r2);
+          }
+        }
+        Acc* bi = b + 3 * std::size_t(i);
+        bi[0] += fxi, bi[1] += fyi, bi[2] += fzi;
       }
-      fx_[std::size_t(i)] = double(fxi), fy_[std::size_t(i)] = double(fyi);
-      fz_[std::size_t(i)] = double(fzi);
-      pe += pei, vir += viri;
+#pragma omp for schedule(static)
+      for (std::ptrdiff_t i = 0; i < n; ++i) {
+        Acc sx = 0, sy = 0, sz = 0;
+        for (int u = 0; u < nt; ++u) {
+          const Acc* bu = buffer_.data() + std::size_t(u) * stride + 3 * std::size_t(i);
+          sx += bu[0], sy += bu[1], sz += bu[2];
+        }
+        fx_[std::size_t(i)] = double(sx), fy_[std::size_t(i)] = double(sy);
+        fz_[std::size_t(i)] = double(sz);
+      }
     }
-    potential_ = 0.5 * double(pe), virial_ = 0.5 * double(vir);  // each pair counted twice
+    potential_ = double(pe), virial_ = double(vir);
   }
 
   // "cpu domains 2x1x1, atoms per rank 15,980–16,020 (3 ranks ...)" for the log.
@@ -524,6 +553,7 @@ class DomainEngine final : public MdEngine {
   std::array<std::array<std::vector<int>, 2>, 3> send_;
   std::array<std::array<std::size_t, 2>, 3> received_{};
   std::vector<int> list_start_, list_;
+  std::vector<Acc> buffer_;  // per-thread force accumulators (3 per local atom)
   double potential_ = 0, virial_ = 0;
   EngineStats stats_;
 };
