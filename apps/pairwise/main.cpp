@@ -6,9 +6,13 @@
 
 #include "commands.hpp"
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 
 int main(int argc, char** argv) {
   using namespace pairwise::cli;
+  // Under mpirun (an MPI build): MPI_Init here, MPI_Finalize at return; a rank that fails ends
+  // every rank (parallel::fail_all), so none waits forever in a collective.
+  pairwise::parallel::Session ranks(argc, argv);
   CLI::App app{
       "pairwise: pairwise-interaction simulations (N-body gravity, potential maps, Fredholm "
       "equations,\n"
@@ -27,16 +31,20 @@ int main(int argc, char** argv) {
   }
   try {
     for (const auto& command : commands) {
-      if (command.app->parsed()) return command.run();
+      if (!command.app->parsed()) continue;
+      const int code = command.run();
+      if (code != 0 && pairwise::parallel::world().size() > 1)
+        pairwise::parallel::world().abort_all(code);  // the others may wait for this rank
+      return code;
     }
     std::cerr << app.help();
     return 2;
   } catch (const pairwise::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";  // what() is "<what>, <where>"
+    pairwise::parallel::fail_all(e.what());  // what() is "<what>, <where>"
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: out of host memory\n";
+    pairwise::parallel::fail_all("out of host memory");
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    pairwise::parallel::fail_all(e.what());
   }
   return 1;
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 
 namespace pairwise {
 
@@ -40,16 +41,20 @@ std::string BenchRecord::utc_now_iso8601() {
 }
 
 nlohmann::json to_json(const BenchRecord& r) {
-  return nlohmann::json{{"suite", r.suite},     {"case", r.case_name},
-                        {"backend", r.backend}, {"precision", r.precision},
-                        {"device", r.device},   {"n", r.n},
-                        {"params", r.params},   {"metric", r.metric},
-                        {"value", r.value},     {"unit", r.unit},
-                        {"time_s", r.time_s},   {"git", r.git},
-                        {"date", r.date}};
+  nlohmann::json json{{"suite", r.suite},     {"case", r.case_name},
+                      {"backend", r.backend}, {"precision", r.precision},
+                      {"device", r.device},   {"n", r.n},
+                      {"params", r.params},   {"metric", r.metric},
+                      {"value", r.value},     {"unit", r.unit},
+                      {"time_s", r.time_s},   {"git", r.git},
+                      {"date", r.date}};
+  // Many ranks (docs/distributed.md): the record says how many measured it.
+  if (const int ranks = parallel::world().size(); ranks > 1) json["params"]["ranks"] = ranks;
+  return json;
 }
 
 void write_bench_json(const std::string& path, const std::vector<BenchRecord>& records) {
+  if (!parallel::is_writer()) return;  // many ranks: rank 0 writes
   nlohmann::json array = nlohmann::json::array();
   for (const auto& r : records) array.push_back(to_json(r));
   const std::filesystem::path target(path);

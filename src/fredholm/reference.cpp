@@ -5,6 +5,7 @@
 
 #include "core/timing.hpp"
 #include "fredholm/matvec.hpp"
+#include "fredholm/row_block_matvec.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::fredholm {
@@ -51,9 +52,10 @@ std::unique_ptr<Matvec<S>> make_reference_matvec(const Spec& spec, const Nodes& 
   });
 }
 
+namespace {
 template <class S>
-std::unique_ptr<Matvec<S>> make_matvec(const MatvecOptions& options, const Spec& spec,
-                                       const Nodes& nodes) {
+std::unique_ptr<Matvec<S>> make_backend_matvec(const MatvecOptions& options, const Spec& spec,
+                                               const Nodes& nodes) {
   switch (options.backend) {
     case BackendKind::reference:
       return make_reference_matvec<S>(spec, nodes);
@@ -69,6 +71,17 @@ std::unique_ptr<Matvec<S>> make_matvec(const MatvecOptions& options, const Spec&
       break;
   }
   throw Error("make_matvec needs a resolved backend, not auto");
+}
+}  // namespace
+
+// Many ranks: each computes its row block, the rows are all-gathered (row_block_matvec.hpp).
+template <class S>
+std::unique_ptr<Matvec<S>> make_matvec(const MatvecOptions& options, const Spec& spec,
+                                       const Nodes& nodes) {
+  auto rows = make_backend_matvec<S>(options, spec, nodes);
+  parallel::Communicator& comm = parallel::world();
+  if (comm.size() == 1) return rows;
+  return std::make_unique<RowBlockMatvec<S>>(std::move(rows), nodes, comm);
 }
 
 template std::unique_ptr<Matvec<double>> make_reference_matvec<double>(const Spec&, const Nodes&);

@@ -4,6 +4,7 @@
 #include <complex>
 
 #include "core/config.hpp"
+#include "fredholm/row_block_matvec.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::fredholm {
@@ -46,6 +47,30 @@ Solution<S> solve(const Spec& spec, const Nodes& nodes, Matvec<S>& matvec, Solve
     matvec.apply(x, y);
     for (std::size_t i = 0; i < diag.size(); ++i) y[i] += diag[i] * x[i];
   };
+  // Many ranks (docs/distributed.md): the iterative solvers' vectors are each rank's rows; the
+  // product all-gathers x and computes the rank's rows, dot products are reduced.
+  if (auto* ranked = dynamic_cast<RowBlockMatvec<S>*>(&matvec);
+      ranked && method != SolverKind::direct) {
+    parallel::Communicator& comm = ranked->communicator();
+    const parallel::Block rows = ranked->block();
+    const std::vector<S> h_rows(h.begin() + long(rows.begin), h.begin() + long(rows.end));
+    std::vector<S> whole(n), f_rows;
+    const ApplyFn<S> apply_rows = [&](const std::vector<S>& x, std::vector<S>& y) {
+      std::copy(x.begin(), x.end(), whole.begin() + long(rows.begin));
+      parallel::allgather_blocks(comm, std::span<S>(whole));
+      ranked->apply_rows(whole, y);
+      if (!diag.empty())
+        for (std::size_t i = 0; i < rows.size(); ++i) y[i] += diag[rows.begin + i] * x[i];
+    };
+    const SumFn sum = [&](std::span<double> values) { comm.allreduce_sum(values); };
+    sol.report = method == SolverKind::gmres
+                     ? solve_gmres(apply_rows, spec.lambda, h_rows, f_rows, options, sum)
+                     : solve_fixed_point(apply_rows, spec.lambda, h_rows, f_rows, options, sum);
+    sol.f.assign(n, S(0));
+    std::copy(f_rows.begin(), f_rows.end(), sol.f.begin() + long(rows.begin));
+    parallel::allgather_blocks(comm, std::span<S>(sol.f));
+    return sol;
+  }
   switch (method) {
     case SolverKind::fixed_point:
       sol.report = solve_fixed_point(apply_a, spec.lambda, h, sol.f, options);

@@ -13,7 +13,9 @@
 #include <complex>
 #include <cstdio>
 #include <functional>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "pairwise/error.hpp"
@@ -22,6 +24,12 @@ namespace pairwise::fredholm {
 
 template <class S>
 using ApplyFn = std::function<void(const std::vector<S>& x, std::vector<S>& y)>;
+
+// Sums partial sums over the ranks that each hold a block of every vector (in place; the result
+// the same on every rank). Empty: one process holds whole vectors. With it, the solvers' vectors
+// (h, f and the Krylov basis) are each rank's rows only, apply_a maps rows to rows, and every dot
+// product and norm is a local partial sum reduced across ranks (docs/distributed.md).
+using SumFn = std::function<void(std::span<double>)>;
 
 struct SolveOptions {
   double tolerance = 1e-13;  // relative: ‖update‖/‖f‖ (fixed point), ‖r‖/‖h‖ (GMRES)
@@ -47,27 +55,45 @@ inline std::complex<double> conj_(const std::complex<double>& x) {
 }
 
 template <class S>
-double norm2(const std::vector<S>& v) {
+double norm2(const std::vector<S>& v, const SumFn& sum = {}) {
   double s = 0;
   for (const S& x : v) s += std::norm(x);
+  if (sum) sum(std::span<double>(&s, 1));
   return std::sqrt(s);
+}
+
+// Σ conj(a_k) b_k over every rank's rows.
+template <class S>
+S dot(const std::vector<S>& a, const std::vector<S>& b, const SumFn& sum) {
+  S d = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) d += conj_(a[k]) * b[k];
+  if (sum) {
+    if constexpr (std::is_same_v<S, double>) {
+      sum(std::span<double>(&d, 1));
+    } else {
+      double parts[2] = {d.real(), d.imag()};
+      sum(std::span<double>(parts, 2));
+      d = S(parts[0], parts[1]);
+    }
+  }
+  return d;
 }
 
 // ‖h - (f - λ A f)‖ / ‖h‖.
 template <class S>
 double relative_residual(const ApplyFn<S>& apply_a, double lambda, const std::vector<S>& h,
-                         const std::vector<S>& f) {
+                         const std::vector<S>& f, const SumFn& sum = {}) {
   std::vector<S> af(f.size());
   apply_a(f, af);
   std::vector<S> r(f.size());
   for (std::size_t i = 0; i < f.size(); ++i) r[i] = h[i] - (f[i] - lambda * af[i]);
-  const double nh = norm2(h);
-  return norm2(r) / (nh > 0 ? nh : 1.0);
+  const double nh = norm2(h, sum);
+  return norm2(r, sum) / (nh > 0 ? nh : 1.0);
 }
 
 template <class S>
 SolveReport solve_fixed_point(const ApplyFn<S>& apply_a, double lambda, const std::vector<S>& h,
-                              std::vector<S>& f, const SolveOptions& opt) {
+                              std::vector<S>& f, const SolveOptions& opt, const SumFn& sum = {}) {
   const auto t0 = std::chrono::steady_clock::now();
   SolveReport rep;
   rep.method = "fixed_point";
@@ -86,6 +112,11 @@ SolveReport solve_fixed_point(const ApplyFn<S>& apply_a, double lambda, const st
       f2 += std::norm(next);
       f[i] = next;
     }
+    if (sum) {
+      double parts[2] = {du2, f2};
+      sum(std::span<double>(parts, 2));
+      du2 = parts[0], f2 = parts[1];
+    }
     const double du = std::sqrt(du2), fn = std::sqrt(f2);
     rep.iterations = it;
     if (it == 1) first = du;
@@ -102,7 +133,7 @@ SolveReport solve_fixed_point(const ApplyFn<S>& apply_a, double lambda, const st
     previous = du;
     if (du <= opt.tolerance * fn) {
       rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      rep.residual = relative_residual(apply_a, lambda, h, f);
+      rep.residual = relative_residual(apply_a, lambda, h, f, sum);
       return rep;
     }
   }
@@ -116,13 +147,16 @@ SolveReport solve_fixed_point(const ApplyFn<S>& apply_a, double lambda, const st
 
 template <class S>
 SolveReport solve_gmres(const ApplyFn<S>& apply_a, double lambda, const std::vector<S>& h,
-                        std::vector<S>& f, const SolveOptions& opt) {
+                        std::vector<S>& f, const SolveOptions& opt, const SumFn& sum = {}) {
   const auto t0 = std::chrono::steady_clock::now();
   SolveReport rep;
   rep.method = "gmres";
-  const std::size_t n = h.size();
-  const int m = std::max(1, std::min<int>(opt.restart, int(n)));
-  const double hn = norm2(h) > 0 ? norm2(h) : 1.0;
+  const std::size_t n = h.size();  // this rank's rows
+  double n_all = double(n);        // every rank's
+  if (sum) sum(std::span<double>(&n_all, 1));
+  const int m = std::max(1, std::min<int>(opt.restart, int(n_all)));
+  const double h_norm = norm2(h, sum);
+  const double hn = h_norm > 0 ? h_norm : 1.0;
   f = h;  // initial guess
   std::vector<std::vector<S>> v(m + 1, std::vector<S>(n));
   std::vector<std::vector<S>> hess(m + 1, std::vector<S>(m));
@@ -136,7 +170,7 @@ SolveReport solve_gmres(const ApplyFn<S>& apply_a, double lambda, const std::vec
   while (rep.iterations < opt.max_iterations) {
     apply_m(f, w);
     for (std::size_t i = 0; i < n; ++i) v[0][i] = h[i] - w[i];
-    const double beta = norm2(v[0]);
+    const double beta = norm2(v[0], sum);
     res = beta / hn;
     if (res <= opt.tolerance) break;
     for (auto& x : v[0]) x /= beta;
@@ -147,12 +181,11 @@ SolveReport solve_gmres(const ApplyFn<S>& apply_a, double lambda, const std::vec
       ++rep.iterations;
       apply_m(v[j], w);
       for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
-        S dot = 0;
-        for (std::size_t k = 0; k < n; ++k) dot += conj_(v[i][k]) * w[k];
-        hess[i][j] = dot;
-        for (std::size_t k = 0; k < n; ++k) w[k] -= dot * v[i][k];
+        const S d = dot(v[i], w, sum);
+        hess[i][j] = d;
+        for (std::size_t k = 0; k < n; ++k) w[k] -= d * v[i][k];
       }
-      const double wn = norm2(w);
+      const double wn = norm2(w, sum);
       hess[j + 1][j] = wn;
       if (wn > 0)
         for (std::size_t k = 0; k < n; ++k) v[j + 1][k] = w[k] / wn;
@@ -186,7 +219,7 @@ SolveReport solve_gmres(const ApplyFn<S>& apply_a, double lambda, const std::vec
     if (res <= opt.tolerance) break;
   }
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  rep.residual = relative_residual(apply_a, lambda, h, f);
+  rep.residual = relative_residual(apply_a, lambda, h, f, sum);
   if (!(rep.residual <= std::max(opt.tolerance * 100, 1e-6)) &&
       rep.iterations >= opt.max_iterations)
     throw Error("GMRES did not converge in " + std::to_string(opt.max_iterations) +

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "engine/cell_list.hpp"
+#include "md/domain_engine.hpp"
 #include "md/host_engine.hpp"
 #include "pairwise/error.hpp"
 
@@ -320,6 +321,9 @@ std::unique_ptr<MdEngine> make_cpu_engine(const EngineOptions& o) {
 }
 
 std::unique_ptr<MdEngine> make_md_engine(BackendKind backend, const EngineOptions& o) {
+  // Many ranks: spatial domain decomposition (domain_engine.cpp).
+  if (parallel::Communicator& comm = parallel::world(); comm.size() > 1)
+    return make_domain_engine(backend, o, comm);
   switch (backend) {
     case BackendKind::reference:
       return make_reference_engine(o);

@@ -38,6 +38,11 @@ class GravityKernel {
   virtual void set_particles(const Particles& p) = 0;
   // a (and jerk for accel_jerk) and φ on every particle from all the others.
   virtual void compute(ForceKind kind, Forces& out) = 0;
+  // The same on the targets [begin, end) only (out has end - begin entries): one rank's block of
+  // targets when many ranks share the work (ranked_kernel.hpp). Each target's sum is the one
+  // compute() makes. The default computes every target and keeps the range (correct, not
+  // faster); the host backends evaluate only the range.
+  virtual void compute_range(ForceKind kind, std::size_t begin, std::size_t end, Forces& out);
 
   // Block time steps. Loads a, jerk and t_last of every particle (x, v come from set_particles).
   virtual void set_hermite_terms(const HermiteTerms& terms) = 0;

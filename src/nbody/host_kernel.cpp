@@ -19,6 +19,22 @@ void HostGravityKernel::compute(ForceKind kind, Forces& out) {
   evaluate(particles_, particles_, identity_, kind, out);
 }
 
+void HostGravityKernel::compute_range(ForceKind kind, std::size_t begin, std::size_t end,
+                                      Forces& out) {
+  const std::size_t n = end - begin;
+  Particles& t = range_targets_;
+  t.resize(n);
+  for (auto [to, from] : {std::pair{&t.m, &particles_.m},
+                          {&t.x, &particles_.x},
+                          {&t.y, &particles_.y},
+                          {&t.z, &particles_.z},
+                          {&t.vx, &particles_.vx},
+                          {&t.vy, &particles_.vy},
+                          {&t.vz, &particles_.vz}})
+    std::copy(from->begin() + long(begin), from->begin() + long(end), to->begin());
+  evaluate(particles_, t, std::span<const int>(identity_).subspan(begin, n), kind, out);
+}
+
 void HostGravityKernel::set_hermite_terms(const HermiteTerms& terms) {
   terms_ = terms;
 }

@@ -15,6 +15,7 @@ class HostGravityKernel : public GravityKernel {
 
   void set_particles(const Particles& p) override;
   void compute(ForceKind kind, Forces& out) override;
+  void compute_range(ForceKind kind, std::size_t begin, std::size_t end, Forces& out) override;
   void set_hermite_terms(const HermiteTerms& terms) override;
   void predict_and_compute(double t, std::span<const int> active, Forces& out,
                            Particles& predicted) override;
@@ -35,6 +36,7 @@ class HostGravityKernel : public GravityKernel {
   Particles particles_;
   HermiteTerms terms_;
   Particles predicted_all_;
+  Particles range_targets_;
   std::vector<int> identity_;
 };
 

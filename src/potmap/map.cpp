@@ -9,7 +9,9 @@
 
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
+#include "parallel/communicator.hpp"
 #include "potmap/cuda_map.hpp"
+#include "potmap/rank_slabs.hpp"
 
 namespace pairwise::potmap {
 
@@ -149,6 +151,7 @@ std::string describe_units(Units u) {
 MapResult compute_map(BackendKind backend, const Atoms& atoms, const Lattice& lattice,
                       const MapOptions& options) {
   validate(atoms, lattice, options);
+  if (parallel::split_across_ranks()) return map_across_ranks(backend, atoms, lattice, options);
   switch (backend) {
     case BackendKind::reference:
       return reference_map(atoms, lattice, options);

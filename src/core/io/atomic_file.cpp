@@ -7,12 +7,19 @@
 #include <system_error>
 
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 
 namespace pairwise::io {
 
 AtomicFile::AtomicFile(std::filesystem::path path)
     : path_(std::move(path)),
       temp_(path_.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()))) {
+  // Many ranks: rank 0 writes every output file; the others write into a stream that is never
+  // opened (its writes are dropped) and commit nothing.
+  if (!parallel::is_writer()) {
+    committed_ = true;
+    return;
+  }
   out_.open(temp_, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!out_) {
     throw Error("cannot create output file: " + std::string(std::strerror(errno)), temp_.string());

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The scaling model of docs/distributed.md: per step (or per product), compute time on one GPU's
+share of the work against the time of the messages that share needs, for P GPUs.
+
+Inputs are the single-H200 figures of /work/shared/BENCHMARKS.md ("pairwise today") and link
+figures (assumptions, stated in docs/distributed.md): NVLink 4 inside a node (HGX H200, 8 GPUs),
+one 400 Gb/s InfiniBand NDR NIC per GPU between nodes.
+  t_comm = alpha * hops + bytes / bandwidth,  efficiency = t_compute / (t_compute + t_comm)
+(no overlap; with perfect overlap it is min(1, t_compute / t_comm)).
+Run: /usr/bin/python3 bench/scaling_model.py
+"""
+import math
+
+NVLINK_BW = 370e9  # B/s, NCCL all-gather/bus bandwidth inside an 8-GPU NVLink node
+IB_BW = 45e9  # B/s per GPU, 400 Gb/s NDR less protocol overhead
+NVLINK_ALPHA = 2e-6  # s per ring step inside a node
+IB_ALPHA = 6e-6  # s per ring step between nodes
+GPUS_PER_NODE = 8
+PS = [1, 2, 4, 8, 64, 1024]
+
+
+def allgather_time(total_bytes, p):
+    """Hierarchical ring all-gather of total_bytes (each rank ends with all of it)."""
+    if p == 1:
+        return 0.0
+    inside = min(p, GPUS_PER_NODE)
+    nodes = math.ceil(p / GPUS_PER_NODE)
+    t = (inside - 1) * NVLINK_ALPHA + total_bytes * (inside - 1) / inside / NVLINK_BW / max(nodes, 1)
+    if nodes > 1:
+        t += (nodes - 1) * IB_ALPHA + total_bytes * (nodes - 1) / nodes / IB_BW
+    return t
+
+
+def halo_time(bytes_per_face_pair, p, messages=6):
+    """Six neighbour messages per step (3 axes x 2 sides), NVLink inside a node, IB beyond."""
+    if p == 1:
+        return 0.0
+    bw, alpha = (NVLINK_BW / 2, NVLINK_ALPHA * 2) if p <= GPUS_PER_NODE else (IB_BW, IB_ALPHA * 2)
+    return messages * alpha + bytes_per_face_pair / bw
+
+
+def row(name, p, compute, comm):
+    eff = compute / (compute + comm) if compute + comm > 0 else 1
+    overlap = min(1.0, compute / comm) if comm > 0 else 1.0
+    print(f"{name:34s} P={p:5d}  compute {compute*1e3:9.3f} ms  comm {comm*1e3:8.3f} ms"
+          f"  eff {eff:5.2f} (overlapped {overlap:4.2f})")
+
+
+def nbody():
+    n = 1 << 20
+    for label, rate, bytes_per in [("nbody GA N=2^20", 2.87e12, 16), ("nbody GAJ N=2^20", 1.21e12, 32)]:
+        for p in PS:
+            row(label, p, n * n / rate / p, allgather_time(n * bytes_per, p))
+    active = n // 100
+    for p in PS:  # block steps: active particles: forces and predicted state, 14 doubles
+        row("nbody block 1% N=2^20", p, active * n / 0.89e12 / p, allgather_time(active * 112, p))
+
+
+def md():
+    rho, r_list = 0.8442, 2.8
+
+    def rate(n):  # one H200, single precision, atom-steps/s by atoms per GPU (BENCHMARKS.md)
+        if n >= 2.0e6:
+            return 3.05e9
+        if n >= 2.5e5:
+            return 2.0e9 + (3.05e9 - 2.0e9) * (n - 2.5e5) / (2.0e6 - 2.5e5)
+        return 1.09e9 + (2.0e9 - 1.09e9) * (n - 3.2e4) / (2.5e5 - 3.2e4) if n > 3.2e4 else 1.09e9 * n / 3.2e4
+
+    for label, total, weak in [("md in.lj 16,384,000 (strong)", 16_384_000, False),
+                               ("md in.lj 2,048,000 per GPU (weak)", 2_048_000, True)]:
+        for p in PS:
+            n = total if weak else total / p
+            side = (n / rho) ** (1 / 3)  # a cubic domain
+            ghosts = rho * ((side + 2 * r_list) ** 3 - side ** 3) if p > 1 else 0
+            compute = n / rate(n) * (1 + 0.5 * ghosts / n)  # pairs with ghosts, half list
+            row(label, p, compute, halo_time(ghosts * 12, p))
+
+
+def fredholm():
+    n = 1 << 20
+    for p in PS:
+        row("fredholm matvec N=2^20", p, n * n / 4.04e12 / p, allgather_time(n * 8, p))
+
+
+def potmap():
+    points = 301 ** 3  # 150 A box, 0.5 A lattice
+    gpu_s = 4.65e-3 * points / 201 ** 3  # the 100 A map's 4.65 ms, scaled by points
+    for p in PS:  # one slab of x-planes per rank: at most 301 ranks get work
+        planes = 301 / min(p, 301)
+        halo = (planes * 0.5 + 2 * 12) / (planes * 0.5)  # atoms reaching a slab / its own
+        compute = gpu_s / min(p, 301) * (0.7 + 0.3 * halo)  # 30 % of the time bins atoms
+        row("potmap 150 A box (GPU time)", p, compute, allgather_time(points * 4, p) / 2)
+
+
+if __name__ == "__main__":
+    nbody()
+    md()
+    fredholm()
+    potmap()

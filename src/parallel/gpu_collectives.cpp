@@ -1,0 +1,181 @@
+// NCCL loaded with dlopen, or MPI through host memory (see gpu_collectives.hpp). Only nccl.h's
+// types are used at build time (the CUDA toolkit ships it); every NCCL function comes from dlsym,
+// typed by decltype of its declaration, so a signature change in nccl.h is a compile error.
+#include "parallel/gpu_collectives.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <type_traits>
+#include <vector>
+
+#include "pairwise/error.hpp"
+#include "parallel/mpi_communicator.hpp"
+
+#if defined(PAIRWISE_HAVE_CUDA)
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#endif
+#if defined(PAIRWISE_HAVE_CUDA) && defined(PAIRWISE_HAVE_NCCL_HEADER)
+#include <nccl.h>
+#endif
+
+namespace pairwise::parallel {
+
+#if defined(PAIRWISE_HAVE_CUDA)
+namespace {
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+
+// Device → host, the host collective, host → device: correct everywhere, as fast as PCIe allows.
+class HostStaged final : public GpuCollectives {
+ public:
+  explicit HostStaged(Communicator& comm) : comm_(comm) {}
+  std::string name() const override { return "MPI through host memory"; }
+  void allreduce_sum(double* d, std::size_t n, void* stream) override {
+    std::vector<double> h(n);
+    auto s = static_cast<cudaStream_t>(stream);
+    check_cuda(cudaMemcpyAsync(h.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost, s),
+               "allreduce (download)");
+    check_cuda(cudaStreamSynchronize(s), "allreduce (download)");
+    comm_.allreduce_sum(h);
+    check_cuda(cudaMemcpyAsync(d, h.data(), n * sizeof(double), cudaMemcpyHostToDevice, s),
+               "allreduce (upload)");
+    check_cuda(cudaStreamSynchronize(s), "allreduce (upload)");
+  }
+  void allgather(const void* d_send, void* d_recv, std::size_t bytes, void* stream) override {
+    const int p = comm_.size();
+    auto s = static_cast<cudaStream_t>(stream);
+    std::vector<std::byte> send(bytes), recv(bytes * std::size_t(p));
+    check_cuda(cudaMemcpyAsync(send.data(), d_send, bytes, cudaMemcpyDeviceToHost, s),
+               "allgather (download)");
+    check_cuda(cudaStreamSynchronize(s), "allgather (download)");
+    std::vector<std::size_t> counts(std::size_t(p), bytes);
+    comm_.allgatherv(send, recv, counts);
+    check_cuda(cudaMemcpyAsync(d_recv, recv.data(), recv.size(), cudaMemcpyHostToDevice, s),
+               "allgather (upload)");
+    check_cuda(cudaStreamSynchronize(s), "allgather (upload)");
+  }
+
+ private:
+  Communicator& comm_;
+};
+
+std::string& nccl_missing_reason() {
+  static std::string why = "not tried";
+  return why;
+}
+
+#if defined(PAIRWISE_HAVE_NCCL_HEADER) && defined(PAIRWISE_HAVE_MPI)
+// The NCCL entry points this transport uses, resolved from libnccl.so.2.
+struct NcclApi {
+  void* handle = nullptr;
+  decltype(&ncclGetVersion) get_version = nullptr;
+  decltype(&ncclGetUniqueId) get_unique_id = nullptr;
+  decltype(&ncclCommInitRank) comm_init_rank = nullptr;
+  decltype(&ncclCommDestroy) comm_destroy = nullptr;
+  decltype(&ncclAllReduce) all_reduce = nullptr;
+  decltype(&ncclAllGather) all_gather = nullptr;
+  decltype(&ncclGetErrorString) error_string = nullptr;
+
+  // Empty on success, else why not.
+  std::string load() {
+    handle = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return dlerror();
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
+      return fn != nullptr;
+    };
+    if (!sym(get_version, "ncclGetVersion") || !sym(get_unique_id, "ncclGetUniqueId") ||
+        !sym(comm_init_rank, "ncclCommInitRank") || !sym(comm_destroy, "ncclCommDestroy") ||
+        !sym(all_reduce, "ncclAllReduce") || !sym(all_gather, "ncclAllGather") ||
+        !sym(error_string, "ncclGetErrorString"))
+      return "libnccl.so.2 lacks an entry point (" + std::string(dlerror()) + ")";
+    return {};
+  }
+};
+
+class Nccl final : public GpuCollectives {
+ public:
+  Nccl(Communicator& comm, NcclApi api) : api_(api) {
+    int version = 0;
+    check(api_.get_version(&version), "ncclGetVersion");
+    version_ = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
+               std::to_string(version % 100);
+    ncclUniqueId id{};
+    if (comm.rank() == 0) check(api_.get_unique_id(&id), "ncclGetUniqueId");
+    comm.broadcast(std::as_writable_bytes(std::span<ncclUniqueId>(&id, 1)), 0);
+    check(api_.comm_init_rank(&comm_, comm.size(), id, comm.rank()), "ncclCommInitRank");
+  }
+  ~Nccl() override {
+    if (comm_) api_.comm_destroy(comm_);
+  }
+  std::string name() const override { return "NCCL " + version_; }
+  void allreduce_sum(double* d, std::size_t n, void* stream) override {
+    check(api_.all_reduce(d, d, n, ncclFloat64, ncclSum, comm_, static_cast<cudaStream_t>(stream)),
+          "ncclAllReduce");
+  }
+  void allgather(const void* d_send, void* d_recv, std::size_t bytes, void* stream) override {
+    check(
+        api_.all_gather(d_send, d_recv, bytes, ncclUint8, comm_, static_cast<cudaStream_t>(stream)),
+        "ncclAllGather");
+  }
+
+ private:
+  void check(ncclResult_t r, const char* what) const {
+    if (r != ncclSuccess) throw Error(std::string(what) + " failed: " + api_.error_string(r));
+  }
+  NcclApi api_;
+  ncclComm_t comm_ = nullptr;
+  std::string version_;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator& comm) {
+  if (comm.size() == 1) return std::make_unique<HostStaged>(comm);
+#if defined(PAIRWISE_HAVE_NCCL_HEADER) && defined(PAIRWISE_HAVE_MPI)
+  // NVLink multicast (NVLS) stays off unless the user turns it on: on shared GPU hosts a program
+  // using it can put the host's GPUs out of service (docs/distributed.md).
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  NcclApi api;
+  std::string why = api.load();
+  // Every rank must agree, or the ranks that found NCCL would wait in ncclCommInitRank for the
+  // others: take NCCL only if it loaded everywhere.
+  std::int64_t failed = why.empty() ? 0 : 1;
+  comm.allreduce_max(std::span<std::int64_t>(&failed, 1));
+  if (!failed) {
+    nccl_missing_reason().clear();
+    return std::make_unique<Nccl>(comm, api);
+  }
+  nccl_missing_reason() = why.empty() ? "missing on another rank" : why;
+#else
+  nccl_missing_reason() = "built without nccl.h";
+#endif
+  if (comm.rank() == 0)
+    std::cerr << "note: NCCL not loaded (" << nccl_missing_reason()
+              << "); GPU collectives fall back to MPI through host memory\n";
+  return std::make_unique<HostStaged>(comm);
+}
+
+std::string gpu_transport_note() {
+  const std::string& why = nccl_missing_reason();
+  if (why.empty()) return "NCCL";
+  return "MPI through host memory (NCCL " + why + ")";
+}
+
+#else  // no CUDA backend
+
+std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator&) {
+  throw Error("GPU collectives need the CUDA backend (this build has none)");
+}
+std::string gpu_transport_note() {
+  return "none (no CUDA backend)";
+}
+
+#endif
+
+}  // namespace pairwise::parallel

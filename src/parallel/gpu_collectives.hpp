@@ -1,0 +1,32 @@
+// Collectives on device memory for the CUDA backend, one GPU per rank: NCCL when libnccl.so.2
+// loads at run time (dlopen: the GPU machine has NCCL in its system library path, the binary does
+// not link it), else MPI through host memory, said once in the log ("GPU collectives: MPI through
+// host memory (NCCL not loaded: libnccl.so.2: cannot open shared object file)").
+// Pointers are device pointers; `stream` is a cudaStream_t (void* keeps this header g++-only).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "parallel/communicator.hpp"
+
+namespace pairwise::parallel {
+
+class GpuCollectives {
+ public:
+  virtual ~GpuCollectives() = default;
+  virtual std::string name() const = 0;  // "NCCL 2.28.3" or "MPI through host memory"
+  // In place: sum over ranks of n doubles at `device_values`.
+  virtual void allreduce_sum(double* device_values, std::size_t n, void* stream) = 0;
+  // Rank r's `bytes_per_rank` bytes at `device_send` land at device_recv + r·bytes_per_rank on
+  // every rank (equal blocks: callers pad to the largest, as NCCL requires).
+  virtual void allgather(const void* device_send, void* device_recv, std::size_t bytes_per_rank,
+                         void* stream) = 0;
+};
+
+// Needs the CUDA backend; throws pairwise::Error in a build without it. With one rank, returns
+// host-MPI collectives that are copies (no NCCL needed).
+std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator& comm);
+
+}  // namespace pairwise::parallel

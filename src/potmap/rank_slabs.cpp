@@ -1,0 +1,53 @@
+#include "potmap/rank_slabs.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "parallel/communicator.hpp"
+
+namespace pairwise::potmap {
+
+MapResult map_across_ranks(BackendKind backend, const Atoms& atoms, const Lattice& lattice,
+                           const MapOptions& options) {
+  parallel::Communicator& comm = parallel::world();
+  const std::size_t plane = lattice.counts[1] * lattice.counts[2];
+  const parallel::Block mine = parallel::block_of(lattice.counts[0], comm.rank(), comm.size());
+  MapResult result;
+  result.values.assign(lattice.size(), 0.0);
+  result.backend = backend;
+  result.precision = options.precision;
+  if (mine.size() > 0) {
+    Lattice slab = lattice;
+    slab.origin[0] = lattice.coord(0, mine.begin);
+    slab.counts[0] = mine.size();
+    // Atoms farther than the cutoff (and the exclusion radius) from the slab add exactly 0.
+    Atoms reaching;
+    if (options.cutoff > 0) {
+      const double reach = std::max(options.cutoff, options.exclusion) + lattice.spacing;
+      const double lo = slab.origin[0] - reach, hi = lattice.coord(0, mine.end - 1) + reach;
+      for (std::size_t a = 0; a < atoms.size(); ++a)
+        if (atoms.x[a] >= lo && atoms.x[a] <= hi)
+          reaching.push_back(atoms.x[a], atoms.y[a], atoms.z[a], atoms.q[a]);
+    } else {
+      reaching = atoms;
+    }
+    if (reaching.size() > 0) {
+      parallel::RankLocalWork local;
+      MapResult part = compute_map(backend, reaching, slab, options);
+      std::copy(part.values.begin(), part.values.end(),
+                result.values.begin() + long(mine.begin * plane));
+      result.backend = part.backend, result.precision = part.precision;
+      result.device = part.device, result.seconds = part.seconds;
+      result.slabs = part.slabs, result.slab_note = part.slab_note;
+    }
+  }
+  parallel::allgather_blocks(comm, std::span<double>(result.values), plane);
+  // The map is done when the slowest rank's slab is.
+  comm.allreduce_max(std::span<double>(&result.seconds, 1));
+  if (result.device.empty()) result.device = std::string(to_string(backend));
+  result.device += "; " + parallel::describe_ranks(backend == BackendKind::cuda ? 1 : 0) +
+                   ", slabs of x-planes all-gathered";
+  return result;
+}
+
+}  // namespace pairwise::potmap
