@@ -54,6 +54,9 @@ std::unique_ptr<Matvec<S>> make_reference_matvec(const Spec& spec, const Nodes& 
 template <class S>
 std::unique_ptr<Matvec<S>> make_matvec(const MatvecOptions& options, const Spec& spec,
                                        const Nodes& nodes) {
+  if (spec.custom && options.backend == BackendKind::cuda)
+    throw Error("a custom kernel runs on the reference and cpu backends (not yet on cuda)",
+                "backend");
   switch (options.backend) {
     case BackendKind::reference:
       return make_reference_matvec<S>(spec, nodes);

@@ -194,6 +194,21 @@ void run_program(const std::vector<Instruction>& code,
 
 }  // namespace
 
+void Program::run_one(const double* in, double* out) const {
+  thread_local std::vector<double> R;
+  if (R.size() < std::size_t(registers_)) R.resize(std::size_t(registers_));
+  for (const auto& [r, v] : constants_) R[std::size_t(r)] = v;
+  for (std::size_t v = 0; v < input_reg_.size(); ++v)
+    if (input_reg_[v] >= 0) R[std::size_t(input_reg_[v])] = in[v];
+  for (const Instruction& i : code_) {
+    const double a = R[std::size_t(i.a)];
+    const double b = i.b >= 0 ? R[std::size_t(i.b)] : 0.0;
+    const double c = i.c >= 0 ? R[std::size_t(i.c)] : 0.0;
+    R[std::size_t(i.dst)] = i.op == Op::add && i.b < 0 ? a : apply(i.op, a, b, c, i.n);
+  }
+  for (std::size_t o = 0; o < output_reg_.size(); ++o) out[o] = R[std::size_t(output_reg_[o])];
+}
+
 void Program::run(const double* const* inputs, int count, double* const* outputs,
                   std::vector<double>& scratch) const {
   run_program(code_, constants_, input_reg_, output_reg_, registers_, inputs, count, outputs,

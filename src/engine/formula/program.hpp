@@ -47,6 +47,10 @@ class Program {
   void run(const float* const* inputs, int count, float* const* outputs,
            std::vector<float>& scratch) const;
 
+  // One point, in double: out[o] = output o at inputs in[v] (a plain loop over the instructions on
+  // a per-thread register file; for callers that get one pair at a time).
+  void run_one(const double* in, double* out) const;
+
   const std::vector<Instruction>& code() const { return code_; }
   const std::vector<std::pair<int, double>>& constants() const { return constants_; }
   const std::vector<int>& output_registers() const { return output_reg_; }
