@@ -1,10 +1,12 @@
 #include "nbody/backends.hpp"
+#include "nbody/custom_gravity.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::nbody {
 
 std::unique_ptr<GravityKernel> make_gravity_kernel(BackendKind backend,
                                                    const KernelOptions& options) {
+  if (options.custom) return make_custom_gravity_kernel(backend, options);
   switch (backend) {
     case BackendKind::reference:
       return make_reference_gravity_kernel(options);

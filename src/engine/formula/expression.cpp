@@ -391,6 +391,31 @@ NodeId Graph::derivative(NodeId id, int index) {
   return result;
 }
 
+NodeId Graph::substitute(NodeId root, int index, NodeId by) {
+  std::map<NodeId, NodeId> memo;
+  auto rec = [&](auto&& self, NodeId id) -> NodeId {
+    if (auto it = memo.find(id); it != memo.end()) return it->second;
+    const Node n = (*this)[id];
+    NodeId out = id;
+    if (n.op == Op::variable) {
+      out = n.n == index ? by : id;
+    } else if (n.op != Op::constant) {
+      const NodeId a = self(self, n.a);
+      const NodeId b = n.b >= 0 ? self(self, n.b) : -1;
+      const NodeId c = n.c >= 0 ? self(self, n.c) : -1;
+      if (n.op == Op::powi)
+        out = powi(a, n.n, n.column);
+      else if (n.op == Op::select)
+        out = select(a, b, c, n.column);
+      else
+        out = arity(n.op) == 1 ? unary(n.op, a, n.column) : binary(n.op, a, b, n.column);
+    }
+    memo[id] = out;
+    return out;
+  };
+  return rec(rec, root);
+}
+
 double Graph::eval_rec(NodeId id, const std::vector<double>& in, bool check,
                        std::vector<double>& memo, std::vector<char>& done) const {
   if (done[std::size_t(id)]) return memo[std::size_t(id)];

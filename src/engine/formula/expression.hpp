@@ -109,6 +109,8 @@ class Graph {
 
   // d(id)/d(variable `index`), simplified. Memoized per (node, variable).
   NodeId derivative(NodeId id, int index);
+  // `id` with variable `index` replaced by the node `by`, simplified again.
+  NodeId substitute(NodeId id, int index, NodeId by);
 
   // Evaluates in double, recursively over the graph (the reference evaluation: plain std:: math
   // on every node, no compilation). `inputs` are the variables' values. With `check`, a division

@@ -94,35 +94,10 @@ PairPotential compile_pair_potential(const PairPotentialSpec& spec) {
   }
   const NodeId fr = g.neg(g.div(de, r_node));
 
-  // Substitute r = √(r²): rebuild the two outputs over input 0 only.
-  std::map<NodeId, NodeId> memo;
+  // Substitute r = √(r²): the two outputs over input 0 only.
   const NodeId sqrt_r2 = g.unary(Op::sqrt, g.variable(0));
-  auto subst = [&](auto&& self, NodeId id) -> NodeId {
-    if (auto it = memo.find(id); it != memo.end()) return it->second;
-    const Node n = g[id];
-    NodeId out = id;
-    if (n.op == Op::variable) {
-      out = n.n == 1 ? sqrt_r2 : id;
-    } else if (n.op != Op::constant) {
-      const NodeId a = self(self, n.a);
-      const NodeId b = n.b >= 0 ? self(self, n.b) : -1;
-      const NodeId c = n.c >= 0 ? self(self, n.c) : -1;
-      switch (n.op) {
-        case Op::powi:
-          out = g.powi(a, n.n, n.column);
-          break;
-        case Op::select:
-          out = g.select(a, b, c, n.column);
-          break;
-        default:
-          out = arity(n.op) == 1 ? g.unary(n.op, a, n.column) : g.binary(n.op, a, b, n.column);
-      }
-    }
-    memo[id] = out;
-    return out;
-  };
-  p.energy = subst(subst, e);
-  p.force_over_r = subst(subst, fr);
+  p.energy = g.substitute(e, 1, sqrt_r2);
+  p.force_over_r = g.substitute(fr, 1, sqrt_r2);
   p.program = Program(g, {p.energy, p.force_over_r});
   return p;
 }
