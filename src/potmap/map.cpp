@@ -1,5 +1,7 @@
 #include "potmap/map.hpp"
 
+#include "potmap/custom_phi.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -149,6 +151,7 @@ std::string describe_units(Units u) {
 MapResult compute_map(BackendKind backend, const Atoms& atoms, const Lattice& lattice,
                       const MapOptions& options) {
   validate(atoms, lattice, options);
+  if (options.custom) return custom_map(backend, atoms, lattice, options);  // [map] phi
   switch (backend) {
     case BackendKind::reference:
       return reference_map(atoms, lattice, options);

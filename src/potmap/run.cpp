@@ -1,5 +1,7 @@
 #include "potmap/run.hpp"
 
+#include "potmap/custom_phi.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -198,6 +200,9 @@ PotmapConfig read_potmap_config(config::Config& config) {
     c.map.exclusion = s.number("exclusion", 0.0, config::Range::non_negative());
     c.map.kahan = s.boolean("kahan", false);
     c.map.bin_size = s.number("bin_size", 0.0, config::Range::non_negative());
+    if (s.has("phi"))  // a custom φ(r) (potmap/custom_phi.hpp)
+      c.map.custom = std::make_shared<const CustomPhi>(s.string("phi", ""), c.map.cutoff,
+                                                       "[map] phi", s.where("phi"));
     c.units = s.choice("units", "kT/e", parse_units);
     if (c.map.cutoff > 0 && c.map.cutoff < c.spacing) {
       s.fail("cutoff", "cutoff is smaller than the lattice spacing");
@@ -240,7 +245,11 @@ int run_potmap(const PotmapConfig& c, std::ostream& log) {
       << lattice.origin[0] << ", " << lattice.origin[1] << ", " << lattice.origin[2] << ")\n";
   const MapResult r = compute_map(backend, atoms, lattice, c.map);
   const std::string method =
-      c.map.cutoff > 0
+      c.map.custom
+          ? "sum of q phi(r), phi = " + c.map.custom->text() +
+                (c.map.cutoff > 0 ? ", truncated at rc = " + std::to_string(c.map.cutoff) + " A"
+                                  : "")
+      : c.map.cutoff > 0
           ? "cutoff summation, rc = " + std::to_string(c.map.cutoff) + " A, s(r) = (1 - r^2/rc^2)^2"
           : std::string("direct summation");
   log << "potmap: " << method << ", exclusion " << c.map.exclusion << " A"
