@@ -51,7 +51,7 @@ struct Spec {
   ph::KernelParams params;
   RhsKind rhs = RhsKind::exp_ts_smooth;
   // kernel = "custom" (fredholm/custom_kernel.hpp): replaces `kernel` (and `rhs` if it has one).
-  std::shared_ptr<const CustomKernel> custom;
+  std::shared_ptr<const CustomKernel> custom = nullptr;
 
   // Throws pairwise::Error (what, where = `where`) for N <= 0, a = b, a kernel that does not fit
   // the dimension, bad parameters.

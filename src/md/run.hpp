@@ -46,7 +46,7 @@ struct MdRunConfig {
     double epsilon, sigma, cutoff;
   };
   std::vector<PairOverride> pairs;
-  CustomForceFieldSpec custom;  // style = "custom" | "table" (md/custom_force_field.hpp)
+  CustomForceFieldSpec custom{};  // style = "custom" | "table" (md/custom_force_field.hpp)
   // [neighbor]
   double skin = 0.3;
   int sort_every = 1000;

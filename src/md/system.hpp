@@ -51,7 +51,7 @@ struct ForceField {
   Mixing mixing = Mixing::geometric;
   double cutoff = 2.5;  // global cutoff
   // Set for style = "custom" | "table": every pair's interaction; ε, σ, style are then unused.
-  std::shared_ptr<const CustomPairs> custom;
+  std::shared_ptr<const CustomPairs> custom = nullptr;
   void resize(int t);
   PairCoeff& at(int i, int j) { return coeff[std::size_t(i - 1) * types + (j - 1)]; }
   const PairCoeff& at(int i, int j) const { return coeff[std::size_t(i - 1) * types + (j - 1)]; }
@@ -66,7 +66,7 @@ struct PairTable {
   std::vector<physics::LjPairParams<double>> params;  // types × types
   std::vector<double> inv_mass;                       // per type
   double max_cutoff = 0;
-  std::shared_ptr<const CustomPairs> custom;  // non-null: use it, not params (whose rc2 still hold)
+  std::shared_ptr<const CustomPairs> custom = nullptr;  // non-null: use it, not params (whose rc2 still hold)
   const physics::LjPairParams<double>& at(int ti, int tj) const {
     return params[std::size_t(ti - 1) * types + (tj - 1)];
   }

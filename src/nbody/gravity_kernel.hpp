@@ -25,7 +25,7 @@ struct KernelOptions {
   // problem too large for device memory before the host builds it (0: checked at set_particles).
   std::size_t expected_n = 0;
   // A custom potential ([system] potential): replaces Plummer-softened Newton on reference / cpu.
-  std::shared_ptr<const CustomGravity> custom;
+  std::shared_ptr<const CustomGravity> custom = nullptr;
 };
 
 class GravityKernel {

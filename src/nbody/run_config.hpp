@@ -37,7 +37,7 @@ struct RunConfig {
   std::filesystem::path file;    // file: a particle table (resolved against the config directory)
   double eps = 0.01;             // Plummer softening length ε (Hénon units); the kernels use ε²
   // [system] potential: φ(r) from a formula in r and eps (nbody/custom_gravity.hpp), or null.
-  std::shared_ptr<const CustomGravity> custom;
+  std::shared_ptr<const CustomGravity> custom = nullptr;
 
   IntegratorOptions integrator;  // [integrator]
 

@@ -78,7 +78,7 @@ MapResult custom_map(BackendKind backend, const Atoms& atoms, const Lattice& lat
           for (std::size_t a = 0; a < atoms.size(); ++a) {
             const double dx = px - atoms.x[a], dy = py - atoms.y[a], dz = pz - atoms.z[a];
             const double d2 = dx * dx + dy * dy + dz * dz;
-            if (!(d2 < rc2)) continue;
+            if (!(d2 < rc2) || d2 == 0) continue;  // a point on an atom gets nothing from it
             r2[std::size_t(m)] = d2, q[std::size_t(m)] = atoms.q[a];
             if (++m == B) flush();
           }

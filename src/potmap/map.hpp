@@ -74,7 +74,7 @@ struct MapOptions {
   std::size_t device_memory_limit = 0;
   bool slabs = true;
   // [map] phi: a custom φ(r) (potmap/custom_phi.hpp, reference and cpu) instead of q/r.
-  std::shared_ptr<const CustomPhi> custom;
+  std::shared_ptr<const CustomPhi> custom = nullptr;
 };
 
 struct MapResult {
