@@ -66,7 +66,8 @@ struct PairTable {
   std::vector<physics::LjPairParams<double>> params;  // types × types
   std::vector<double> inv_mass;                       // per type
   double max_cutoff = 0;
-  std::shared_ptr<const CustomPairs> custom = nullptr;  // non-null: use it, not params (whose rc2 still hold)
+  std::shared_ptr<const CustomPairs> custom =
+      nullptr;  // non-null: use it, not params (whose rc2 still hold)
   const physics::LjPairParams<double>& at(int ti, int tj) const {
     return params[std::size_t(ti - 1) * types + (tj - 1)];
   }
