@@ -103,6 +103,8 @@ struct ConfigImpl {
   const toml::table* table(std::string_view name) const {
     if (name.empty()) return &root;
     const toml::node* node = root.get(name);
+    // A nested table: "force_field.pair_1_1" (dotted keys in the file, e.g. pair_1_1.energy).
+    if (!node && name.find('.') != std::string_view::npos) node = root.at_path(name).node();
     return node ? node->as_table() : nullptr;
   }
   const toml::node* find(std::string_view name, std::string_view key) const {
@@ -156,6 +158,14 @@ namespace {
 
 bool Section::has(std::string_view key) const {
   return config_->lookup(name_, key) != nullptr;
+}
+
+std::vector<std::string> Section::keys() const {
+  std::vector<std::string> out;
+  if (const toml::table* t = config_->table(name_))
+    for (const auto& [k, node] : *t) out.emplace_back(k.str());
+  for (const auto& k : out) config_->known[name_].insert(k);
+  return out;
 }
 
 std::string Section::where(std::string_view key) const {

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pairwise/error.hpp"
 
@@ -54,6 +55,9 @@ class Section {
   Section(ConfigImpl& config, std::string name) : config_(&config), name_(std::move(name)) {}
 
   bool has(std::string_view key) const;  // present in the file or set on the command line
+  // Every key of this table (marked known: the caller checks them itself). A Section may name a
+  // nested table with a dotted name ("force_field.pair_1_1").
+  std::vector<std::string> keys() const;
   double number(std::string_view key, double fallback, Range range = {}) const;
   std::int64_t integer(std::string_view key, std::int64_t fallback, std::int64_t min,
                        std::int64_t max) const;

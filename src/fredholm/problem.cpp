@@ -227,6 +227,7 @@ Nodes make_nodes(const Spec& spec) {
 
 template <class S>
 S rhs_value(const Spec& spec, const Point& t) {
+  if (spec.custom && spec.custom->has_rhs()) return S(spec.custom->rhs(t.x, t.y, t.z));
   const double x = t.x;
   switch (spec.rhs) {
     case RhsKind::one:
@@ -251,7 +252,7 @@ template double rhs_value<double>(const Spec&, const Point&);
 template std::complex<double> rhs_value<std::complex<double>>(const Spec&, const Point&);
 
 std::optional<std::function<double(const Point&)>> exact_solution(const Spec& spec) {
-  if (spec.dim != 1 || spec.lambda != 1.0) return std::nullopt;
+  if (spec.dim != 1 || spec.lambda != 1.0 || spec.custom) return std::nullopt;
   if (spec.kernel == KernelKind::power34 && spec.rhs == RhsKind::nr_fred2 && spec.lower[0] == 0 &&
       std::abs(spec.upper[0] - 0.5 * kPi) < 1e-15)
     return [](const Point& t) { return std::sqrt(t.x); };

@@ -10,11 +10,13 @@
 #include <array>
 #include <complex>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fredholm/custom_kernel.hpp"
 #include "pairwise/physics/fredholm.hpp"
 
 namespace pairwise::fredholm {
@@ -48,6 +50,8 @@ struct Spec {
   KernelKind kernel = KernelKind::exp_ts;
   ph::KernelParams params;
   RhsKind rhs = RhsKind::exp_ts_smooth;
+  // kernel = "custom" (fredholm/custom_kernel.hpp): replaces `kernel` (and `rhs` if it has one).
+  std::shared_ptr<const CustomKernel> custom = nullptr;
 
   // Throws pairwise::Error (what, where = `where`) for N <= 0, a = b, a kernel that does not fit
   // the dimension, bad parameters.
@@ -75,6 +79,7 @@ S row_integral(const Spec& spec, const Point& t);
 // Calls f(kernel functor) with the library kernel of `spec` (ph::ExpTs, ph::Power34, ...).
 template <class F>
 decltype(auto) with_kernel(const Spec& spec, F&& f) {
+  if (spec.custom) return f(FormulaKernel{spec.custom.get()});
   switch (spec.kernel) {
     case KernelKind::exp_ts:
       return f(ph::ExpTs{});

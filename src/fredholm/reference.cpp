@@ -56,6 +56,9 @@ namespace {
 template <class S>
 std::unique_ptr<Matvec<S>> make_backend_matvec(const MatvecOptions& options, const Spec& spec,
                                                const Nodes& nodes) {
+  if (spec.custom && options.backend == BackendKind::cuda)
+    throw Error("a custom kernel runs on the reference and cpu backends (not yet on cuda)",
+                "backend");
   switch (options.backend) {
     case BackendKind::reference:
       return make_reference_matvec<S>(spec, nodes);

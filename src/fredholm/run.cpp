@@ -46,7 +46,8 @@ RunConfig read_run_config(config::Config& config) {
   }
   {
     const auto s = config.section("equation");
-    sp.kernel = s.choice("kernel", "exp_ts", parse_kernel);
+    if (!read_custom_kernel(s, sp))  // kernel = "custom": kernel_formula, rhs_formula
+      sp.kernel = s.choice("kernel", "exp_ts", parse_kernel);
     const bool well = sp.kernel == KernelKind::square_well;
     sp.rhs = s.choice("rhs",
                       well                                 ? "riccati_j"

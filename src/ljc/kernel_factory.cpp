@@ -1,9 +1,15 @@
 #include "ljc/backends.hpp"
+#include "ljc/custom_nonbonded.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::ljc {
 
 std::unique_ptr<LjcKernel> make_ljc_kernel(BackendKind backend, const LjcKernelOptions& options) {
+  if (options.custom) {  // the built-in kernel plus a formula term
+    LjcKernelOptions plain = options;
+    plain.custom = nullptr;
+    return with_custom_nonbonded(make_ljc_kernel(backend, plain), options.custom);
+  }
   switch (backend) {
     case BackendKind::reference:
       return make_reference_ljc_kernel(options);

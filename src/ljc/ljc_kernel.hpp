@@ -20,10 +20,11 @@ namespace pairwise::ljc {
 struct LjcForces {
   std::vector<double> fx, fy, fz;
   double lj = 0, coulomb = 0, bond = 0;
-  double energy() const { return lj + coulomb + bond; }
+  double custom = 0;  // the custom non-bonded term ([forcefield] custom), 1-4 pairs scaled
+  double energy() const { return lj + coulomb + bond + custom; }
   void resize(std::size_t n) {
     fx.assign(n, 0.0), fy.assign(n, 0.0), fz.assign(n, 0.0);
-    lj = coulomb = bond = 0;
+    lj = coulomb = bond = custom = 0;
   }
 };
 
@@ -43,11 +44,16 @@ StepKernel parse_step_kernel(std::string_view text);  // throws pairwise::Error
 std::string_view to_string(StepKernel k);
 inline constexpr std::size_t kPersistentMaxN = 1280;
 
+class CustomNonbonded;
+
 struct LjcKernelOptions {
   Precision precision = Precision::mixed;
   int device = 0;
   PairKernel pair_kernel = PairKernel::automatic;
   StepKernel step_kernel = StepKernel::automatic;
+  // [forcefield] custom (ljc/custom_nonbonded.hpp): a formula term beside or instead of LJ +
+  // Coulomb, on reference and cpu.
+  std::shared_ptr<const CustomNonbonded> custom = nullptr;
 };
 
 class LjcKernel {

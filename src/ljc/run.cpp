@@ -112,6 +112,7 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   ko.precision = rc.precision;
   ko.pair_kernel = rc.pair_kernel;
   ko.step_kernel = rc.step_kernel;
+  ko.custom = rc.custom;  // [forcefield] custom (reference, cpu)
   auto kernel = make_ljc_kernel(backend, ko);
   kernel->set_system(mol, rc.forcefield);
   const PairLists lists = derive_pair_lists(mol);

@@ -66,6 +66,12 @@ void read_forcefield(config::Config& config, RunConfig& rc) {
   f.sigmoidal.delta = s.number("sigmoidal_delta", f.sigmoidal.delta);
   f.scale14_lj = s.number("scale14_lj", f.scale14_lj, {0.0, 1.0});
   f.scale14_coulomb = s.number("scale14_coulomb", f.scale14_coulomb, {0.0, 1.0});
+  if (s.has("custom"))  // a formula term beside or instead of LJ + Coulomb
+    rc.custom = std::make_shared<const CustomNonbonded>(s.string("custom", ""),
+                                                        s.boolean("custom_replaces", false),
+                                                        "[forcefield] custom", s.where("custom"));
+  else if (s.has("custom_replaces"))
+    s.fail("custom_replaces", "is used with custom = \"<formula>\" only");
   const std::string with = "with dielectric = '" + std::string(to_string(f.dielectric)) + "'";
   using physics::DielectricKind;
   if (f.dielectric != DielectricKind::constant) reject_unused(s, "epsilon", with);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "ljc/custom_nonbonded.hpp"
 #include "ljc/generator.hpp"
 #include "ljc/ljc_kernel.hpp"
 #include "pairwise/backend.hpp"
@@ -33,6 +34,7 @@ struct RunConfig {
   double pdb_bond_k = 300.0;         // PDB input: k of the bonds found by distance
   // [forcefield]
   NonbondedOptions forcefield;
+  std::shared_ptr<const CustomNonbonded> custom = nullptr;  // [forcefield] custom
   // [integrator]
   bool langevin = false;
   double dt_fs = 1.0;

@@ -14,6 +14,8 @@
 #include <cmath>
 
 #include "engine/cell_list.hpp"
+#include "engine/formula/program.hpp"
+#include "md/custom_force_field.hpp"
 #include "md/domain_engine.hpp"
 #include "md/host_engine.hpp"
 #include "pairwise/error.hpp"
@@ -106,7 +108,9 @@ class CpuEngine final : public HostEngine {
       wrap();
       rebuild(options_.sort_every > 0 && steps_since_sort_ >= options_.sort_every);
     }
-    if (list_.shifted && table_.types == 1 && !any_sf_)
+    if (table_.custom)
+      list_.shifted ? pair_forces_custom<true>() : pair_forces_custom<false>();
+    else if (list_.shifted && table_.types == 1 && !any_sf_)
       pair_forces_one_type();
     else if (list_.shifted)
       any_sf_ ? pair_forces<true, true>() : pair_forces<false, true>();
@@ -273,6 +277,101 @@ class CpuEngine final : public HostEngine {
     potential_ = double(pe), virial_ = double(vir);
   }
 
+  // Custom pairs (formula or table, md/custom_force_field.hpp): the pairs inside their cutoff are
+  // gathered into one bucket per type pair; a full bucket (Program::batch pairs) is evaluated at
+  // once by the pair's compiled program (vectorized per instruction), then its forces scattered
+  // into the thread's buffer (both atoms: Newton's third law on the half list).
+  template <bool Shifted>
+  void pair_forces_custom() {
+    const PeriodicShifts shift = periodic_shifts();
+    const std::ptrdiff_t count = std::ptrdiff_t(n());
+    const int threads = omp_get_max_threads();
+    buffer_.resize(std::size_t(threads) * 3 * n());
+    packed_.resize(n());
+    const double Lx = length_[0], Ly = length_[1], Lz = length_[2];
+    const int T = table_.types;
+    const int cap = list_.capacity;
+    const int* nb_count = list_.count.data();
+    const int* nb = list_.index.data();
+    const CustomPairs& custom = *table_.custom;
+    Pos* pk = packed_.data();
+    Acc pe = 0, vir = 0;
+#pragma omp parallel reduction(+ : pe, vir)
+    {
+      constexpr int B = formula::Program::batch;
+      const int t = omp_get_thread_num();
+      const int nt = omp_get_num_threads();
+      Acc* b = buffer_.data() + std::size_t(t) * 3 * n();
+      std::fill(b, b + 3 * n(), Acc(0));
+      struct Bucket {
+        std::vector<P> r2, dx, dy, dz, en, fr;
+        std::vector<int> i, j;
+        int m = 0;
+      };
+      std::vector<Bucket> buckets(std::size_t(T) * T);
+      for (auto& bk : buckets) {
+        for (auto* v : {&bk.r2, &bk.dx, &bk.dy, &bk.dz, &bk.en, &bk.fr}) v->resize(B);
+        bk.i.resize(B), bk.j.resize(B);
+      }
+      std::vector<P> scratch;
+      Acc pe_t = 0, vir_t = 0;
+      auto flush = [&](Bucket& bk, int ti, int tj) {
+        custom.at(ti + 1, tj + 1).batch(bk.r2.data(), bk.m, bk.en.data(), bk.fr.data(), scratch);
+        for (int k = 0; k < bk.m; ++k) {
+          const P fr = bk.fr[std::size_t(k)];
+          const P fx = fr * bk.dx[std::size_t(k)], fy = fr * bk.dy[std::size_t(k)],
+                  fz = fr * bk.dz[std::size_t(k)];
+          Acc* bi = b + 3 * std::size_t(bk.i[std::size_t(k)]);
+          Acc* bj = b + 3 * std::size_t(bk.j[std::size_t(k)]);
+          bi[0] += Acc(fx), bi[1] += Acc(fy), bi[2] += Acc(fz);
+          bj[0] -= Acc(fx), bj[1] -= Acc(fy), bj[2] -= Acc(fz);
+          pe_t += Acc(bk.en[std::size_t(k)]);
+          vir_t += Acc(fr * bk.r2[std::size_t(k)]);
+        }
+        bk.m = 0;
+      };
+#pragma omp for schedule(static)
+      for (std::ptrdiff_t i = 0; i < count; ++i) pk[i] = {x_[i], y_[i], z_[i], type_[i] - 1};
+#pragma omp for schedule(static)
+      for (std::ptrdiff_t i = 0; i < count; ++i) {
+        const double xi = pk[i].x, yi = pk[i].y, zi = pk[i].z;
+        const int ti = pk[i].type;
+        const int* list = nb + std::size_t(i) * cap;
+        for (int k = 0; k < nb_count[i]; ++k) {
+          int j = list[k];
+          P dx, dy, dz;
+          if constexpr (Shifted) {
+            const int c = j & 31;
+            j >>= 5;
+            dx = P(xi - (pk[j].x + shift[0][c]));
+            dy = P(yi - (pk[j].y + shift[1][c]));
+            dz = P(zi - (pk[j].z + shift[2][c]));
+          } else {
+            dx = P(engine::minimum_image(xi - pk[j].x, Lx));
+            dy = P(engine::minimum_image(yi - pk[j].y, Ly));
+            dz = P(engine::minimum_image(zi - pk[j].z, Lz));
+          }
+          const P r2 = dx * dx + dy * dy + dz * dz;
+          const int tj = pk[j].type;
+          const std::size_t pair = std::size_t(ti) * T + tj;
+          if (!(r2 < P(table_.params[pair].rc2))) continue;
+          Bucket& bk = buckets[pair];
+          const std::size_t m = std::size_t(bk.m);
+          bk.r2[m] = r2, bk.dx[m] = dx, bk.dy[m] = dy, bk.dz[m] = dz;
+          bk.i[m] = int(i), bk.j[m] = j;
+          if (++bk.m == B) flush(bk, ti, tj);
+        }
+      }
+      for (int ti = 0; ti < T; ++ti)
+        for (int tj = 0; tj < T; ++tj)
+          if (buckets[std::size_t(ti) * T + tj].m) flush(buckets[std::size_t(ti) * T + tj], ti, tj);
+      pe += pe_t, vir += vir_t;
+#pragma omp barrier
+      reduce_thread_buffers(count, nt);
+    }
+    potential_ = double(pe), virial_ = double(vir);
+  }
+
   // Called by every thread of a parallel region after the pair loop's barrier: the forces are the
   // per-thread buffers (nt of 3 n() accumulators) summed in thread order, so the result does not
   // depend on the schedule.
@@ -320,6 +419,41 @@ std::unique_ptr<MdEngine> make_cpu_engine(const EngineOptions& o) {
   throw Error("unknown precision");
 }
 
+namespace {
+
+// The cuda engine runs the built-in LJ styles only: a system with custom pairs (formula or table)
+// is refused there instead of running with zero LJ coefficients.
+class BuiltInStylesOnly final : public MdEngine {
+ public:
+  explicit BuiltInStylesOnly(std::unique_ptr<MdEngine> e) : e_(std::move(e)) {}
+  BackendKind backend() const override { return e_->backend(); }
+  Precision precision() const override { return e_->precision(); }
+  std::string device_name() const override { return e_->device_name(); }
+  void set_state(const System& s) override {
+    if (s.ff.custom)
+      throw Error(
+          "style = 'custom' and 'table' run on the reference and cpu backends (not yet on "
+          "cuda): use --backend cpu",
+          "[force_field] style");
+    e_->set_state(s);
+  }
+  void get_state(System& s) override { e_->get_state(s); }
+  void advance(std::uint64_t first_step, int steps) override { e_->advance(first_step, steps); }
+  Thermo thermo() override { return e_->thermo(); }
+  std::uint32_t first_bad_atom(double max_speed) override { return e_->first_bad_atom(max_speed); }
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    e_->forces(fx, fy, fz);
+  }
+  std::vector<std::pair<int, int>> neighbor_pairs() override { return e_->neighbor_pairs(); }
+  EngineStats stats() const override { return e_->stats(); }
+  double time_steps(int steps) override { return e_->time_steps(steps); }
+
+ private:
+  std::unique_ptr<MdEngine> e_;
+};
+
+}  // namespace
+
 std::unique_ptr<MdEngine> make_md_engine(BackendKind backend, const EngineOptions& o) {
   // Many ranks: spatial domain decomposition (domain_engine.cpp).
   if (parallel::Communicator& comm = parallel::world(); comm.size() > 1)
@@ -330,7 +464,7 @@ std::unique_ptr<MdEngine> make_md_engine(BackendKind backend, const EngineOption
     case BackendKind::cpu:
       return make_cpu_engine(o);
     case BackendKind::cuda:
-      return make_cuda_engine(o);
+      return std::make_unique<BuiltInStylesOnly>(make_cuda_engine(o));
     case BackendKind::automatic:
       break;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/cell_list.hpp"
+#include "md/custom_force_field.hpp"
 #include "md/host_engine.hpp"
 
 namespace pairwise::md {
@@ -36,8 +37,11 @@ class ReferenceEngine final : public HostEngine {
         const double r2 = dx * dx + dy * dy + dz * dz;
         const auto& p = table_.at(type_[i], type_[j]);
         if (r2 >= p.rc2) continue;
-        const auto t =
-            any_sf ? physics::lj_truncated<true>(r2, p) : physics::lj_truncated<false>(r2, p);
+        physics::PairTerms<double> t;
+        if (table_.custom)  // a formula (graph walk in double) or a table
+          table_.custom->at(type_[i], type_[j]).reference(r2, t.energy, t.force_over_r2);
+        else
+          t = any_sf ? physics::lj_truncated<true>(r2, p) : physics::lj_truncated<false>(r2, p);
         fx_[i] += t.force_over_r2 * dx, fy_[i] += t.force_over_r2 * dy,
             fz_[i] += t.force_over_r2 * dz;
         fx_[j] -= t.force_over_r2 * dx, fy_[j] -= t.force_over_r2 * dy,

@@ -62,7 +62,8 @@ MdRunConfig read_md_config(config::Config& config) {
   }
   {
     const auto s = config.section("force_field");
-    rc.style = s.choice("style", "cut", parse_lj_style);
+    const bool custom = read_custom_force_field(config, s, rc.custom);  // style custom | table
+    if (!custom) rc.style = s.choice("style", "cut", parse_lj_style);
     rc.cutoff = s.number("cutoff", 2.5, config::Range::positive());
     rc.mixing = s.choice("mixing", "geometric", parse_mixing);
     rc.mass = s.number("mass", 1.0, config::Range::positive());
@@ -74,7 +75,7 @@ MdRunConfig read_md_config(config::Config& config) {
     for (int i = 1; i <= 16; ++i)
       for (int j = i; j <= 16; ++j) {
         const std::string key = "pair_" + std::to_string(i) + "_" + std::to_string(j);
-        if (!s.has(key)) continue;
+        if (custom || !s.has(key)) continue;
         std::istringstream in(s.string(key, ""));
         MdRunConfig::PairOverride p{i, j, 0, 0, 0};
         if (!(in >> p.epsilon >> p.sigma) || p.epsilon < 0 || !(p.sigma > 0))
@@ -191,6 +192,8 @@ System build_system(const MdRunConfig& rc) {
     s.ff.at(p.i, p.j) = {p.epsilon, p.sigma, p.cutoff, true};
     s.ff.at(p.j, p.i) = {p.epsilon, p.sigma, p.cutoff, true};
   }
+  if (rc.custom.kind != CustomForceFieldSpec::Kind::none)
+    s.ff.custom = build_custom_pairs(rc.custom, s.ff.types);
   validate(s, rc.skin, rc.allow_overlap);
   return s;
 }
@@ -215,9 +218,10 @@ int run_md(const MdRunConfig& rc, std::ostream& out) {
   const std::size_t n = s.atoms.size();
   out << "pairwise " << PAIRWISE_VERSION << " md: " << n << " atoms, "
       << (rc.data_file.empty() ? rc.lattice + " lattice" : rc.data_file.string()) << ", pair "
-      << to_string(rc.style) << " rc " << rc.cutoff << ", skin " << rc.skin << ", dt "
-      << rc.dynamics.dt << ", " << rc.steps << " steps, thermostat "
-      << engine::to_string(rc.dynamics.thermostat) << "\n"
+      << (s.ff.custom ? s.ff.custom->description : std::string(to_string(rc.style))) << " rc "
+      << build_pair_table(s.ff).max_cutoff << ", skin " << rc.skin << ", dt " << rc.dynamics.dt
+      << ", " << rc.steps << " steps, thermostat " << engine::to_string(rc.dynamics.thermostat)
+      << "\n"
       << note << "\n";
   EngineOptions eo;
   eo.precision = rc.precision;

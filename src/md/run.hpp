@@ -19,6 +19,7 @@
 #include "core/config.hpp"
 #include "core/io/lammps_data.hpp"
 #include "engine/dynamics.hpp"
+#include "md/custom_force_field.hpp"
 #include "md/system.hpp"
 #include "pairwise/backend.hpp"
 #include "pairwise/precision.hpp"
@@ -45,6 +46,7 @@ struct MdRunConfig {
     double epsilon, sigma, cutoff;
   };
   std::vector<PairOverride> pairs;
+  CustomForceFieldSpec custom{};  // style = "custom" | "table" (md/custom_force_field.hpp)
   // [neighbor]
   double skin = 0.3;
   int sort_every = 1000;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/cell_list.hpp"
+#include "md/custom_force_field.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::md {
@@ -58,6 +59,18 @@ PairTable build_pair_table(const ForceField& ff) {
     if (!(m > 0) || !std::isfinite(m))
       throw Error("atom type " + std::to_string(i) + " has no positive mass", "Masses");
     table.inv_mass[std::size_t(i - 1)] = 1.0 / m;
+  }
+  if (ff.custom) {
+    // Custom pairs: LJ parameters stay zero (no interaction), only the cutoffs are used.
+    table.custom = ff.custom;
+    for (int i = 1; i <= ff.types; ++i)
+      for (int j = 1; j <= ff.types; ++j) {
+        const double rc = ff.custom->at(i, j).cutoff();
+        auto& p = table.params[std::size_t(i - 1) * ff.types + (j - 1)];
+        p.rc = rc, p.rc2 = rc * rc;
+        table.max_cutoff = std::max(table.max_cutoff, rc);
+      }
+    return table;
   }
   for (int i = 1; i <= ff.types; ++i)
     for (int j = 1; j <= ff.types; ++j) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,8 @@ Mixing parse_mixing(std::string_view text);
 physics::LjStyle parse_lj_style(std::string_view text);  // cut | shift | shifted_force
 std::string_view to_string(physics::LjStyle s);
 
+struct CustomPairs;  // md/custom_force_field.hpp: formula or table pairs (style custom | table)
+
 struct PairCoeff {
   double epsilon = 1, sigma = 1, cutoff = 0;  // cutoff 0: the global cutoff
   bool given = false;
@@ -47,6 +50,8 @@ struct ForceField {
   physics::LjStyle style = physics::LjStyle::cut;
   Mixing mixing = Mixing::geometric;
   double cutoff = 2.5;  // global cutoff
+  // Set for style = "custom" | "table": every pair's interaction; ε, σ, style are then unused.
+  std::shared_ptr<const CustomPairs> custom = nullptr;
   void resize(int t);
   PairCoeff& at(int i, int j) { return coeff[std::size_t(i - 1) * types + (j - 1)]; }
   const PairCoeff& at(int i, int j) const { return coeff[std::size_t(i - 1) * types + (j - 1)]; }
@@ -61,6 +66,8 @@ struct PairTable {
   std::vector<physics::LjPairParams<double>> params;  // types × types
   std::vector<double> inv_mass;                       // per type
   double max_cutoff = 0;
+  std::shared_ptr<const CustomPairs> custom =
+      nullptr;  // non-null: use it, not params (whose rc2 still hold)
   const physics::LjPairParams<double>& at(int ti, int tj) const {
     return params[std::size_t(ti - 1) * types + (tj - 1)];
   }

@@ -10,6 +10,9 @@ namespace pairwise::nbody {
 
 std::unique_ptr<GravityKernel> make_reference_gravity_kernel(const KernelOptions& options);
 std::unique_ptr<GravityKernel> make_cpu_gravity_kernel(const KernelOptions& options);
+// options.custom set (custom_gravity.cpp): reference or cpu, else an Error.
+std::unique_ptr<GravityKernel> make_custom_gravity_kernel(BackendKind backend,
+                                                          const KernelOptions& options);
 // Defined only in CUDA builds (cuda_kernel.cu); make_gravity_kernel never calls it otherwise.
 std::unique_ptr<GravityKernel> make_cuda_gravity_kernel(const KernelOptions& options);
 

@@ -15,6 +15,8 @@ namespace pairwise::nbody {
 
 enum class ForceKind { accel, accel_jerk };  // GA and GAJ of Elsen et al.
 
+class CustomGravity;  // nbody/custom_gravity.hpp: φ(r) from a formula
+
 struct KernelOptions {
   Precision precision = Precision::mixed;
   double eps2 = 0.0;  // Plummer softening ε², Hénon length units squared
@@ -22,6 +24,8 @@ struct KernelOptions {
   // Particle count the kernel will be given, when known up front: lets the CUDA backend refuse a
   // problem too large for device memory before the host builds it (0: checked at set_particles).
   std::size_t expected_n = 0;
+  // A custom potential ([system] potential): replaces Plummer-softened Newton on reference / cpu.
+  std::shared_ptr<const CustomGravity> custom = nullptr;
 };
 
 class GravityKernel {

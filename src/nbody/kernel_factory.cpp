@@ -1,4 +1,5 @@
 #include "nbody/backends.hpp"
+#include "nbody/custom_gravity.hpp"
 #include "nbody/ranked_kernel.hpp"
 #include "pairwise/error.hpp"
 #include "parallel/communicator.hpp"
@@ -20,6 +21,7 @@ void GravityKernel::compute_range(ForceKind kind, std::size_t begin, std::size_t
 namespace {
 std::unique_ptr<GravityKernel> make_backend_kernel(BackendKind backend,
                                                    const KernelOptions& options) {
+  if (options.custom) return make_custom_gravity_kernel(backend, options);
   switch (backend) {
     case BackendKind::reference:
       return make_reference_gravity_kernel(options);

@@ -106,6 +106,7 @@ int run_nbody(const RunConfig& rc, std::ostream& out) {
   KernelOptions kernel_options;
   kernel_options.precision = rc.precision;
   kernel_options.eps2 = rc.eps * rc.eps;
+  kernel_options.custom = rc.custom;  // [system] potential (formula), reference and cpu
   // Generated models have a known size: the GPU memory check runs before the host builds them.
   if (rc.initial == InitialKind::plummer || rc.initial == InitialKind::uniform_sphere)
     kernel_options.expected_n = rc.n;

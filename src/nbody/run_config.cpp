@@ -57,6 +57,9 @@ void read_system(config::Config& config, RunConfig& rc) {
   rc.semi_major_axis = s.number("semi_major_axis", 1.0, config::Range::positive());
   const std::string file = s.string("file", "");
   rc.eps = s.number("eps", 0.01, config::Range::non_negative());
+  if (s.has("potential"))
+    rc.custom = std::make_shared<const CustomGravity>(s.string("potential", ""), rc.eps,
+                                                      "[system] potential", s.where("potential"));
   if (!sampled) {
     reject_unused(s, "n", with);
     reject_unused(s, "seed", with);

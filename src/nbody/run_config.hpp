@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "core/config.hpp"
+#include "nbody/custom_gravity.hpp"
 #include "nbody/integrator.hpp"
 #include "pairwise/backend.hpp"
 #include "pairwise/precision.hpp"
@@ -34,6 +36,8 @@ struct RunConfig {
   double semi_major_axis = 1.0;  // kepler
   std::filesystem::path file;    // file: a particle table (resolved against the config directory)
   double eps = 0.01;             // Plummer softening length ε (Hénon units); the kernels use ε²
+  // [system] potential: φ(r) from a formula in r and eps (nbody/custom_gravity.hpp), or null.
+  std::shared_ptr<const CustomGravity> custom = nullptr;
 
   IntegratorOptions integrator;  // [integrator]
 

@@ -1,5 +1,7 @@
 #include "potmap/map.hpp"
 
+#include "potmap/custom_phi.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -152,6 +154,7 @@ MapResult compute_map(BackendKind backend, const Atoms& atoms, const Lattice& la
                       const MapOptions& options) {
   validate(atoms, lattice, options);
   if (parallel::split_across_ranks()) return map_across_ranks(backend, atoms, lattice, options);
+  if (options.custom) return custom_map(backend, atoms, lattice, options);  // [map] phi
   switch (backend) {
     case BackendKind::reference:
       return reference_map(atoms, lattice, options);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,7 @@ Lattice lattice_around(const Atoms& atoms, double spacing, double padding);
 // Throws pairwise::Error("<what>", where) naming the first bad value: non-finite coordinates or
 // charges (with the atom index), no atoms, spacing <= 0, counts of 0, cutoff smaller than the
 // spacing, negative exclusion radius.
+class CustomPhi;
 struct MapOptions;
 void validate(const Atoms& atoms, const Lattice& lattice, const MapOptions& options);
 
@@ -71,6 +73,8 @@ struct MapOptions {
   // needed).
   std::size_t device_memory_limit = 0;
   bool slabs = true;
+  // [map] phi: a custom φ(r) (potmap/custom_phi.hpp, reference and cpu) instead of q/r.
+  std::shared_ptr<const CustomPhi> custom = nullptr;
 };
 
 struct MapResult {

@@ -1,5 +1,7 @@
 #include "potmap/run.hpp"
 
+#include "potmap/custom_phi.hpp"
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -203,6 +205,9 @@ PotmapConfig read_potmap_config(config::Config& config) {
     c.map.exclusion = s.number("exclusion", 0.0, config::Range::non_negative());
     c.map.kahan = s.boolean("kahan", false);
     c.map.bin_size = s.number("bin_size", 0.0, config::Range::non_negative());
+    if (s.has("phi"))  // a custom φ(r) (potmap/custom_phi.hpp)
+      c.map.custom = std::make_shared<const CustomPhi>(s.string("phi", ""), c.map.cutoff,
+                                                       "[map] phi", s.where("phi"));
     c.units = s.choice("units", "kT/e", parse_units);
     if (c.map.cutoff > 0 && c.map.cutoff < c.spacing) {
       s.fail("cutoff", "cutoff is smaller than the lattice spacing");
@@ -282,6 +287,9 @@ OutputKind output_kind(const std::filesystem::path& output) {
 }
 
 std::string method_text(const MapOptions& m) {
+  if (m.custom)  // [map] phi
+    return "sum of q phi(r), phi = " + m.custom->text() +
+           (m.cutoff > 0 ? ", truncated at rc = " + std::to_string(m.cutoff) + " A" : "");
   return m.cutoff > 0
              ? "cutoff summation, rc = " + std::to_string(m.cutoff) + " A, s(r) = (1 - r^2/rc^2)^2"
              : std::string("direct summation");

@@ -1,0 +1,46 @@
+// A custom non-bonded term of the ljc workload from a formula (issue 13, docs/formulas.md):
+//
+//   [forcefield]
+//   custom = "4*eps*((sig/r)^12 - (sig/r)^6); eps = sqrt(epsilon1*epsilon2); sig = (sigma1 +
+//   sigma2)/2" custom_replaces = false     # true: instead of LJ + Coulomb (bonds stay)
+//
+// U(r) over every pair, with the two atoms' q1 q2 sigma1 sigma2 epsilon1 epsilon2 (per-atom
+// parameters combined in the formula) and constants; 1-2/1-3 and explicit exclusions skip it and
+// 1-4 pairs scale it by scale14_lj, as the LJ term. Its energy is LjcForces::custom. Evaluated in
+// double on the reference (graph walk) and cpu (compiled program over batches of partners)
+// backends; a decorator around the built-in kernel, so the rest of ljc is unchanged.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/formula/expression.hpp"
+#include "engine/formula/program.hpp"
+#include "ljc/ljc_kernel.hpp"
+
+namespace pairwise::ljc {
+
+class CustomNonbonded {
+ public:
+  // Throws pairwise::Error "<what> at column C in <label>, <where>".
+  CustomNonbonded(const std::string& energy, bool replaces, const std::string& label,
+                  const std::string& where);
+  bool replaces() const { return replaces_; }
+  const std::string& text() const { return text_; }
+  // Inputs: r², q1, q2, sigma1, sigma2, epsilon1, epsilon2; outputs U and −U′(r)/r.
+  const formula::Program& program() const { return program_; }
+  void reference(const double* in, double& energy, double& force_over_r) const;
+
+ private:
+  formula::Graph graph_;
+  formula::NodeId energy_ = -1, force_over_r_ = -1;
+  formula::Program program_;
+  bool replaces_ = false;
+  std::string text_;
+};
+
+// Wraps `inner` (reference or cpu) so that compute() adds the custom term.
+std::unique_ptr<LjcKernel> with_custom_nonbonded(std::unique_ptr<LjcKernel> inner,
+                                                 std::shared_ptr<const CustomNonbonded> custom);
+
+}  // namespace pairwise::ljc

@@ -1,0 +1,276 @@
+// Custom pair styles of md (issue 13): examples/custom-lj.toml against examples/lj-melt.toml (the
+// same melt, LJ as a formula: thermo within 1e-12 relative in double on cpu); for eight formula
+// styles, forces = −∇U by central differences on the reference, and the cpu engine against the
+// reference (1e-12 double, 1e-5 FP32 pair arithmetic) with three atom types, combining rules and
+// per-pair formulas; a LAMMPS table of LJ against lj/cut within its interpolation error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/config.hpp"
+#include "md/custom_force_field.hpp"
+#include "md/engine.hpp"
+#include "md/run.hpp"
+#include "md_systems.hpp"
+
+namespace {
+
+using namespace pairwise;
+namespace fs = std::filesystem;
+
+fs::path examples() {
+  return fs::path(PAIRWISE_TEST_DATA).parent_path().parent_path() / "examples";
+}
+
+md::MdRunConfig load(const fs::path& file, const std::string& cells) {
+  auto config = config::Config::load(file);
+  config.set("system.cells=\"" + cells + "\"");
+  config.set("run.backend=cpu");
+  config.set("run.precision=double");
+  return md::read_md_config(config);
+}
+
+// The example as written but on 12³ cells (6,912 atoms, so the test takes seconds): 100 steps of
+// the same melt, thermo every 10 steps.
+TEST(MdCustom, CustomLjExampleMatchesLjMeltThermo) {
+  const auto custom = load(examples() / "custom-lj.toml", "12 12 12");
+  const auto builtin = load(examples() / "lj-melt.toml", "12 12 12");
+  ASSERT_EQ(custom.custom.kind, md::CustomForceFieldSpec::Kind::formula);
+  md::System sc = md::build_system(custom), sb = md::build_system(builtin);
+  md::EngineOptions o;
+  o.precision = Precision::double_;
+  o.skin = custom.skin;
+  o.dynamics = custom.dynamics;
+  auto ec = md::make_md_engine(BackendKind::cpu, o), eb = md::make_md_engine(BackendKind::cpu, o);
+  ec->set_state(sc), eb->set_state(sb);
+  double worst = 0;
+  for (int step = 0; step <= 100; step += 10) {
+    if (step > 0)
+      ec->advance(std::uint64_t(step - 9), 10), eb->advance(std::uint64_t(step - 9), 10);
+    const md::Thermo a = ec->thermo(), b = eb->thermo();
+    const double pa = md::pressure(a, sc.box.volume()), pb = md::pressure(b, sb.box.volume());
+    for (auto [x, y] : {std::pair{a.potential, b.potential}, {a.kinetic, b.kinetic}, {pa, pb}}) {
+      worst = std::max(worst, std::abs(x - y) / std::abs(y));
+      EXPECT_NEAR(x, y, 1e-12 * std::abs(y)) << "step " << step;
+    }
+  }
+  std::printf("custom-lj vs lj-melt (6,912 atoms, 100 steps, cpu double): max relative %.2e\n",
+              worst);
+}
+
+struct Style {
+  const char* name;
+  const char* energy;
+  std::map<std::string, double> params;
+  formula::Truncation truncation;
+};
+
+const std::vector<Style>& styles() {
+  static const std::vector<Style> s = {
+      {"lj",
+       "4*epsilon*((sigma/r)^12 - (sigma/r)^6)",
+       {{"epsilon", 1}, {"sigma", 1}},
+       formula::Truncation::cut},
+      {"morse",
+       "D*(exp(-2*a*(r - r0)) - 2*exp(-a*(r - r0)))",
+       {{"D", 1}, {"a", 3}, {"r0", 1.1}},
+       formula::Truncation::shift},
+      {"buckingham",
+       "A*exp(-r/rho) - C/r^6",
+       {{"A", 1000}, {"rho", 0.1}, {"C", 1}},
+       formula::Truncation::shifted_force},
+      {"yukawa", "A*exp(-kappa*r)/r", {{"A", 2}, {"kappa", 1.5}}, formula::Truncation::shift},
+      {"soft_core",
+       "4*epsilon*lambda*(1/(alpha*(1 - lambda)^2 + (r/sigma)^6)^2 - 1/(alpha*(1 - lambda)^2 + "
+       "(r/sigma)^6))",
+       {{"epsilon", 1}, {"sigma", 1}, {"lambda", 0.7}, {"alpha", 0.5}},
+       formula::Truncation::shift},
+      {"gaussian_core",
+       "epsilon*exp(-(r/sigma)^2)",
+       {{"epsilon", 2}, {"sigma", 1}},
+       formula::Truncation::shifted_force},
+      {"wca",
+       "select(step(rm - r), 4*epsilon*((sigma/r)^12 - (sigma/r)^6) + epsilon, 0); rm = "
+       "2^(1/6)*sigma",
+       {{"epsilon", 1}, {"sigma", 1}},
+       formula::Truncation::cut},
+      {"mie",
+       "(n/(n - m))*(n/m)^(m/(n - m))*epsilon*((sigma/r)^n - (sigma/r)^m)",
+       {{"epsilon", 1}, {"sigma", 1}, {"n", 14}, {"m", 7}},
+       formula::Truncation::shifted_force},
+  };
+  return s;
+}
+
+md::System system_with(const Style& st, int cells = 4) {
+  md::System s = test::jittered_lattice("fcc", 0.8442, cells, 0.12, 5, 1.0);
+  md::CustomForceFieldSpec spec;
+  spec.kind = md::CustomForceFieldSpec::Kind::formula;
+  spec.cutoff = 2.5;
+  spec.truncation = st.truncation;
+  spec.energy = {st.energy, std::string("[test] ") + st.name, "test"};
+  spec.globals = st.params;
+  s.ff.custom = md::build_custom_pairs(spec, 1);
+  return s;
+}
+
+double potential(const md::System& s) {
+  md::EngineOptions o;
+  o.precision = Precision::double_;
+  auto e = md::make_md_engine(BackendKind::reference, o);
+  e->set_state(s);
+  return e->thermo().potential;
+}
+
+TEST(MdCustom, ForcesAreMinusGradientForEveryStyle) {
+  for (const auto& st : styles()) {
+    md::System s = system_with(st, 3);  // 108 atoms, L = 5.04: minimum image within rc = 2.5
+    md::EngineOptions o;
+    o.precision = Precision::double_;
+    auto e = md::make_md_engine(BackendKind::reference, o);
+    e->set_state(s);
+    std::vector<double> fx, fy, fz;
+    e->forces(fx, fy, fz);
+    double fscale = 0;
+    for (double f : fx) fscale = std::max(fscale, std::abs(f));
+    for (std::size_t i : {0u, 17u, 55u, 101u}) {
+      for (int d = 0; d < 3; ++d) {
+        const double h = 1e-5;
+        md::System p = s, m = s;
+        (d == 0 ? p.atoms.x : d == 1 ? p.atoms.y : p.atoms.z)[i] += h;
+        (d == 0 ? m.atoms.x : d == 1 ? m.atoms.y : m.atoms.z)[i] -= h;
+        const double fd = -(potential(p) - potential(m)) / (2 * h);
+        const double f = (d == 0 ? fx : d == 1 ? fy : fz)[i];
+        EXPECT_NEAR(f, fd, 1e-6 * std::max(1.0, fscale))
+            << st.name << " atom " << i << " dim " << d;
+      }
+    }
+  }
+}
+
+double force_error(const std::vector<double>* got, const std::vector<double>* ref) {
+  double num = 0, den = 0;
+  for (int d = 0; d < 3; ++d)
+    for (std::size_t i = 0; i < ref[d].size(); ++i) {
+      num += (got[d][i] - ref[d][i]) * (got[d][i] - ref[d][i]);
+      den += ref[d][i] * ref[d][i];
+    }
+  return std::sqrt(num / den);
+}
+
+struct Forces {
+  std::vector<double> f[3];
+  md::Thermo thermo;
+};
+
+Forces run(BackendKind b, Precision p, const md::System& s, int steps) {
+  md::EngineOptions o;
+  o.precision = p;
+  o.dynamics.dt = 0.002;
+  auto e = md::make_md_engine(b, o);
+  e->set_state(s);
+  if (steps) e->advance(1, steps);
+  Forces r;
+  e->forces(r.f[0], r.f[1], r.f[2]);
+  r.thermo = e->thermo();
+  return r;
+}
+
+TEST(MdCustom, CpuMatchesReferenceForEveryStyle) {
+  for (const auto& st : styles())
+    for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+      const md::System s = system_with(st, 5);
+      const Forces ref = run(BackendKind::reference, Precision::double_, s, 5);
+      const Forces got = run(BackendKind::cpu, p, s, 5);
+      const double tol = p == Precision::double_ ? 1e-12 : 1e-5;
+      EXPECT_LT(force_error(got.f, ref.f), tol) << st.name << " " << to_string(p);
+      EXPECT_NEAR(got.thermo.potential, ref.thermo.potential, tol * std::abs(ref.thermo.potential))
+          << st.name;
+      EXPECT_NEAR(got.thermo.virial, ref.thermo.virial, tol * std::abs(ref.thermo.virial) + tol)
+          << st.name;
+    }
+}
+
+// Three types: per-type parameters combined by formulas (Lorentz–Berthelot), one pair with its
+// own formula and cutoff; the custom formula of LJ against the built-in LJ with the same mixing.
+TEST(MdCustom, CombiningRulesAndPerPairFormulasMatchBuiltInMixing) {
+  md::System s = test::jittered_lattice("fcc", 0.8442, 5, 0.1, 9, 1.0);
+  test::make_three_types(s, 4);
+  s.ff.mixing = md::Mixing::arithmetic;
+  md::CustomForceFieldSpec spec;
+  spec.kind = md::CustomForceFieldSpec::Kind::formula;
+  spec.cutoff = 2.5;
+  spec.truncation = formula::Truncation::shifted_force;
+  s.ff.style = physics::LjStyle::shifted_force;
+  spec.energy = {"4*eps*((sig/r)^12 - (sig/r)^6)", "[test] energy", "test"};
+  spec.type_params[1] = {{"eps", 1.0}, {"sig", 1.0}};
+  spec.type_params[2] = {{"eps", 0.8}, {"sig", 1.1}};
+  spec.type_params[3] = {{"eps", 1.3}, {"sig", 0.9}};
+  spec.combine["eps"] = {"sqrt(eps1*eps2)", "[test] combine.eps", "test"};
+  spec.combine["sig"] = {"(sig1 + sig2)/2", "[test] combine.sig", "test"};
+  md::CustomForceFieldSpec::Pair p13;
+  p13.i = 1, p13.j = 3, p13.cutoff = 2.2;
+  p13.energy = {"4*e13*(s6*s6 - s6); s6 = (0.95/r)^6", "[test] pair_1_3.energy", "test"};
+  p13.params = {{"e13", 0.5}};
+  spec.pairs.push_back(p13);
+  md::System custom = s;
+  custom.ff.custom = md::build_custom_pairs(spec, 3);
+  for (BackendKind b : {BackendKind::reference, BackendKind::cpu}) {
+    const Forces ref = run(BackendKind::reference, Precision::double_, s, 3);
+    const Forces got = run(b, Precision::double_, custom, 3);
+    EXPECT_LT(force_error(got.f, ref.f), 1e-12) << to_string(b);
+    EXPECT_NEAR(got.thermo.potential, ref.thermo.potential, 1e-12 * std::abs(ref.thermo.potential));
+  }
+}
+
+// A LAMMPS table of LJ (RSQ grid, N points, 0.8 to 2.5) used as style table, against the built-in
+// lj/cut: the error shrinks as the table's interpolation error (linear: h², so ~4x from N to 2N;
+// spline: far below linear).
+TEST(MdCustom, LammpsTableOfLjReproducesLjCut) {
+  const fs::path dir = fs::temp_directory_path() / ("pw_table_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write_table = [&](int n) {
+    const fs::path f = dir / ("lj" + std::to_string(n) + ".table");
+    std::ofstream out(f);
+    out.precision(17);
+    out << "# LJ epsilon = sigma = 1\n\nLJ\nN " << n << " RSQ 0.8 2.5\n\n";
+    for (int i = 0; i < n; ++i) {
+      const double r = std::sqrt(0.64 + (6.25 - 0.64) * i / (n - 1)), s6 = std::pow(r, -6);
+      out << i + 1 << " " << r << " " << 4 * (s6 * s6 - s6) << " " << (48 * s6 * s6 - 24 * s6) / r
+          << "\n";
+    }
+    return f;
+  };
+  const md::System s = test::jittered_lattice("fcc", 0.8442, 5, 0.1, 3, 1.0);
+  const Forces ref = run(BackendKind::reference, Precision::double_, s, 0);
+  auto error_with = [&](int n, const char* style, int table_n, BackendKind b) {
+    md::CustomForceFieldSpec spec;
+    spec.kind = md::CustomForceFieldSpec::Kind::table;
+    spec.cutoff = 0;
+    spec.table_file = write_table(n).string();
+    spec.table_keyword = "LJ";
+    spec.table_style = style;
+    spec.table_n = table_n;
+    md::System t = s;
+    t.ff.custom = md::build_custom_pairs(spec, 1);
+    const Forces got = run(b, Precision::double_, t, 0);
+    EXPECT_NEAR(got.thermo.potential, ref.thermo.potential, 1e-3 * std::abs(ref.thermo.potential));
+    return force_error(got.f, ref.f);
+  };
+  const double lin1 = error_with(1000, "linear", 1000, BackendKind::cpu);
+  const double lin2 = error_with(2000, "linear", 2000, BackendKind::cpu);
+  const double spl = error_with(1000, "spline", 1000, BackendKind::cpu);
+  const double spl_ref = error_with(1000, "spline", 1000, BackendKind::reference);
+  std::printf("table of LJ vs lj/cut, force error: linear N=1000 %.2e, N=2000 %.2e, spline %.2e\n",
+              lin1, lin2, spl);
+  EXPECT_LT(lin1, 1e-3);
+  EXPECT_GT(lin1 / lin2, 3.0);  // second order in the bin width
+  EXPECT_LT(lin1 / lin2, 5.0);
+  EXPECT_LT(spl, 0.05 * lin1);
+  EXPECT_NEAR(spl, spl_ref, 1e-9);
+  fs::remove_all(dir);
+}
+
+}  // namespace
