@@ -128,7 +128,7 @@ class CpuEngine final : public HostEngine {
       throw Error("checkpoint neighbour-list positions do not match the atom count", r.where());
     const std::int64_t since_sort = r.i64(), capacity = r.i64(), rebuilds = r.i64(),
                        regrows = r.i64(), reorders = r.i64();
-    if (capacity < 1 || capacity > (1 << 20) || since_sort < 1)
+    if (capacity < 1 || capacity > (1 << 20) || since_sort < 0)
       throw Error("checkpoint neighbour-list state out of range", r.where());
     list_.capacity = int(capacity);
     std::vector<double> x = std::move(x_), y = std::move(y_), z = std::move(z_);
