@@ -75,6 +75,10 @@ void write_ljc_checkpoint(const std::filesystem::path& path, const std::string& 
 LjcCheckpointInfo read_ljc_checkpoint(const std::filesystem::path& path,
                                       const std::string& config_text, Molecule& mol, LjcForces& f) {
   CheckpointReader r = CheckpointReader::load(path);
+  return read_ljc_checkpoint(r, config_text, mol, f);
+}
+
+LjcCheckpointInfo read_ljc_checkpoint(CheckpointReader& r, const std::string& config_text, Molecule& mol, LjcForces& f) {
   check_checkpoint_header(r, "ljc", config_text);
   LjcCheckpointInfo info;
   info.step = r.i64(), info.csv_bytes = r.u64();
@@ -87,6 +91,8 @@ LjcCheckpointInfo read_ljc_checkpoint(const std::filesystem::path& path,
       throw Error("checkpoint has " + std::to_string(v->size()) + " atoms, the molecule " +
                       std::to_string(n),
                   r.where());
+    for (double x : *v)
+      if (!std::isfinite(x)) throw Error("checkpoint holds a non-finite value", r.where());
   }
   f.lj = r.f64(), f.coulomb = r.f64(), f.bond = r.f64();
   r.expect_end();

@@ -12,6 +12,10 @@
 #include "ljc/molecule.hpp"
 #include "ljc/run_config.hpp"
 
+namespace pairwise {
+class CheckpointReader;
+}  // namespace pairwise
+
 namespace pairwise::ljc {
 
 struct LjcCheckpointInfo {
@@ -29,5 +33,8 @@ void write_ljc_checkpoint(const std::filesystem::path& path, const std::string& 
 // Loads positions, velocities and forces into `mol` and `f` (sized for the configured molecule).
 LjcCheckpointInfo read_ljc_checkpoint(const std::filesystem::path& path,
                                       const std::string& config_text, Molecule& mol, LjcForces& f);
+
+// The same from a loaded, verified checkpoint (the fuzz target feeds it bytes).
+LjcCheckpointInfo read_ljc_checkpoint(CheckpointReader& r, const std::string& config_text, Molecule& mol, LjcForces& f);
 
 }  // namespace pairwise::ljc

@@ -12,6 +12,10 @@
 #include "md/engine.hpp"
 #include "md/run.hpp"
 
+namespace pairwise {
+class CheckpointReader;
+}  // namespace pairwise
+
 namespace pairwise::md {
 
 struct MdCheckpointInfo {
@@ -29,5 +33,8 @@ void write_md_checkpoint(const std::filesystem::path& path, const std::string& c
 // Refuses a checkpoint of another configuration (naming the key), then loads the engine state.
 MdCheckpointInfo read_md_checkpoint(const std::filesystem::path& path,
                                     const std::string& config_text, MdEngine& engine, System& s);
+
+// The same from a loaded, verified checkpoint (the fuzz target feeds it bytes).
+MdCheckpointInfo read_md_checkpoint(CheckpointReader& r, const std::string& config_text, MdEngine& engine, System& s);
 
 }  // namespace pairwise::md

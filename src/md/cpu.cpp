@@ -126,6 +126,11 @@ class CpuEngine final : public HostEngine {
     x0_ = r.f64s(), y0_ = r.f64s(), z0_ = r.f64s();
     if (x0_.size() != n() || y0_.size() != n() || z0_.size() != n())
       throw Error("checkpoint neighbour-list positions do not match the atom count", r.where());
+    const std::vector<double>* x0[3] = {&x0_, &y0_, &z0_};
+    for (int d = 0; d < 3; ++d)
+      for (double v : *x0[d])
+        if (!(v >= box_.lo[d] && v < box_.hi[d]))  // also false for NaN
+          throw Error("checkpoint neighbour-list position outside the box", r.where());
     const std::int64_t since_sort = r.i64(), capacity = r.i64(), rebuilds = r.i64(),
                        regrows = r.i64(), reorders = r.i64();
     if (capacity < 1 || capacity > (1 << 20) || since_sort < 0)

@@ -147,6 +147,11 @@ std::uint32_t HostEngine::first_bad_atom(double max_speed) {
 
 namespace {
 
+void expect_finite(const std::vector<double>& v, const CheckpointReader& r) {
+  for (double x : v)
+    if (!std::isfinite(x)) throw Error("checkpoint holds a non-finite position or velocity", r.where());
+}
+
 template <class T>
 void expect_size(const std::vector<T>& v, std::size_t n, const CheckpointReader& r) {
   if (v.size() != n)
@@ -167,7 +172,8 @@ void MdEngine::save_checkpoint(CheckpointWriter& w, System& s) {
 void MdEngine::load_checkpoint(CheckpointReader& r, System& s) {
   auto& a = s.atoms;
   const std::size_t count = a.size();
-  for (auto* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz}) *v = r.f64s(), expect_size(*v, count, r);
+  for (auto* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz})
+    *v = r.f64s(), expect_size(*v, count, r), expect_finite(*v, r);
   for (auto* v : {&a.ix, &a.iy, &a.iz}) *v = r.i32s(), expect_size(*v, count, r);
   set_state(s);
 }
@@ -190,7 +196,8 @@ void HostEngine::load_checkpoint(CheckpointReader& r, System& s) {
       throw Error("checkpoint atom order is not a permutation", r.where());
     seen[std::size_t(i)] = 1;
   }
-  for (auto* v : {&x_, &y_, &z_, &vx_, &vy_, &vz_}) *v = r.f64s(), expect_size(*v, count, r);
+  for (auto* v : {&x_, &y_, &z_, &vx_, &vy_, &vz_})
+    *v = r.f64s(), expect_size(*v, count, r), expect_finite(*v, r);
   for (auto* v : {&ix_, &iy_, &iz_}) *v = r.i32s(), expect_size(*v, count, r);
   slot_ = std::move(slot);
   const auto& a = s.atoms;

@@ -1,5 +1,6 @@
 #include "nbody/checkpoint.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -23,6 +24,8 @@ void read_array(CheckpointReader& r, std::vector<double>& v, std::size_t n) {
     throw Error("checkpoint array of " + std::to_string(v.size()) + " values, expected " +
                     std::to_string(n),
                 r.where());
+  for (double x : v)
+    if (!std::isfinite(x)) throw Error("checkpoint holds a non-finite value", r.where());
 }
 
 void save_forces(CheckpointWriter& w, const Forces& f) {
@@ -47,6 +50,7 @@ void IntegratorBase::save_checkpoint(CheckpointWriter& w) const {
 
 void IntegratorBase::load_checkpoint(CheckpointReader& r) {
   time_ = r.f64();
+  if (!std::isfinite(time_) || time_ < 0) throw Error("checkpoint time out of range", r.where());
   stats_.steps = r.u64(), stats_.particle_steps = r.u64(), stats_.interactions = r.f64();
   const std::size_t n = state_.size();
   Particles& p = state_;
@@ -69,6 +73,7 @@ void HermiteIntegrator::save_extra(CheckpointWriter& w) const {
 void HermiteIntegrator::load_extra(CheckpointReader& r) {
   load_forces(r, forces_, state_.size(), true);
   next_dt_ = r.f64();
+  if (!(next_dt_ > 0 && next_dt_ <= 1e300)) throw Error("checkpoint step out of range", r.where());
 }
 
 void BlockHermiteIntegrator::save_extra(CheckpointWriter& w) const {
@@ -136,6 +141,10 @@ void write_nbody_checkpoint(const std::filesystem::path& path, const std::string
 NbodyCheckpointInfo read_nbody_checkpoint(const std::filesystem::path& path,
                                           const std::string& config_text, Integrator& integrator) {
   CheckpointReader r = CheckpointReader::load(path);
+  return read_nbody_checkpoint(r, config_text, integrator);
+}
+
+NbodyCheckpointInfo read_nbody_checkpoint(CheckpointReader& r, const std::string& config_text, Integrator& integrator) {
   check_checkpoint_header(r, "nbody", config_text);
   NbodyCheckpointInfo info;
   info.row = r.i64(), info.csv_bytes = r.u64(), info.e0 = r.f64();

@@ -11,6 +11,10 @@
 #include "nbody/integrator.hpp"
 #include "nbody/run_config.hpp"
 
+namespace pairwise {
+class CheckpointReader;
+}  // namespace pairwise
+
 namespace pairwise::nbody {
 
 struct NbodyCheckpointInfo {
@@ -26,5 +30,8 @@ void write_nbody_checkpoint(const std::filesystem::path& path, const std::string
                             const NbodyCheckpointInfo& info, const Integrator& integrator);
 NbodyCheckpointInfo read_nbody_checkpoint(const std::filesystem::path& path,
                                           const std::string& config_text, Integrator& integrator);
+
+// The same from a loaded, verified checkpoint (the fuzz target feeds it bytes).
+NbodyCheckpointInfo read_nbody_checkpoint(CheckpointReader& r, const std::string& config_text, Integrator& integrator);
 
 }  // namespace pairwise::nbody
