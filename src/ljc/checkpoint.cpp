@@ -78,7 +78,8 @@ LjcCheckpointInfo read_ljc_checkpoint(const std::filesystem::path& path,
   return read_ljc_checkpoint(r, config_text, mol, f);
 }
 
-LjcCheckpointInfo read_ljc_checkpoint(CheckpointReader& r, const std::string& config_text, Molecule& mol, LjcForces& f) {
+LjcCheckpointInfo read_ljc_checkpoint(CheckpointReader& r, const std::string& config_text,
+                                      Molecule& mol, LjcForces& f) {
   check_checkpoint_header(r, "ljc", config_text);
   LjcCheckpointInfo info;
   info.step = r.i64(), info.csv_bytes = r.u64();

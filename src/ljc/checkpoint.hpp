@@ -35,6 +35,7 @@ LjcCheckpointInfo read_ljc_checkpoint(const std::filesystem::path& path,
                                       const std::string& config_text, Molecule& mol, LjcForces& f);
 
 // The same from a loaded, verified checkpoint (the fuzz target feeds it bytes).
-LjcCheckpointInfo read_ljc_checkpoint(CheckpointReader& r, const std::string& config_text, Molecule& mol, LjcForces& f);
+LjcCheckpointInfo read_ljc_checkpoint(CheckpointReader& r, const std::string& config_text,
+                                      Molecule& mol, LjcForces& f);
 
 }  // namespace pairwise::ljc

@@ -69,7 +69,8 @@ MdCheckpointInfo read_md_checkpoint(const std::filesystem::path& path,
   return read_md_checkpoint(r, config_text, engine, s);
 }
 
-MdCheckpointInfo read_md_checkpoint(CheckpointReader& r, const std::string& config_text, MdEngine& engine, System& s) {
+MdCheckpointInfo read_md_checkpoint(CheckpointReader& r, const std::string& config_text,
+                                    MdEngine& engine, System& s) {
   check_checkpoint_header(r, "md", config_text);
   MdCheckpointInfo info;
   info.step = r.i64(), info.csv_bytes = r.u64(), info.dump_bytes = r.u64();

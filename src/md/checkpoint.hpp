@@ -35,6 +35,7 @@ MdCheckpointInfo read_md_checkpoint(const std::filesystem::path& path,
                                     const std::string& config_text, MdEngine& engine, System& s);
 
 // The same from a loaded, verified checkpoint (the fuzz target feeds it bytes).
-MdCheckpointInfo read_md_checkpoint(CheckpointReader& r, const std::string& config_text, MdEngine& engine, System& s);
+MdCheckpointInfo read_md_checkpoint(CheckpointReader& r, const std::string& config_text,
+                                    MdEngine& engine, System& s);
 
 }  // namespace pairwise::md

@@ -149,7 +149,8 @@ namespace {
 
 void expect_finite(const std::vector<double>& v, const CheckpointReader& r) {
   for (double x : v)
-    if (!std::isfinite(x)) throw Error("checkpoint holds a non-finite position or velocity", r.where());
+    if (!std::isfinite(x))
+      throw Error("checkpoint holds a non-finite position or velocity", r.where());
 }
 
 template <class T>

@@ -144,7 +144,8 @@ NbodyCheckpointInfo read_nbody_checkpoint(const std::filesystem::path& path,
   return read_nbody_checkpoint(r, config_text, integrator);
 }
 
-NbodyCheckpointInfo read_nbody_checkpoint(CheckpointReader& r, const std::string& config_text, Integrator& integrator) {
+NbodyCheckpointInfo read_nbody_checkpoint(CheckpointReader& r, const std::string& config_text,
+                                          Integrator& integrator) {
   check_checkpoint_header(r, "nbody", config_text);
   NbodyCheckpointInfo info;
   info.row = r.i64(), info.csv_bytes = r.u64(), info.e0 = r.f64();

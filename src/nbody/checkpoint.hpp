@@ -32,6 +32,7 @@ NbodyCheckpointInfo read_nbody_checkpoint(const std::filesystem::path& path,
                                           const std::string& config_text, Integrator& integrator);
 
 // The same from a loaded, verified checkpoint (the fuzz target feeds it bytes).
-NbodyCheckpointInfo read_nbody_checkpoint(CheckpointReader& r, const std::string& config_text, Integrator& integrator);
+NbodyCheckpointInfo read_nbody_checkpoint(CheckpointReader& r, const std::string& config_text,
+                                          Integrator& integrator);
 
 }  // namespace pairwise::nbody

@@ -54,7 +54,8 @@ PAIRWISE_FUZZ_TARGET(data, size) {
   if (size < 2) return;
   const bool whole_file = data[0] & 1;
   const int workload = data[1] % 3;
-  auto file = whole_file ? std::vector<unsigned char>(data + 2, data + size) : wrap(data + 2, size - 2);
+  auto file =
+      whole_file ? std::vector<unsigned char>(data + 2, data + size) : wrap(data + 2, size - 2);
   CheckpointReader r = CheckpointReader::from_bytes(std::move(file), "fuzz.ckpt");
   if (workload == 0) {
     static MdFixture f;
@@ -67,6 +68,7 @@ PAIRWISE_FUZZ_TARGET(data, size) {
   } else if (workload == 1) {
     nbody::RunConfig rc;
     rc.n = 16;
+    rc.precision = Precision::double_;
     nbody::KernelOptions ko;
     ko.precision = Precision::double_;
     ko.eps2 = rc.eps * rc.eps;
@@ -76,6 +78,7 @@ PAIRWISE_FUZZ_TARGET(data, size) {
   } else {
     ljc::RunConfig rc;
     rc.globule.n = 8;
+    rc.precision = Precision::double_;
     static const ljc::Molecule base = ljc::make_globule(rc.globule);
     ljc::Molecule mol = base;
     ljc::LjcForces f;

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "pairwise/error.hpp"
@@ -22,12 +24,13 @@ inline std::string text(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
-#define PAIRWISE_FUZZ_TARGET(DATA, SIZE)                                            \
-  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
-    try {                                                                           \
-      pairwise::fuzz::one_input(data, size);                                        \
-    } catch (const pairwise::Error&) {                                              \
-    }                                                                               \
-    return 0;                                                                       \
-  }                                                                                 \
+#define PAIRWISE_FUZZ_TARGET(DATA, SIZE)                                                \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {   \
+    try {                                                                               \
+      pairwise::fuzz::one_input(data, size);                                            \
+    } catch (const pairwise::Error& e) {                                                \
+      if (std::getenv("PAIRWISE_FUZZ_VERBOSE")) std::fprintf(stderr, "%s\n", e.what()); \
+    }                                                                                   \
+    return 0;                                                                           \
+  }                                                                                     \
   void pairwise::fuzz::one_input(const std::uint8_t* DATA, std::size_t SIZE)

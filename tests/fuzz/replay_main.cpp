@@ -1,6 +1,7 @@
 // The CI smoke of the fuzz targets: `fuzz_replay_<target> DIR...` feeds every file under each DIR
 // (and every FILE given directly) to the target's entry function, as libFuzzer would, and prints
 // how many inputs ran. A crash or an escaping exception fails the test.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
