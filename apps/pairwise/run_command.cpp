@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "core/checkpoint.hpp"
 #include "core/config.hpp"
 #include "fredholm/run.hpp"
 #include "ljc/run.hpp"
@@ -35,7 +36,7 @@ std::filesystem::path restart_path(const RunArgs& args) {
   return args.restart ? std::filesystem::absolute(*args.restart) : std::filesystem::path();
 }
 
-int run(const RunArgs& args) {
+int run_workload(const RunArgs& args) {
   auto config = config::Config::load(args.file);
   for (const auto& assignment : args.sets) config.set(assignment);
   // Dedicated flags: the value is checked by the key's getter, and errors name the flag.
@@ -81,6 +82,20 @@ int run(const RunArgs& args) {
   root.fail("workload", "unknown workload '" + workload + "'" +
                             config::suggestion_suffix(workload, known) +
                             " (expected one of: nbody, potmap, fredholm, ljc, md)");
+}
+
+// A run that fails after writing a checkpoint (disk full, a GPU fault or out of memory, a blow-up)
+// says which checkpoint to continue from.
+int run(const RunArgs& args) {
+  try {
+    return run_workload(args);
+  } catch (const Error& e) {
+    const auto& ckpt = last_checkpoint_written();
+    if (ckpt.empty()) throw;
+    throw Error(e.message(), e.where() + (e.where().empty() ? "" : "; ") +
+                                 "the last checkpoint is " + ckpt.string() +
+                                 " (continue with --restart " + ckpt.string() + ")");
+  }
 }
 
 }  // namespace

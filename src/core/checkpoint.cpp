@@ -18,6 +18,7 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'W', 'C', 'K', 'P', 'T', '1', '\n'};
 constexpr std::size_t kHeaderSize = 24;
+std::filesystem::path g_last_checkpoint;
 
 std::array<std::uint32_t, 256> make_crc_table() {
   std::array<std::uint32_t, 256> t{};
@@ -137,6 +138,11 @@ void CheckpointWriter::save(const std::filesystem::path& path) const {
     throw Error("cannot rename the checkpoint into place: " + ec.message(), path.string());
   }
   fsync_directory(path);
+  g_last_checkpoint = path;
+}
+
+const std::filesystem::path& last_checkpoint_written() {
+  return g_last_checkpoint;
 }
 
 CheckpointReader CheckpointReader::load(const std::filesystem::path& path) {

@@ -79,6 +79,10 @@ class CheckpointReader {
   std::string where_;
 };
 
+// The checkpoint this process wrote last (empty: none), for error messages: a run that fails after
+// writing one says where to continue from.
+const std::filesystem::path& last_checkpoint_written();
+
 // The header of every workload's checkpoint: workload name and configuration text.
 void write_checkpoint_header(CheckpointWriter& w, std::string_view workload,
                              std::string_view config_text);

@@ -296,7 +296,8 @@ TEST_F(CheckpointErrors, AnotherConfigurationIsRefusedNamingTheKey) {
 }
 
 TEST_F(CheckpointErrors, FullDiskStopsWithThePathAndKeepsThePreviousCheckpoint) {
-  // A file-size limit below the checkpoint's size (SIGXFSZ ignored: write fails with EFBIG).
+  // A file-size limit (RLIMIT_FSIZE, set by util-linux's prlimit) below the checkpoint's size;
+  // SIGXFSZ ignored, so the write fails with EFBIG.
   const std::uintmax_t limit_kib = ckpt_.size() / 1024 / 2;
   ASSERT_GT(limit_kib, 2u);
   const Result r =
@@ -309,6 +310,27 @@ TEST_F(CheckpointErrors, FullDiskStopsWithThePathAndKeepsThePreviousCheckpoint) 
   EXPECT_EQ(read_text(dir_ / "run.ckpt"), ckpt_);
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+TEST_F(CliTest, FullDiskInAGrowingOutputNamesItAndTheLastCheckpoint) {
+  // A 12 KiB file-size limit: the checkpoint of step 10 (~10 KB) fits, the trajectory's second
+  // frame (step 20, ~15 KB in all) does not.
+  write("run.toml",
+        "workload = 'md'\n[system]\ncells = '3 3 3'\n[force_field]\ncutoff = 2.0\n"
+        "[integrator]\nsteps = 40\n[run]\nbackend = 'cpu'\nprecision = 'double'\n[output]\n"
+        "dump_every = 20\ncheckpoint_every = 10\nprogress = false\n");
+  const Result r = run_with_env(dir_, "trap '' XFSZ; prlimit --fsize=12288", "run run.toml");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(
+      r.output.find("error: writing the output file failed (disk full or file size limit?), "),
+      std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("run.lammpstrj; the last checkpoint is "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("run.ckpt (continue with --restart "), std::string::npos) << r.output;
+  ASSERT_TRUE(fs::exists(dir_ / "run.ckpt"));
+  // The checkpoint is whole: a restart (without the limit) finishes the run.
+  const Result resumed = pairwise("run run.toml --restart run.ckpt");
+  EXPECT_EQ(resumed.code, 0) << resumed.output;
 }
 
 TEST_F(CliTest, RestartIsRefusedByWorkloadsWithoutCheckpoints) {
