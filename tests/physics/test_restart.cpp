@@ -296,8 +296,8 @@ TEST_F(CheckpointErrors, AnotherConfigurationIsRefusedNamingTheKey) {
 }
 
 TEST_F(CheckpointErrors, FullDiskStopsWithThePathAndKeepsThePreviousCheckpoint) {
-  // A file-size limit (RLIMIT_FSIZE, set by util-linux's prlimit) below the checkpoint's size;
-  // SIGXFSZ ignored, so the write fails with EFBIG.
+  // A file-size limit (`ulimit -f`: blocks of 512 B in dash, 1 KiB in bash; either way below the
+  // checkpoint's size); SIGXFSZ ignored, so the write fails with EFBIG.
   const std::uintmax_t limit_kib = ckpt_.size() / 1024 / 2;
   ASSERT_GT(limit_kib, 2u);
   const Result r =
