@@ -237,6 +237,7 @@ int run_typed(const RunConfig& rc, BackendKind backend, std::ostream& out) {
       out << "wrote " << (rc.output.directory / name).string() << "\n";
     }
     solutions.push_back(std::move(sol.f));
+    maybe_raise_test_signal(l);
     if (const int sig = stop_requested(); sig != 0 && l != waves.back()) {
       // A solve is not checkpointed (it takes seconds to minutes): say what is missing.
       out << "stopped by " << signal_name(sig) << " after l = " << l

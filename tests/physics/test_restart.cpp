@@ -333,6 +333,16 @@ TEST_F(CliTest, FullDiskInAGrowingOutputNamesItAndTheLastCheckpoint) {
   EXPECT_EQ(resumed.code, 0) << resumed.output;
 }
 
+TEST_F(CliTest, FredholmStopsBetweenPartialWavesWithoutTheNodeFile) {
+  const fs::path example = fs::path(PAIRWISE_TEST_DATA) / ".." / ".." / "examples";
+  fs::copy_file(example / "fredholm-square-well.toml", dir_ / "w.toml");
+  const Result r = run_with_env(dir_, "PAIRWISE_TEST_SIGNAL_AT_STEP=1", "run w.toml");
+  EXPECT_EQ(r.code, 128 + SIGTERM) << r.output;
+  EXPECT_NE(r.output.find("stopped by SIGTERM after l = 1"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "fredholm-square-well.nodes.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "w.nodes.csv"));
+}
+
 TEST_F(CliTest, RestartIsRefusedByWorkloadsWithoutCheckpoints) {
   write("f.toml", "workload = 'fredholm'\n");
   expect_error("run f.toml --restart x.ckpt", {"--restart is supported by the md, nbody and ljc"});
