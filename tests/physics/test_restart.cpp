@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "pairwise/backend.hpp"
 
 namespace pairwise::test {
 namespace {
@@ -94,43 +96,117 @@ const Workload kWorkloads[] = {
      "run.final.json", "run.csv", "", 50},
 };
 
-class Restart : public CliTest, public ::testing::WithParamInterface<Workload> {};
+// Column `c` (0-based) of every CSV row after the header.
+std::vector<double> csv_column(const fs::path& p, int c) {
+  std::istringstream in(read_text(p));
+  std::vector<double> v;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string cell;
+    for (int k = 0; k <= c; ++k) std::getline(f, cell, ',');
+    v.push_back(std::stod(cell));
+  }
+  return v;
+}
 
-TEST_P(Restart, InterruptedAndRestartedEqualsStraightBitwiseAtTenRandomSteps) {
-  const Workload& w = GetParam();
-  write("run.toml", w.config);
-  const Result straight = pairwise("run run.toml");
-  ASSERT_EQ(straight.code, 0) << straight.output;
-  const std::string final_ref = read_text(dir_ / w.final_file);
-  const std::string csv_ref = csv_without_wall(dir_ / w.csv);
-  const std::string traj_ref = *w.trajectory ? read_text(dir_ / w.trajectory) : "";
-  ASSERT_FALSE(final_ref.empty());
+class Restart : public CliTest, public ::testing::WithParamInterface<Workload> {
+ protected:
+  // 10 random interruption points; `bitwise`: the final state, CSV and trajectory equal the
+  // straight run's byte for byte; otherwise the rows' steps equal and column `close_column` agrees
+  // to 1e-6 relative.
+  void run_trials(bool bitwise, int close_column = 0) {
+    const Workload& w = GetParam();
+    write("run.toml", w.config);
+    const Result straight = pairwise("run run.toml");
+    ASSERT_EQ(straight.code, 0) << straight.output;
+    const std::string final_ref = read_text(dir_ / w.final_file);
+    const std::string csv_ref = csv_without_wall(dir_ / w.csv);
+    const std::vector<double> close_ref = csv_column(dir_ / w.csv, close_column);
+    const std::vector<double> steps_ref = csv_column(dir_ / w.csv, 0);
+    const std::string traj_ref = *w.trajectory ? read_text(dir_ / w.trajectory) : "";
+    ASSERT_FALSE(final_ref.empty());
 
-  const unsigned seed = std::random_device{}();
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> step(1, w.last_step);
-  for (int trial = 0; trial < 10; ++trial) {
-    const int k = step(rng);
-    SCOPED_TRACE("seed " + std::to_string(seed) + ", signal at step " + std::to_string(k));
-    fs::remove(dir_ / w.final_file);
-    fs::remove(dir_ / "run.ckpt");
-    const Result stopped =
-        run_with_env(dir_, "PAIRWISE_TEST_SIGNAL_AT_STEP=" + std::to_string(k), "run run.toml");
-    ASSERT_EQ(stopped.code, 128 + SIGTERM) << stopped.output;
-    EXPECT_NE(stopped.output.find("stopped by SIGTERM"), std::string::npos) << stopped.output;
-    EXPECT_FALSE(fs::exists(dir_ / w.final_file));
-    ASSERT_TRUE(fs::exists(dir_ / "run.ckpt"));
-    const Result resumed = pairwise("run run.toml --restart run.ckpt");
-    ASSERT_EQ(resumed.code, 0) << resumed.output;
-    EXPECT_EQ(read_text(dir_ / w.final_file), final_ref);
-    EXPECT_EQ(csv_without_wall(dir_ / w.csv), csv_ref);
-    if (*w.trajectory) {
-      EXPECT_EQ(read_text(dir_ / w.trajectory), traj_ref);
+    const unsigned seed = std::random_device{}();
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> step(1, w.last_step);
+    for (int trial = 0; trial < 10; ++trial) {
+      const int k = step(rng);
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", signal at step " + std::to_string(k));
+      fs::remove(dir_ / w.final_file);
+      fs::remove(dir_ / "run.ckpt");
+      const Result stopped =
+          run_with_env(dir_, "PAIRWISE_TEST_SIGNAL_AT_STEP=" + std::to_string(k), "run run.toml");
+      ASSERT_EQ(stopped.code, 128 + SIGTERM) << stopped.output;
+      EXPECT_NE(stopped.output.find("stopped by SIGTERM"), std::string::npos) << stopped.output;
+      EXPECT_FALSE(fs::exists(dir_ / w.final_file));
+      ASSERT_TRUE(fs::exists(dir_ / "run.ckpt"));
+      const Result resumed = pairwise("run run.toml --restart run.ckpt");
+      ASSERT_EQ(resumed.code, 0) << resumed.output;
+      if (bitwise) {
+        EXPECT_EQ(read_text(dir_ / w.final_file), final_ref);
+        EXPECT_EQ(csv_without_wall(dir_ / w.csv), csv_ref);
+        if (*w.trajectory) {
+          EXPECT_EQ(read_text(dir_ / w.trajectory), traj_ref);
+        }
+      } else {
+        EXPECT_EQ(csv_column(dir_ / w.csv, 0), steps_ref);
+        const std::vector<double> close = csv_column(dir_ / w.csv, close_column);
+        ASSERT_EQ(close.size(), close_ref.size());
+        for (std::size_t r = 0; r < close.size(); ++r)
+          EXPECT_NEAR(close[r], close_ref[r], 1e-6 * std::abs(close_ref[r])) << "row " << r;
+      }
     }
   }
+};
+
+TEST_P(Restart, InterruptedAndRestartedEqualsStraightBitwiseAtTenRandomSteps) {
+  run_trials(true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Workloads, Restart, ::testing::ValuesIn(kWorkloads),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// The same on the GPU (skipped without a device): nbody and ljc keep their integrator state on
+// the host and reload the device from it, so in double precision they restart bitwise; the md CUDA
+// engine restarts from positions, images and velocities (not bitwise): its total energy per atom
+// (CSV column 4) must agree to 1e-6.
+const Workload kCudaWorkloads[] = {
+    {"nbody_block_hermite_cuda_double",
+     "workload = 'nbody'\n[system]\nn = 48\nseed = 3\n[run]\nt_end = 1.0\nbackend = 'cuda'\n"
+     "precision = 'double'\n[output]\ninterval = 0.0625\nprogress = false\n",
+     "run.final.txt", "run.csv", "", 15},
+    {"ljc_langevin_cuda_double",
+     "workload = 'ljc'\n[system]\nn = 40\n[integrator]\nthermostat = 'langevin'\n"
+     "[run]\nsteps = 60\nbackend = 'cuda'\nprecision = 'double'\n[output]\ninterval = 5\n"
+     "progress = false\n",
+     "run.final.json", "run.csv", "", 50},
+};
+const Workload kCudaMd[] = {
+    {"md_langevin_cuda_mixed",
+     "workload = 'md'\n[system]\ncells = '4 4 4'\n[integrator]\nsteps = 60\n"
+     "thermostat = 'langevin'\n[run]\nbackend = 'cuda'\n[output]\nthermo_every = 5\n"
+     "final_data = 'final.data'\nprogress = false\n",
+     "final.data", "run.csv", "", 50},
+};
+
+class RestartCuda : public Restart {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+    Restart::SetUp();
+  }
+};
+
+TEST_P(RestartCuda, InterruptedAndRestartedEqualsStraightAtTenRandomSteps) {
+  run_trials(std::string(GetParam().name).rfind("md_", 0) != 0, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, RestartCuda, ::testing::ValuesIn(kCudaWorkloads),
+                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Md, RestartCuda, ::testing::ValuesIn(kCudaMd),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // A child process that runs `pairwise run run.toml` in `dir` (stdout to run.log).
