@@ -77,6 +77,7 @@ std::uint32_t crc32(const void* data, std::size_t size, std::uint32_t crc) {
 }
 
 void CheckpointWriter::raw(const void* p, std::size_t n) {
+  if (n == 0) return;
   const auto* b = static_cast<const unsigned char*>(p);
   bytes_.insert(bytes_.end(), b, b + n);
 }
@@ -179,6 +180,7 @@ CheckpointReader CheckpointReader::from_bytes(std::vector<unsigned char> file, s
 }
 
 void CheckpointReader::raw(void* p, std::size_t n) {
+  if (n == 0) return;  // an empty string or array: p may be null
   if (n > payload_.size() - pos_)
     throw Error("checkpoint payload ends early (a field layout mismatch)", where_);
   std::memcpy(p, payload_.data() + pos_, n);
