@@ -15,6 +15,14 @@ void check_toml_text(std::string_view text, const std::string& source) {
                     " (TOML allows them only inside strings and comments)",
                 source + ":" + std::to_string(line));
   };
+  // A quote opens a string only where a key or value may start (toml++ reads a quote in the middle
+  // of a bare token as part of that token, and scans on).
+  auto may_open = [&](std::size_t i) {
+    if (i == 0) return true;
+    const char p = text[i - 1];
+    return p == '\n' || p == ' ' || p == '\t' || p == '=' || p == '[' || p == ',' || p == '{' ||
+           p == '.';
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const bool ascii = static_cast<unsigned char>(c) < 0x80;
@@ -24,6 +32,8 @@ void check_toml_text(std::string_view text, const std::string& source) {
         if (!ascii) fail("outside a string or comment");
         if (c == '#') {
           state = State::comment;
+        } else if (!may_open(i)) {
+          // a quote inside a bare token: not a string
         } else if (starts(i, "\"\"\"")) {
           state = State::multi_basic, i += 2;
         } else if (starts(i, "'''")) {
@@ -39,6 +49,10 @@ void check_toml_text(std::string_view text, const std::string& source) {
         break;
       case State::basic:
         if (c == '\\') {
+          std::size_t j = i + 1;
+          while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
+          if (j > i + 1 && j < text.size() && static_cast<unsigned char>(text[j]) >= 0x80)
+            fail("after a backslash and whitespace");
           ++i;  // the escaped character (an escaped newline is an error toml++ reports)
           if (i < text.size() && text[i] == '\n') ++line;
         } else if (c == '"' || c == '\n') {
@@ -59,6 +73,8 @@ void check_toml_text(std::string_view text, const std::string& source) {
           while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
           if (j < text.size() && text[j] == '\n') {
             trimming = true;
+          } else if (j > i + 1 && j < text.size() && static_cast<unsigned char>(text[j]) >= 0x80) {
+            fail("after a backslash and whitespace");  // toml++ scans the whitespace run on
           } else {
             ++i;  // an escape sequence
             if (i < text.size() && text[i] == '\n') ++line;

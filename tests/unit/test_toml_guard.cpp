@@ -31,6 +31,10 @@ TEST(TomlGuard, NonAsciiOnlyInStringsAndComments) {
   EXPECT_NE(message_of("m = \"\"\"a \\\n   é\"\"\"\n").find("after a line-ending backslash"),
             std::string::npos);
   EXPECT_EQ(message_of("m = \"\"\"a \\\n   x é\"\"\"\n"), "");
+  EXPECT_NE(message_of("m = \"\"\"a \\ \xef\xbb\xaf\"\"\"\n").find("after a backslash"),
+            std::string::npos);
+  // A quote inside a bare token opens no string (found by fuzz_config_fredholm).
+  EXPECT_NE(message_of("b = 21lp'''\xcf\x80'''\n").find("outside a string"), std::string::npos);
   // Through Config::parse, as every workload reads its file.
   EXPECT_THROW(config::Config::parse("[run]\nt_end = 1 ü\n", "x.toml"), Error);
   EXPECT_NO_THROW(config::Config::parse("# ü\n[run]\nt_end = 1\n", "x.toml"));
