@@ -1,5 +1,7 @@
 // `pairwise run FILE.toml [flags]`: loads the config, applies command-line overrides (--set first,
-// then the dedicated flags, which win), and runs the workload the file names.
+// then the dedicated flags, which win), and runs the workload the file names. `--restart CKPT`
+// continues a checkpointed run (md, nbody, ljc). Exit codes: 0 done, 1 error, 2 usage, 128 + signal
+// when SIGINT/SIGTERM/SIGUSR1/SIGXCPU stopped the run (after a checkpoint was written).
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "core/checkpoint.hpp"
 #include "core/config.hpp"
 #include "fredholm/run.hpp"
 #include "ljc/run.hpp"
@@ -25,10 +28,15 @@ namespace {
 struct RunArgs {
   std::string file;
   std::vector<std::string> sets;
-  std::optional<std::string> backend, precision, t_end, n, seed, output;
+  std::optional<std::string> backend, precision, t_end, n, seed, output, restart;
 };
 
-int run(const RunArgs& args) {
+// The checkpoint to continue from, absolute (relative to the working directory).
+std::filesystem::path restart_path(const RunArgs& args) {
+  return args.restart ? std::filesystem::absolute(*args.restart) : std::filesystem::path();
+}
+
+int run_workload(const RunArgs& args) {
   auto config = config::Config::load(args.file);
   for (const auto& assignment : args.sets) config.set(assignment);
   // Dedicated flags: the value is checked by the key's getter, and errors name the flag.
@@ -48,17 +56,46 @@ int run(const RunArgs& args) {
   }
   const auto root = config.root();
   const std::string workload = root.string("workload", "nbody");
-  if (workload == "nbody") return nbody::run_nbody(nbody::read_run_config(config), std::cout);
+  if (args.restart && workload != "md" && workload != "nbody" && workload != "ljc")
+    throw Error("--restart is supported by the md, nbody and ljc workloads, not '" + workload + "'",
+                "--restart " + *args.restart);
+  if (workload == "nbody") {
+    auto rc = nbody::read_run_config(config);
+    rc.restart = restart_path(args);
+    return nbody::run_nbody(rc, std::cout);
+  }
   if (workload == "potmap")
     return potmap::run_potmap(potmap::read_potmap_config(config), std::cout);
   if (workload == "fredholm")
     return fredholm::run_fredholm(fredholm::read_run_config(config), std::cout);
-  if (workload == "ljc") return ljc::run_ljc(ljc::read_run_config(config), std::cout, std::cerr);
-  if (workload == "md") return md::run_md(md::read_md_config(config), std::cout);
+  if (workload == "ljc") {
+    auto rc = ljc::read_run_config(config);
+    rc.restart = restart_path(args);
+    return ljc::run_ljc(rc, std::cout, std::cerr);
+  }
+  if (workload == "md") {
+    auto rc = md::read_md_config(config);
+    rc.restart = restart_path(args);
+    return md::run_md(rc, std::cout);
+  }
   const std::string known[] = {"nbody", "potmap", "fredholm", "ljc", "md"};
   root.fail("workload", "unknown workload '" + workload + "'" +
                             config::suggestion_suffix(workload, known) +
                             " (expected one of: nbody, potmap, fredholm, ljc, md)");
+}
+
+// A run that fails after writing a checkpoint (disk full, a GPU fault or out of memory, a blow-up)
+// says which checkpoint to continue from.
+int run(const RunArgs& args) {
+  try {
+    return run_workload(args);
+  } catch (const Error& e) {
+    const auto& ckpt = last_checkpoint_written();
+    if (ckpt.empty()) throw;
+    throw Error(e.message(), e.where() + (e.where().empty() ? "" : "; ") +
+                                 "the last checkpoint is " + ckpt.string() +
+                                 " (continue with --restart " + ckpt.string() + ")");
+  }
 }
 
 }  // namespace
@@ -75,6 +112,8 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--seed", args->seed, "Random seed of the initial conditions (system.seed)");
   sub->add_option("--output", args->output,
                   "Directory for the CSV and snapshots (output.directory; default: next to FILE)");
+  sub->add_option("--restart", args->restart,
+                  "Continue the run from a checkpoint ([output] checkpoint; md, nbody, ljc)");
   sub->add_option("--set", args->sets, "Override any key: --set integrator.eta=0.02 (repeatable)")
       ->allow_extra_args(false);
   return {sub, [args] { return run(*args); }};

@@ -1,5 +1,7 @@
 #include "core/config.hpp"
 
+#include "core/toml_guard.hpp"
+
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
@@ -261,6 +263,7 @@ Config Config::parse(std::string_view text, std::string source) {
   Config config;
   config.impl_->source = std::move(source);
   try {
+    check_toml_text(text, config.impl_->source);
     config.impl_->root = toml::parse(text, config.impl_->source);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
@@ -286,6 +289,7 @@ void Config::set_value(std::string_view dotted_key, std::string_view value_text,
   // a bare string, so --set run.backend=cpu works without shell quoting.
   toml::table parsed;
   try {
+    check_toml_text(value_text, origin.empty() ? std::string(dotted_key) : origin);
     parsed = toml::parse("v = " + std::string(value_text));
   } catch (const toml::parse_error&) {
     parsed.insert("v", std::string(value_text));

@@ -4,17 +4,41 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 
 #include "pairwise/error.hpp"
 
 namespace pairwise::cuda {
 
-// Throws pairwise::Error("CUDA error in <what>: <cudaGetErrorString> (<cudaGetErrorName>)").
+// " (the device has F of T bytes free)", or "" when the runtime cannot tell.
+inline std::string free_memory_note() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return "";
+  return " (the device has " + std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
+         " bytes free)";
+}
+
+// Throws pairwise::Error("CUDA error in <what>: <cudaGetErrorString> (<cudaGetErrorName>)"), with
+// the device's free memory for an allocation failure. (The CLI adds the last checkpoint's path to
+// any error of a run that wrote one: apps/pairwise/run_command.cpp.)
 inline void check(cudaError_t status, const char* what, const char* file, int line) {
   if (status == cudaSuccess) return;
   throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status) + " (" +
-                  cudaGetErrorName(status) + ")",
+                  cudaGetErrorName(status) + ")" +
+                  (status == cudaErrorMemoryAllocation ? free_memory_note() : ""),
+              std::string(file) + ":" + std::to_string(line));
+}
+
+// An allocation of `bytes`: "out of GPU memory: <what> asked for N bytes (the device has F of T
+// bytes free)".
+inline void check_alloc(cudaError_t status, std::size_t bytes, const char* what, const char* file,
+                        int line) {
+  if (status == cudaSuccess) return;
+  if (status != cudaErrorMemoryAllocation) check(status, what, file, line);
+  cudaGetLastError();  // an allocation error is not sticky: clear it
+  throw Error(std::string("out of GPU memory: ") + what + " asked for " + std::to_string(bytes) +
+                  " bytes" + free_memory_note(),
               std::string(file) + ":" + std::to_string(line));
 }
 
@@ -28,5 +52,8 @@ inline void check_launch(const char* kernel, const char* file, int line) {
 
 // PW_CUDA(cudaMemcpy(...)) : the call's text names it in the error message.
 #define PW_CUDA(call) ::pairwise::cuda::check((call), #call, __FILE__, __LINE__)
+// PW_CUDA_ALLOC(cudaMalloc(&p, bytes), bytes): the bytes asked for and free in the message.
+#define PW_CUDA_ALLOC(call, bytes) \
+  ::pairwise::cuda::check_alloc((call), (bytes), #call, __FILE__, __LINE__)
 // PW_CUDA_LAUNCH("gravity_forces") right after kernel<<<...>>>(...).
 #define PW_CUDA_LAUNCH(kernel_name) ::pairwise::cuda::check_launch(kernel_name, __FILE__, __LINE__)

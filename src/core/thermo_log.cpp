@@ -29,20 +29,30 @@ bool prints_as_integer(const ThermoColumn& column, double value) {
 }  // namespace
 
 ThermoLog::ThermoLog(std::vector<ThermoColumn> columns, std::ostream& out,
-                     std::filesystem::path csv, bool progress)
+                     std::filesystem::path csv, bool progress, std::uint64_t resume_csv_bytes)
     : columns_(std::move(columns)), out_(out), csv_path_(std::move(csv)) {
   tty_ = progress && ::isatty(STDERR_FILENO) == 1;
-  if (!csv_path_.empty()) {
-    csv_ = std::make_unique<io::AtomicFile>(csv_path_);
+  if (!csv_path_.empty() && resume_csv_bytes > 0) {
+    csv_ = std::make_unique<io::GrowingFile>(csv_path_, resume_csv_bytes, kCsvFlushRows);
+  } else if (!csv_path_.empty()) {
+    csv_ = std::make_unique<io::GrowingFile>(csv_path_, kCsvFlushRows);
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       csv_->stream() << (c ? "," : "") << csv_name(columns_[c].name);
     }
     csv_->stream() << '\n';
+    csv_->flush();
   }
 }
 
 ThermoLog::~ThermoLog() {
   clear_progress();
+  if (csv_) {
+    try {
+      csv_->close();
+    } catch (
+        ...) {  // a destructor during unwinding must not throw; the error is reported elsewhere
+    }
+  }
 }
 
 std::string ThermoLog::format(const ThermoColumn& column, double value) {
@@ -86,6 +96,7 @@ void ThermoLog::row(std::span<const double> values) {
       csv_->stream() << (c ? "," : "") << buf;
     }
     csv_->stream() << '\n';
+    csv_->end_record();
   }
 }
 
@@ -113,9 +124,13 @@ void ThermoLog::clear_progress() {
   bar_shown_ = false;
 }
 
+std::uint64_t ThermoLog::flush() {
+  return csv_ ? csv_->flush() : 0;
+}
+
 void ThermoLog::finish() {
   clear_progress();
-  if (csv_) csv_->commit();
+  if (csv_) csv_->close();
 }
 
 }  // namespace pairwise

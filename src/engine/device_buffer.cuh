@@ -28,7 +28,7 @@ class DeviceBuffer {
   void reserve(std::size_t bytes) {
     if (bytes <= bytes_) return;
     release();
-    PW_CUDA(cudaMalloc(&ptr_, bytes));
+    PW_CUDA_ALLOC(cudaMalloc(&ptr_, bytes), bytes);
     bytes_ = bytes;
   }
   template <class T>
@@ -55,7 +55,7 @@ class PinnedBuffer {
     if (bytes <= bytes_) return;
     if (ptr_) cudaFreeHost(ptr_);
     ptr_ = nullptr;
-    PW_CUDA(cudaMallocHost(&ptr_, bytes));
+    PW_CUDA_ALLOC(cudaMallocHost(&ptr_, bytes), bytes);
     bytes_ = bytes;
   }
   template <class T>

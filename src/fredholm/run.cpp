@@ -7,6 +7,8 @@
 #include <numbers>
 
 #include "core/io/atomic_file.hpp"
+#include "core/io/growing_file.hpp"
+#include "core/signals.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::fredholm {
@@ -236,6 +238,15 @@ int run_typed(const RunConfig& rc, BackendKind backend, std::ostream& out) {
       out << "wrote " << (rc.output.directory / name).string() << "\n";
     }
     solutions.push_back(std::move(sol.f));
+    maybe_raise_test_signal(l);
+    if (const int sig = stop_requested(); sig != 0 && l != waves.back()) {
+      // A solve is not checkpointed (it takes seconds to minutes): say what is missing.
+      out << "stopped by " << signal_name(sig) << " after l = " << l
+          << ": the remaining partial waves were not solved and " << rc.output.prefix
+          << ".nodes.csv was not written\n"
+          << std::flush;
+      return stop_exit_code(sig);
+    }
   }
   if (rc.output.nodes) {
     const auto path = rc.output.directory / (rc.output.prefix + ".nodes.csv");
@@ -271,6 +282,7 @@ int run_typed(const RunConfig& rc, BackendKind backend, std::ostream& out) {
 }  // namespace
 
 int run_fredholm(const RunConfig& rc, std::ostream& out) {
+  StopSignals stop_signals;  // checked between the partial waves of a square well
   std::string note;
   const BackendKind backend = resolve_backend(rc.backend, &note);
   if (!note.empty()) out << "# " << note << "\n";
@@ -279,6 +291,7 @@ int run_fredholm(const RunConfig& rc, std::ostream& out) {
   if (ec)
     throw Error("cannot create the output directory: " + ec.message(),
                 rc.output.directory.string());
+  out << io::remove_stale_temp_files(rc.output.directory);
   if (is_complex(rc.spec.kernel)) return run_typed<std::complex<double>>(rc, backend, out);
   return run_typed<double>(rc, backend, out);
 }

@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/io/growing_file.hpp"
 #include "core/io/pdb.hpp"
+#include "core/signals.hpp"
 #include "core/thermo_log.hpp"
 #include "engine/dynamics.hpp"
+#include "ljc/checkpoint.hpp"
 #include "ljc/generator.hpp"
 #include "ljc/ljc_kernel.hpp"
 #include "ljc/pdb_molecule.hpp"
@@ -83,6 +86,7 @@ double kinetic_energy(const Molecule& m) {
 
 int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   const auto start = Clock::now();
+  StopSignals stop_signals;
   std::string note;
   const BackendKind backend = resolve_backend(rc.backend, &note);
   Molecule mol;
@@ -134,13 +138,27 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   o.seed = rc.seed;
   const double dof = rc.langevin ? 3.0 * n : (n > 1 ? 3.0 * n - 3.0 : 3.0);
 
+  const std::string config_text = ljc_config_text(rc, backend);
+  LjcCheckpointInfo resumed;
+  if (!rc.restart.empty()) {
+    resumed = read_ljc_checkpoint(rc.restart, config_text, mol, f);
+    kernel->set_positions(mol.x.data(), mol.y.data(), mol.z.data());
+    if (resumed.step > rc.steps)
+      throw Error("the checkpoint is at step " + std::to_string(resumed.step) +
+                      ", past run.steps = " + std::to_string(rc.steps),
+                  rc.restart.string());
+    out << "restart: continuing from step " << resumed.step << " of " << rc.restart.string()
+        << "\n";
+  }
+
   std::error_code ec;
   std::filesystem::create_directories(rc.output.directory, ec);
   if (ec) throw Error("cannot create the output directory: " + ec.message(), rc.output.directory);
-  ThermoLog log(columns(), out, rc.output.csv, rc.output.progress);
+  out << io::remove_stale_temp_files(rc.output.directory);
+  ThermoLog log(columns(), out, rc.output.csv, rc.output.progress, resumed.csv_bytes);
   log.header();
-  double e0 = 0, max_drift = 0, t_sum = 0;
-  std::int64_t t_rows = 0;
+  double e0 = resumed.e0, max_drift = resumed.max_drift, t_sum = resumed.t_sum;
+  std::int64_t t_rows = resumed.t_rows;
   auto row = [&](std::int64_t step) {
     check_finite(mol, f, step);
     const double ke = kinetic_energy(mol);
@@ -155,9 +173,14 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
         drift,        seconds_since(start)};
     log.row(values);
   };
-  row(0);
+  auto checkpoint = [&](std::int64_t step) {
+    const LjcCheckpointInfo info{step, log.flush(), e0, max_drift, t_sum, t_rows};
+    write_ljc_checkpoint(rc.output.checkpoint, config_text, info, mol, f);
+  };
+  if (rc.restart.empty()) row(0);
   double integration_s = 0;
-  for (std::int64_t step = 0; step < rc.steps;) {
+  bool checkpointed = false;
+  for (std::int64_t step = resumed.step; step < rc.steps;) {
     const std::int64_t chunk =
         std::min(rc.output.interval - step % rc.output.interval, rc.steps - step);
     const auto t0 = Clock::now();
@@ -165,9 +188,24 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
     integration_s += seconds_since(t0);
     step += chunk;
     row(step);
+    const std::int64_t rows = step / rc.output.interval;
+    const bool periodic = rc.output.checkpoint_every > 0 && step % rc.output.interval == 0 &&
+                          rows % rc.output.checkpoint_every == 0;
+    if (periodic) checkpoint(step), checkpointed = true;
     std::ostringstream status;
     status << "step " << step << " / " << rc.steps;
     log.progress(double(step) / double(rc.steps), status.str());
+    maybe_raise_test_signal(step);
+    if (const int sig = stop_requested(); sig != 0 && step < rc.steps) {
+      if (!periodic) checkpoint(step);
+      log.finish();
+      out << "stopped by " << signal_name(sig) << " after step " << step << ": wrote checkpoint "
+          << rc.output.checkpoint.string() << " (continue with --restart "
+          << rc.output.checkpoint.string() << ")";
+      if (!rc.output.csv.empty()) out << ", " << rc.output.csv.string();
+      out << " (complete up to step " << step << ")\n" << std::flush;
+      return stop_exit_code(sig);
+    }
   }
   log.finish();
   if (!rc.output.final_topology.empty()) write_topology(rc.output.final_topology, mol);
@@ -183,6 +221,7 @@ int run_ljc(const RunConfig& rc, std::ostream& out, std::ostream& err) {
   if (!rc.output.csv.empty()) out << "wrote " << rc.output.csv.string() << "\n";
   if (!rc.output.final_topology.empty())
     out << "wrote " << rc.output.final_topology.string() << "\n";
+  if (checkpointed) out << "wrote " << rc.output.checkpoint.string() << "\n";
   return 0;
 }
 

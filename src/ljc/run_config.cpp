@@ -126,6 +126,8 @@ void read_output(config::Config& config, RunConfig& rc) {
   o.final_topology =
       final_topology.empty() ? std::filesystem::path() : o.directory / final_topology;
   o.progress = s.boolean("progress", true);
+  o.checkpoint = o.directory / s.string("checkpoint", o.prefix + ".ckpt");
+  o.checkpoint_every = s.integer("checkpoint_every", 0, 0, INT64_MAX);
   if (rc.steps / o.interval > 10000000) s.fail("interval", "gives more than 10^7 rows");
 }
 

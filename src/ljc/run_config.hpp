@@ -6,7 +6,8 @@
 //   [integrator]  thermostat ("none": velocity Verlet NVE | "langevin": BAOAB), dt (fs),
 //                 temperature (K), friction (1/ps), seed
 //   [run]         steps, backend, precision, pair_kernel, step_kernel
-//   [output]      directory, prefix, interval (steps), csv, final, progress
+//   [output]      directory, prefix, interval (steps), csv, final, progress, checkpoint,
+//                 checkpoint_every (rows)
 #pragma once
 
 #include <cstdint>
@@ -54,7 +55,10 @@ struct RunConfig {
     std::int64_t interval = 100;
     std::filesystem::path csv, final_topology;
     bool progress = true;
+    std::filesystem::path checkpoint;   // default <prefix>.ckpt
+    std::int64_t checkpoint_every = 0;  // a checkpoint every K-th row (0: only on a signal)
   } output;
+  std::filesystem::path restart;  // `--restart CKPT` (not a TOML key)
 };
 
 RunConfig read_run_config(config::Config& config);

@@ -1,5 +1,7 @@
 #include "ljc/topology_io.hpp"
 
+#include "core/toml_guard.hpp"
+
 #include <toml++/toml.h>
 
 #include <cmath>
@@ -55,6 +57,7 @@ struct TypeParams {
 json toml_to_json(const std::string& text, const std::string& source) {
   toml::table table;
   try {
+    check_toml_text(text, source);
     table = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;

@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/checkpoint.hpp"
 #include "engine/cell_list.hpp"
 #include "engine/formula/program.hpp"
 #include "md/custom_force_field.hpp"
@@ -116,6 +117,38 @@ class CpuEngine final : public HostEngine {
       any_sf_ ? pair_forces<true, true>() : pair_forces<false, true>();
     else
       any_sf_ ? pair_forces<true, false>() : pair_forces<false, false>();
+  }
+
+  // The list is rebuilt from the positions of its last build (x0), in the saved storage order and
+  // capacity, so it holds the same entries in the same order: the forces, and every later step,
+  // are bitwise those of the interrupted run.
+  void save_extra(CheckpointWriter& w) override {
+    w.f64s(x0_), w.f64s(y0_), w.f64s(z0_);
+    w.i64(steps_since_sort_), w.i64(list_.capacity), w.i64(list_.rebuilds), w.i64(list_.regrows);
+    w.i64(stats_.reorders);
+  }
+  void load_extra(CheckpointReader& r) override {
+    x0_ = r.f64s(), y0_ = r.f64s(), z0_ = r.f64s();
+    if (x0_.size() != n() || y0_.size() != n() || z0_.size() != n())
+      throw Error("checkpoint neighbour-list positions do not match the atom count", r.where());
+    const std::vector<double>* x0[3] = {&x0_, &y0_, &z0_};
+    for (int d = 0; d < 3; ++d)
+      for (double v : *x0[d])
+        if (!(v >= box_.lo[d] && v < box_.hi[d]))  // also false for NaN
+          throw Error("checkpoint neighbour-list position outside the box", r.where());
+    const std::int64_t since_sort = r.i64(), capacity = r.i64(), rebuilds = r.i64(),
+                       regrows = r.i64(), reorders = r.i64();
+    if (capacity < 1 || capacity > (1 << 20) || since_sort < 0)
+      throw Error("checkpoint neighbour-list state out of range", r.where());
+    list_.capacity = int(capacity);
+    std::vector<double> x = std::move(x_), y = std::move(y_), z = std::move(z_);
+    x_ = x0_, y_ = y0_, z_ = z0_;  // build from the positions of the last build (x0 = them again)
+    rebuild(false);
+    x_ = std::move(x), y_ = std::move(y), z_ = std::move(z);
+    list_.rebuilds = int(rebuilds), list_.regrows = int(regrows);
+    stats_.reorders = reorders;
+    steps_since_sort_ = int(since_sort) - 1;  // compute_forces() counts the step again
+    compute_forces();
   }
 
  private:

@@ -20,6 +20,11 @@
 #include "pairwise/backend.hpp"
 #include "pairwise/precision.hpp"
 
+namespace pairwise {
+class CheckpointWriter;
+class CheckpointReader;
+}  // namespace pairwise
+
 namespace pairwise::md {
 
 struct EngineOptions {
@@ -67,6 +72,14 @@ class MdEngine {
   // force at cutoff + skin).
   virtual std::vector<std::pair<int, int>> neighbor_pairs() = 0;
   virtual EngineStats stats() const { return {}; }
+  // Checkpoints (src/md/checkpoint.hpp): the engine's whole state, so that a restarted run
+  // continues bitwise. `s` is the run's system (the initial one when loading: box, force field,
+  // types, ids). The defaults save the positions, images and velocities of get_state() and load
+  // them through set_state() (a continuation that is not bitwise: the host engines override them
+  // with their storage order, raw positions and neighbour-list state; see exact_restart()).
+  virtual void save_checkpoint(CheckpointWriter& w, System& s);
+  virtual void load_checkpoint(CheckpointReader& r, System& s);
+  virtual bool exact_restart() const { return false; }
   // Seconds per step of `steps` steps of dynamics, timed by the engine (device events on cuda).
   virtual double time_steps(int steps);
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/checkpoint.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::md {
@@ -142,6 +143,71 @@ std::uint32_t HostEngine::first_bad_atom(double max_speed) {
       bad_slot = std::size_t(slot_[k]), bad = id_[k];
   }
   return bad;
+}
+
+namespace {
+
+void expect_finite(const std::vector<double>& v, const CheckpointReader& r) {
+  for (double x : v)
+    if (!std::isfinite(x))
+      throw Error("checkpoint holds a non-finite position or velocity", r.where());
+}
+
+template <class T>
+void expect_size(const std::vector<T>& v, std::size_t n, const CheckpointReader& r) {
+  if (v.size() != n)
+    throw Error(
+        "checkpoint has " + std::to_string(v.size()) + " atoms, the system " + std::to_string(n),
+        r.where());
+}
+
+}  // namespace
+
+void MdEngine::save_checkpoint(CheckpointWriter& w, System& s) {
+  get_state(s);
+  const auto& a = s.atoms;
+  w.f64s(a.x), w.f64s(a.y), w.f64s(a.z), w.f64s(a.vx), w.f64s(a.vy), w.f64s(a.vz);
+  w.i32s(a.ix), w.i32s(a.iy), w.i32s(a.iz);
+}
+
+void MdEngine::load_checkpoint(CheckpointReader& r, System& s) {
+  auto& a = s.atoms;
+  const std::size_t count = a.size();
+  for (auto* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz})
+    *v = r.f64s(), expect_size(*v, count, r), expect_finite(*v, r);
+  for (auto* v : {&a.ix, &a.iy, &a.iz}) *v = r.i32s(), expect_size(*v, count, r);
+  set_state(s);
+}
+
+void HostEngine::save_checkpoint(CheckpointWriter& w, System&) {
+  w.i32s(slot_);
+  for (auto* v : {&x_, &y_, &z_, &vx_, &vy_, &vz_}) w.f64s(*v);
+  for (auto* v : {&ix_, &iy_, &iz_}) w.i32s(*v);
+  save_extra(w);
+}
+
+void HostEngine::load_checkpoint(CheckpointReader& r, System& s) {
+  set_state(s);  // box, pair table, subclass set-up
+  const std::size_t count = n();
+  std::vector<int> slot = r.i32s();
+  expect_size(slot, count, r);
+  std::vector<char> seen(count, 0);
+  for (int i : slot) {
+    if (i < 0 || std::size_t(i) >= count || seen[std::size_t(i)])
+      throw Error("checkpoint atom order is not a permutation", r.where());
+    seen[std::size_t(i)] = 1;
+  }
+  for (auto* v : {&x_, &y_, &z_, &vx_, &vy_, &vz_})
+    *v = r.f64s(), expect_size(*v, count, r), expect_finite(*v, r);
+  for (auto* v : {&ix_, &iy_, &iz_}) *v = r.i32s(), expect_size(*v, count, r);
+  slot_ = std::move(slot);
+  const auto& a = s.atoms;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = std::size_t(slot_[k]);
+    type_[k] = a.type[i], id_[k] = a.id[i];
+    inv_mass_[k] = table_.inv_mass[std::size_t(type_[k] - 1)];
+  }
+  load_extra(r);
 }
 
 }  // namespace pairwise::md

@@ -21,12 +21,19 @@ class HostEngine : public MdEngine {
   Thermo thermo() override;
   std::uint32_t first_bad_atom(double max_speed) override;
   void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override;
+  void save_checkpoint(CheckpointWriter& w, System& s) override;
+  void load_checkpoint(CheckpointReader& r, System& s) override;
+  bool exact_restart() const override { return true; }
 
  protected:
   // Fills fx, fy, fz, potential_, virial_ for the current (wrapped) positions.
   virtual void compute_forces() = 0;
   // Called by set_state after the state is loaded, before the first compute_forces().
   virtual void prepare() {}
+  // Checkpoint state of a subclass (neighbour list, counters). load_extra must leave the forces of
+  // the loaded state computed exactly as the interrupted run had them (default: compute_forces()).
+  virtual void save_extra(CheckpointWriter&) {}
+  virtual void load_extra(CheckpointReader&) { compute_forces(); }
   void wrap();
   engine::DynamicsArrays arrays();
   // Applies a permutation: new slot k holds old slot perm[k] (all per-atom arrays and slot_).

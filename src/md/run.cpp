@@ -5,8 +5,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/io/atomic_file.hpp"
+#include "core/io/growing_file.hpp"
+#include "core/signals.hpp"
 #include "core/thermo_log.hpp"
+#include "md/checkpoint.hpp"
 #include "md/engine.hpp"
 #include "pairwise/error.hpp"
 
@@ -128,6 +130,8 @@ MdRunConfig read_md_config(config::Config& config) {
     const std::string final_data = s.string("final_data", "");
     if (!final_data.empty()) rc.final_data = rc.directory / final_data;
     rc.progress = s.boolean("progress", true);
+    rc.checkpoint = rc.directory / s.string("checkpoint", rc.prefix + ".ckpt");
+    rc.checkpoint_every = s.integer("checkpoint_every", 0, 0, std::int64_t(1) << 40);
   }
   config.check_unused();
   return rc;
@@ -212,6 +216,7 @@ std::vector<ThermoColumn> columns() {
 
 int run_md(const MdRunConfig& rc, std::ostream& out) {
   const auto start = Clock::now();
+  StopSignals stop_signals;
   std::string note;
   const BackendKind backend = resolve_backend(rc.backend, &note);
   System s = build_system(rc);
@@ -230,7 +235,19 @@ int run_md(const MdRunConfig& rc, std::ostream& out) {
   eo.sort_every = rc.sort_every;
   eo.neighbor_capacity = rc.capacity;
   auto engine = make_md_engine(backend, eo);
-  engine->set_state(s);
+  const std::string config_text = md_config_text(rc, backend);
+  MdCheckpointInfo resumed;
+  if (rc.restart.empty()) {
+    engine->set_state(s);
+  } else {
+    resumed = read_md_checkpoint(rc.restart, config_text, *engine, s);
+    if (resumed.step > rc.steps)
+      throw Error("the checkpoint is at step " + std::to_string(resumed.step) +
+                      ", past integrator.steps = " + std::to_string(rc.steps),
+                  rc.restart.string());
+    out << "restart: continuing from step " << resumed.step << " of " << rc.restart.string()
+        << (engine->exact_restart() ? "" : " (this engine continues, but not bitwise)") << "\n";
+  }
   out << "engine: " << engine->device_name() << ", precision " << to_string(engine->precision())
       << "\n"
       << std::flush;
@@ -238,8 +255,12 @@ int run_md(const MdRunConfig& rc, std::ostream& out) {
   std::error_code ec;
   std::filesystem::create_directories(rc.directory, ec);
   if (ec) throw Error("cannot create the output directory: " + ec.message(), rc.directory);
-  std::unique_ptr<io::AtomicFile> dump;
-  if (rc.dump_every > 0) dump = std::make_unique<io::AtomicFile>(rc.dump);
+  out << io::remove_stale_temp_files(rc.directory);
+  std::unique_ptr<io::GrowingFile> dump;
+  if (rc.dump_every > 0)
+    dump = resumed.dump_bytes > 0
+               ? std::make_unique<io::GrowingFile>(rc.dump, resumed.dump_bytes, 1)
+               : std::make_unique<io::GrowingFile>(rc.dump, 1);
   auto write_frame = [&](std::int64_t step) {
     engine->get_state(s);
     const auto d = data_from_system(s);
@@ -247,9 +268,10 @@ int run_md(const MdRunConfig& rc, std::ostream& out) {
       io::write_xyz_frame(dump->stream(), step, d);
     else
       io::write_lammps_dump_frame(dump->stream(), step, d);
+    dump->end_record();  // flushed every frame: valid up to the last frame after a kill -9
   };
 
-  ThermoLog log(columns(), out, rc.csv, rc.progress);
+  ThermoLog log(columns(), out, rc.csv, rc.progress, resumed.csv_bytes);
   log.header();
   const double volume = s.box.volume();
   // An atom moving half the smallest box length in one step has exploded.
@@ -269,40 +291,73 @@ int run_md(const MdRunConfig& rc, std::ostream& out) {
                                 double(engine->stats().rebuilds),
                                 std::chrono::duration<double>(Clock::now() - start).count()});
   };
-  emit(0);
-  if (dump) write_frame(0);
+  auto checkpoint = [&](std::int64_t step) {
+    MdCheckpointInfo info;
+    info.step = step;
+    info.csv_bytes = log.flush();
+    info.dump_bytes = dump ? dump->flush() : 0;
+    write_md_checkpoint(rc.checkpoint, config_text, info, *engine, s);
+  };
+  if (rc.restart.empty()) {
+    emit(0);
+    if (dump) write_frame(0);
+  }
   double step_s = 0;
-  for (std::int64_t step = 0; step < rc.steps;) {
+  // Steps are advanced in chunks ending at every output and checkpoint step, and at most
+  // kSignalLatency steps long, so that a stop signal is acted on within that many steps.
+  constexpr std::int64_t kSignalLatency = 16;
+  std::int64_t last_checkpoint = -1;
+  for (std::int64_t step = resumed.step; step < rc.steps;) {
     std::int64_t next = std::min(rc.steps, (step / rc.thermo_every + 1) * rc.thermo_every);
     if (dump) next = std::min(next, (step / rc.dump_every + 1) * rc.dump_every);
+    if (rc.checkpoint_every > 0)
+      next = std::min(next, (step / rc.checkpoint_every + 1) * rc.checkpoint_every);
+    next = std::min(next, step + kSignalLatency);
     const auto t0 = Clock::now();
     engine->advance(std::uint64_t(step + 1), int(next - step));
     step_s += std::chrono::duration<double>(Clock::now() - t0).count();
     step = next;
     if (step % rc.thermo_every == 0 || step == rc.steps) emit(step);
     if (dump && step % rc.dump_every == 0) write_frame(step);
+    if (rc.checkpoint_every > 0 && step % rc.checkpoint_every == 0)
+      checkpoint(step), last_checkpoint = step;
     log.progress(double(step) / double(std::max<std::int64_t>(rc.steps, 1)),
                  "step " + std::to_string(step));
+    maybe_raise_test_signal(step);
+    if (const int sig = stop_requested(); sig != 0 && step < rc.steps) {
+      if (last_checkpoint != step) checkpoint(step);
+      log.finish();
+      if (dump) dump->close();
+      out << "stopped by " << signal_name(sig) << " after step " << step << ": wrote checkpoint "
+          << rc.checkpoint.string() << " (continue with --restart " << rc.checkpoint.string()
+          << ")";
+      if (!rc.csv.empty()) out << ", " << rc.csv.string();
+      if (dump) out << ", " << rc.dump.string();
+      out << " (complete up to step " << step << ")\n" << std::flush;
+      return stop_exit_code(sig);
+    }
   }
   log.finish();
-  if (dump) dump->commit();
+  if (dump) dump->close();
   if (!rc.final_data.empty()) {
     engine->get_state(s);
     io::write_lammps_data(rc.final_data, data_from_system(s));
   }
   const EngineStats st = engine->stats();
+  const std::int64_t steps_run = rc.steps - resumed.step;
   char line[320];
   std::snprintf(line, sizeof line,
                 "done: %lld steps in %.3f s (%.1f timesteps/s, %.4g atom-steps/s), %lld neighbor "
                 "builds, %lld regrows, %lld reorders\n",
-                static_cast<long long>(rc.steps), step_s,
-                step_s > 0 ? double(rc.steps) / step_s : 0.0,
-                step_s > 0 ? double(rc.steps) * double(n) / step_s : 0.0, st.rebuilds, st.regrows,
+                static_cast<long long>(steps_run), step_s,
+                step_s > 0 ? double(steps_run) / step_s : 0.0,
+                step_s > 0 ? double(steps_run) * double(n) / step_s : 0.0, st.rebuilds, st.regrows,
                 st.reorders);
   out << line;
   if (!rc.csv.empty()) out << "wrote " << rc.csv.string() << "\n";
   if (dump) out << "wrote " << rc.dump.string() << "\n";
   if (!rc.final_data.empty()) out << "wrote " << rc.final_data.string() << "\n";
+  if (last_checkpoint >= 0) out << "wrote " << rc.checkpoint.string() << "\n";
   return 0;
 }
 

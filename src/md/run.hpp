@@ -7,7 +7,7 @@
 //   [integrator]   dt, steps, thermostat (none|langevin|andersen), temperature, gamma, nu, seed
 //   [run]          backend, precision
 //   [output]       directory, prefix, thermo_every, csv, dump_every, dump_format (lammps|xyz),
-//                  final_data, progress
+//                  final_data, progress, checkpoint, checkpoint_every
 #pragma once
 
 #include <array>
@@ -67,6 +67,10 @@ struct MdRunConfig {
   std::filesystem::path dump;        // the trajectory file (derived from prefix and format)
   std::filesystem::path final_data;  // empty: none
   bool progress = true;
+  std::filesystem::path checkpoint;  // [output] checkpoint (default <prefix>.ckpt)
+  std::int64_t checkpoint_every =
+      0;                          // steps between checkpoints (0: only when stopped by a signal)
+  std::filesystem::path restart;  // `--restart CKPT`: continue from it (not a TOML key)
 };
 
 MdRunConfig read_md_config(config::Config& config);

@@ -15,6 +15,11 @@
 
 #include "nbody/gravity_kernel.hpp"
 
+namespace pairwise {
+class CheckpointWriter;
+class CheckpointReader;
+}  // namespace pairwise
+
 namespace pairwise::nbody {
 
 enum class IntegratorKind { leapfrog, hermite, hermite_block };
@@ -47,6 +52,12 @@ class Integrator {
   virtual const Particles& state() const = 0;
   virtual std::span<const double> potential() = 0;
   virtual const IntegratorStats& stats() const = 0;
+  // Checkpoints (src/nbody/checkpoint.cpp): the synchronized state with everything the integrator
+  // carries from step to step (forces, Hermite terms, block steps), so that a restarted run
+  // continues bitwise. Valid after advance_to() returned.
+  virtual void save_checkpoint(CheckpointWriter& w) const = 0;
+  // Replaces the state by a checkpoint's (made by an integrator of the same options and N).
+  virtual void load_checkpoint(CheckpointReader& r) = 0;
 };
 
 // The kernel must outlive the integrator. The initial forces are computed here.

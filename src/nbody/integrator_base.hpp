@@ -19,10 +19,15 @@ class IntegratorBase : public Integrator {
   // φ of the synchronized state, evaluated afresh (the forces of the last step belong to predicted
   // positions): one GA evaluation per call, cached until the state moves.
   std::span<const double> potential() override;
+  void save_checkpoint(CheckpointWriter& w) const override;
+  void load_checkpoint(CheckpointReader& r) override;
 
  protected:
   // Hook for integrators that keep extra state on the kernel and must restore it after the GA call.
   virtual void after_potential_evaluation() {}
+  // The integrator's own carried state (checkpoint.cpp).
+  virtual void save_extra(CheckpointWriter& w) const = 0;
+  virtual void load_extra(CheckpointReader& r) = 0;
   // Throws pairwise::Error when particle i's position or velocity is NaN or infinite.
   void check_finite(std::size_t i) const;
   // Bookkeeping after a step that moved `active` particles (force evaluations on active × N pairs)

@@ -15,6 +15,8 @@ class LeapfrogIntegrator final : public IntegratorBase {
   void advance_to(double t) override;
 
  private:
+  void save_extra(CheckpointWriter& w) const override;
+  void load_extra(CheckpointReader& r) override;
   double dt_;
   Forces forces_;  // a at the current positions
 };
@@ -27,6 +29,8 @@ class HermiteIntegrator final : public IntegratorBase {
   void advance_to(double t) override;
 
  private:
+  void save_extra(CheckpointWriter& w) const override;
+  void load_extra(CheckpointReader& r) override;
   IntegratorOptions options_;
   Forces forces_;  // a, jerk at the current synchronized state
   Particles predicted_;
@@ -45,6 +49,8 @@ class BlockHermiteIntegrator final : public IntegratorBase {
 
  private:
   void after_potential_evaluation() override { kernel_.set_hermite_terms(terms_); }
+  void save_extra(CheckpointWriter& w) const override;
+  void load_extra(CheckpointReader& r) override;
   // One block step: the particles due at the earliest next time.
   void block_step();
   // The power-of-two step for a particle at block time t that had step dt and asks for dt_wanted.

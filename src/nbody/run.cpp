@@ -6,7 +6,10 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/io/growing_file.hpp"
+#include "core/signals.hpp"
 #include "core/thermo_log.hpp"
+#include "nbody/checkpoint.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity_kernel.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -98,6 +101,7 @@ Particles make_initial_conditions(const RunConfig& rc, std::string* source) {
 
 int run_nbody(const RunConfig& rc, std::ostream& out) {
   const auto start = Clock::now();
+  StopSignals stop_signals;
   out << "pairwise " << PAIRWISE_VERSION << " " << describe(rc) << "\n";
 
   std::string note;
@@ -122,23 +126,43 @@ int run_nbody(const RunConfig& rc, std::ostream& out) {
 
   // Initial forces are computed here (and may fail: device memory, coincident particles).
   auto integrator = make_integrator(rc.integrator, *kernel, std::move(initial));
+  const std::string config_text = nbody_config_text(rc, backend);
+  NbodyCheckpointInfo resumed;
+  if (!rc.restart.empty()) {
+    resumed = read_nbody_checkpoint(rc.restart, config_text, *integrator);
+    out << "restart: continuing from t = " << integrator->time() << " (row " << resumed.row
+        << ") of " << rc.restart.string() << "\n";
+  }
 
   // Only now, with the input known to be good, is anything created on disk.
   std::error_code ec;
   std::filesystem::create_directories(rc.output.directory, ec);
   if (ec) throw Error("cannot create the output directory: " + ec.message(), rc.output.directory);
+  out << io::remove_stale_temp_files(rc.output.directory);
 
-  ThermoLog log(columns(), out, rc.output.csv, rc.output.progress);
+  ThermoLog log(columns(), out, rc.output.csv, rc.output.progress, resumed.csv_bytes);
   log.header();
-  const Diagnostics d0 = measure(integrator->state(), integrator->potential(), 0.0, 0.0);
-  const double e0 = d0.total;
-  log.row(row(d0, integrator->stats(), seconds_since(start)));
   const bool snapshots = rc.output.snapshot_every > 0;
-  if (snapshots) write_particle_table(rc.snapshot_path(0), integrator->state(), 0.0);
+  double e0 = resumed.e0;
+  Diagnostics last;
+  if (rc.restart.empty()) {
+    const Diagnostics d0 = measure(integrator->state(), integrator->potential(), 0.0, 0.0);
+    e0 = d0.total;
+    last = d0;
+    log.row(row(d0, integrator->stats(), seconds_since(start)));
+    if (snapshots) write_particle_table(rc.snapshot_path(0), integrator->state(), 0.0);
+  } else {
+    last = measure(integrator->state(), integrator->potential(), integrator->time(), e0);
+  }
+  auto checkpoint = [&](std::int64_t k) {
+    NbodyCheckpointInfo info;
+    info.row = k, info.csv_bytes = log.flush(), info.e0 = e0;
+    write_nbody_checkpoint(rc.output.checkpoint, config_text, info, *integrator);
+  };
 
   double integration_s = 0;
-  Diagnostics last = d0;
-  for (std::int64_t k = 1, done = 0; !done; ++k) {
+  bool checkpointed = false;
+  for (std::int64_t k = resumed.row + 1, done = integrator->time() >= rc.t_end; !done; ++k) {
     const double t = output_time(rc, k);
     done = t >= rc.t_end;
     const auto step_start = Clock::now();
@@ -149,9 +173,22 @@ int run_nbody(const RunConfig& rc, std::ostream& out) {
     if (snapshots && k % rc.output.snapshot_every == 0) {
       write_particle_table(rc.snapshot_path(k), integrator->state(), t);
     }
+    const bool periodic = rc.output.checkpoint_every > 0 && k % rc.output.checkpoint_every == 0;
+    if (periodic) checkpoint(k), checkpointed = true;
     std::ostringstream status;
     status << "t = " << t << " / " << rc.t_end;
     log.progress(t / rc.t_end, status.str());
+    maybe_raise_test_signal(k);
+    if (const int sig = stop_requested(); sig != 0 && !done) {
+      if (!periodic) checkpoint(k);
+      log.finish();
+      out << "stopped by " << signal_name(sig) << " at t = " << t << ": wrote checkpoint "
+          << rc.output.checkpoint.string() << " (continue with --restart "
+          << rc.output.checkpoint.string() << ")";
+      if (!rc.output.csv.empty()) out << ", " << rc.output.csv.string();
+      out << " (complete up to t = " << t << ")\n" << std::flush;
+      return stop_exit_code(sig);
+    }
   }
   log.finish();
   if (!rc.output.final_snapshot.empty()) {
@@ -171,6 +208,7 @@ int run_nbody(const RunConfig& rc, std::ostream& out) {
   if (!rc.output.csv.empty()) out << "wrote " << rc.output.csv.string() << "\n";
   if (!rc.output.final_snapshot.empty())
     out << "wrote " << rc.output.final_snapshot.string() << "\n";
+  if (checkpointed) out << "wrote " << rc.output.checkpoint.string() << "\n";
   return 0;
 }
 

@@ -121,6 +121,8 @@ void read_output(config::Config& config, RunConfig& rc) {
   o.final_snapshot =
       final_snapshot.empty() ? std::filesystem::path() : o.directory / final_snapshot;
   o.progress = s.boolean("progress", true);
+  o.checkpoint = o.directory / s.string("checkpoint", o.prefix + ".ckpt");
+  o.checkpoint_every = s.integer("checkpoint_every", 0, 0, INT64_MAX);
   if (rc.t_end / o.interval > 1e7) s.fail("interval", "gives more than 10^7 rows up to t_end");
   if (rc.integrator.kind == IntegratorKind::hermite_block) {
     // Block steps synchronize all particles only at multiples of dt_max (the largest block).

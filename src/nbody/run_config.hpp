@@ -2,7 +2,8 @@
 //   [system]      initial, n, seed, eccentricity, semi_major_axis, file, eps
 //   [integrator]  integrator, dt, eta, dt_max, dt_min
 //   [run]         t_end, backend, precision
-//   [output]      directory, prefix, interval, snapshot_every, csv, final, progress
+//   [output]      directory, prefix, interval, snapshot_every, csv, final, progress, checkpoint,
+//                 checkpoint_every
 // Relative paths in the file are relative to the file's directory; the outputs go to
 // output.directory (default: the config file's directory), named after output.prefix (default: the
 // config file's stem), e.g. plummer.csv, plummer.snap.000004.txt, plummer.final.txt.
@@ -55,7 +56,10 @@ struct RunConfig {
     std::filesystem::path csv;             // empty: no CSV
     std::filesystem::path final_snapshot;  // empty: none
     bool progress = true;                  // progress bar on stderr when it is a terminal
+    std::filesystem::path checkpoint;      // default <prefix>.ckpt
+    std::int64_t checkpoint_every = 0;     // a checkpoint every K-th row (0: only on a signal)
   } output;
+  std::filesystem::path restart;  // `--restart CKPT` (not a TOML key)
 
   // Snapshot k (the row at t = k × interval): "<directory>/<prefix>.snap.<k, 6 digits>.txt".
   std::filesystem::path snapshot_path(std::int64_t k) const;

@@ -113,11 +113,19 @@ progress = false
   EXPECT_NE(m.find("by step 10"), std::string::npos) << m;
   EXPECT_TRUE(m.find("atom id 1") != std::string::npos || m.find("atom id 2") != std::string::npos)
       << m;
-  // No CSV, trajectory or final data under their names; no temporaries either.
+  // No final data and no temporaries; the growing outputs (CSV, trajectory) keep the rows and
+  // frames written before the blow-up (step 0), valid up to there.
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    EXPECT_TRUE(name == "start.data") << "left behind: " << name;
+    EXPECT_TRUE(name == "start.data" || name == "blow.csv" || name == "blow.lammpstrj")
+        << "left behind: " << name;
   }
+  std::ifstream csv(dir / "blow.csv");
+  std::string header, row0, extra;
+  std::getline(csv, header), std::getline(csv, row0);
+  EXPECT_EQ(header.rfind("Step,Temp,", 0), 0u) << header;
+  EXPECT_EQ(row0.rfind("0,", 0), 0u) << row0;
+  EXPECT_FALSE(std::getline(csv, extra)) << extra;
   std::filesystem::remove_all(dir);
 }
 

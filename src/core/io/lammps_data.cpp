@@ -123,6 +123,11 @@ LammpsData parse_lammps_data(const std::string& text, const std::string& source)
     }
   }
   if (n_atoms < 0) throw Error("missing 'N atoms' in the header", source);
+  // Each atom takes a line of the Atoms section: a larger count is wrong (and must not allocate).
+  if (std::size_t(n_atoms) > lines.size())
+    throw Error("the header says " + std::to_string(n_atoms) + " atoms, the file has only " +
+                    std::to_string(lines.size()) + " lines",
+                source);
   if (d.atom_types < 1) throw Error("missing 'T atom types' in the header", source);
   for (int dim = 0; dim < 3; ++dim)
     if (!have_box[dim])
