@@ -1,5 +1,6 @@
 #include "potmap/run.hpp"
 
+#include "core/signals.hpp"
 #include "potmap/custom_phi.hpp"
 
 #include <cerrno>
@@ -499,9 +500,14 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   const bool single = c.map.precision != Precision::double_;
   long index = c.first_frame;
   std::size_t images = 0;
+  // SIGINT/SIGTERM/SIGUSR1/SIGXCPU stop between frames (src/core/signals.hpp): the frame being
+  // summed finishes and the map of the frames done so far is written (a valid map, its comment and
+  // the log say how many frames it holds); the exit code is 128 + signal.
+  StopSignals stop_guard;
+  long frames_done = 0;
   while (c.last_frame < 0 || index <= c.last_frame) {
-    // TODO(lead): stop between frames when src/core gains the SIGINT/SIGTERM stop flag (the
-    // `resilience` work): no map is written for an interrupted trajectory, like any error.
+    maybe_raise_test_signal(frames_done);
+    if (stop_requested()) break;
     if (!reader->next(frame)) break;
     const std::string where = traj + ": frame " + std::to_string(index);
     if (frame.size() != topology.size()) {
@@ -551,6 +557,7 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
       throw Error(e.message(), where + (e.where().empty() ? "" : ", " + e.where()));
     }
     maps->add(atoms);
+    ++frames_done;
     if (outputs) {
       outputs->add(to_grid(lattice, maps->result(), single, c,
                            {"frame " + std::to_string(index) + " of " + traj}),
@@ -562,6 +569,12 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
     if (!more) break;
     index += c.frame_stride;
   }
+  const int stop_signal = stop_requested();
+  if (stop_signal && (!maps || maps->frames() == 0)) {
+    log << "potmap: stopped by " << signal_name(stop_signal)
+        << " before the first frame was mapped; nothing written\n";
+    return stop_exit_code(stop_signal);
+  }
   if (!maps || maps->frames() == 0) {
     throw Error("no frames selected (the trajectory has fewer than " +
                     std::to_string(c.first_frame + 1) + " frames)",
@@ -571,7 +584,8 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
       std::to_string(topology.size()) + " atoms; " + method + "; exclusion radius " +
           std::to_string(c.map.exclusion) + " A",
       std::string(to_string(c.combine)) + " of " + std::to_string(maps->frames()) + " frames of " +
-          traj + (periodic ? " (periodic images)" : ""),
+          traj + (periodic ? " (periodic images)" : "") +
+          (stop_signal ? " (stopped by " + signal_name(stop_signal) + ")" : ""),
       "backend " + maps->device() + ", " + std::string(to_string(c.map.precision)) + " precision"};
   if (outputs) {
     outputs->commit();
@@ -590,6 +604,11 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
               ? "one map a frame (NAME.FRAME.dx) for "
               : "")
       << c.output.string() << " (" << to_string(c.units) << ")\n";
+  if (stop_signal) {
+    log << "potmap: stopped by " << signal_name(stop_signal) << " after " << maps->frames()
+        << " frames of " << traj << "; the map holds those frames\n";
+    return stop_exit_code(stop_signal);
+  }
   return 0;
 }
 

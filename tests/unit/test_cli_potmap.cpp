@@ -5,7 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -157,6 +162,44 @@ TEST_F(CliPotmap, BadTrajectoriesAreClearErrorsWithoutOutput) {
   expect_error("potmap potmap-small.pqr -o m.dx --combine min", {"need --trajectory"});
   expect_error("potmap --topology potmap-small.pqr --trajectory t.xyz -o m.dx --box 10,10,10",
                {"periodic map needs a cutoff"});
+}
+
+TEST_F(CliPotmap, SignalStopsBetweenFramesWithTheMapOfTheFramesDone) {
+  // Four frames of potmap-small.pqr's 6 atoms, each shifted by 0.25 A along x.
+  std::string xyz;
+  for (int f = 0; f < 4; ++f) {
+    const double d = 0.25 * f;
+    char frame[512];
+    std::snprintf(frame, sizeof frame,
+                  "6\nf%d\nO %g 2 3\nH %g 2 4\nH %g 3 3\nO %g 2 3\nH %g 2 4\nH %g 3 3\n", f, 1 + d,
+                  1 + d, 1 + d, 5 + d, 5 + d, 5 + d);
+    xyz += frame;
+  }
+  write("t.xyz", xyz);
+  const std::string common =
+      "potmap --topology potmap-small.pqr --trajectory t.xyz --cutoff 4 --spacing 0.5 "
+      "--origin 0,0,0 --counts 16,12,14 --precision double ";
+  // SIGTERM raised through the real handler before frame 2 is read (src/core/signals.hpp).
+  ::setenv("PAIRWISE_TEST_SIGNAL_AT_STEP", "2", 1);
+  const Result stopped = pairwise(common + "-o stopped.npy");
+  ::unsetenv("PAIRWISE_TEST_SIGNAL_AT_STEP");
+  EXPECT_EQ(stopped.code, 128 + SIGTERM) << stopped.output;
+  EXPECT_NE(stopped.output.find("stopped by SIGTERM after 2 frames"), std::string::npos)
+      << stopped.output;
+  const Result first_two = pairwise(common + "--frames 0:1 -o first_two.npy");
+  ASSERT_EQ(first_two.code, 0) << first_two.output;
+  const auto bytes = [&](const char* name) {
+    std::ifstream in(dir_ / name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_FALSE(bytes("first_two.npy").empty());
+  EXPECT_EQ(bytes("stopped.npy"), bytes("first_two.npy"));  // the average of frames 0 and 1
+  // A stop before the first frame writes nothing.
+  ::setenv("PAIRWISE_TEST_SIGNAL_AT_STEP", "0", 1);
+  const Result early = pairwise(common + "-o none.npy");
+  ::unsetenv("PAIRWISE_TEST_SIGNAL_AT_STEP");
+  EXPECT_EQ(early.code, 128 + SIGTERM) << early.output;
+  EXPECT_FALSE(fs::exists(dir_ / "none.npy"));
 }
 
 }  // namespace

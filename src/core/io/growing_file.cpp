@@ -9,11 +9,15 @@
 #include <system_error>
 
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 
 namespace pairwise::io {
 
 GrowingFile::GrowingFile(std::filesystem::path path, int flush_every)
     : path_(std::move(path)), flush_every_(flush_every < 1 ? 1 : flush_every) {
+  // Many ranks: rank 0 writes every output file; the others keep the stream closed and their
+  // records are dropped (a closed ofstream only sets its fail bit, which flush() then ignores).
+  if (!parallel::is_writer()) return;
   out_.open(path_, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!out_)
     throw Error("cannot create output file: " + std::string(std::strerror(errno)), path_.string());
@@ -21,6 +25,8 @@ GrowingFile::GrowingFile(std::filesystem::path path, int flush_every)
 
 GrowingFile::GrowingFile(std::filesystem::path path, std::uint64_t keep_bytes, int flush_every)
     : path_(std::move(path)), flush_every_(flush_every < 1 ? 1 : flush_every) {
+  written_ = keep_bytes;
+  if (!parallel::is_writer()) return;  // rank 0 alone continues the file (above)
   std::error_code ec;
   const auto size = std::filesystem::file_size(path_, ec);
   if (ec)
@@ -45,6 +51,7 @@ void GrowingFile::end_record() {
 
 std::uint64_t GrowingFile::flush() {
   pending_ = 0;
+  if (!out_.is_open()) return written_;  // a rank other than 0
   out_.flush();
   if (!out_)
     throw Error("writing the output file failed (disk full or file size limit?)", path_.string());
@@ -61,6 +68,7 @@ void GrowingFile::close() {
 
 std::string remove_stale_temp_files(const std::filesystem::path& directory) {
   std::string report;
+  if (!parallel::is_writer()) return report;  // rank 0 owns the output directory
   std::error_code ec;
   for (std::filesystem::directory_iterator it(directory, ec), end; !ec && it != end;
        it.increment(ec)) {
