@@ -26,8 +26,9 @@ namespace pairwise::potmap {
 
 namespace {
 
+// The extension that names the format: "x.pqr.gz" is a (gzip-compressed) PQR.
 std::string lower_extension(const std::filesystem::path& p) {
-  std::string e = p.extension().string();
+  std::string e = p.extension() == ".gz" ? p.stem().extension().string() : p.extension().string();
   for (auto& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
   return e;
 }

@@ -202,4 +202,26 @@ TEST_F(CliPotmap, SignalStopsBetweenFramesWithTheMapOfTheFramesDone) {
   EXPECT_FALSE(fs::exists(dir_ / "none.npy"));
 }
 
+TEST_F(CliPotmap, GzipCompressedPqrGivesThePqrMap) {
+  ASSERT_EQ(std::system(("gzip -c '" + (dir_ / "potmap-small.pqr").string() + "' > '" +
+                         (dir_ / "small.pqr.gz").string() + "'")
+                            .c_str()),
+            0);
+  inputs_.insert("small.pqr.gz");
+  const std::string lattice = " --spacing 0.5 --cutoff 4 --precision double";
+  ASSERT_EQ(pairwise("potmap potmap-small.pqr -o plain.npy" + lattice).code, 0);
+  const Result gz = pairwise("potmap small.pqr.gz -o gz.npy" + lattice);
+  ASSERT_EQ(gz.code, 0) << gz.output;
+  const auto bytes = [&](const char* name) {
+    std::ifstream in(dir_ / name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_FALSE(bytes("plain.npy").empty());
+  EXPECT_EQ(bytes("gz.npy"), bytes("plain.npy"));
+  // A damaged gzip stream is a clear error naming the file, and no map.
+  inputs_.insert("plain.npy"), inputs_.insert("gz.npy");
+  write("bad.pqr.gz", std::string("\x1f\x8b\x08\x00garbage", 12));
+  expect_error("potmap bad.pqr.gz -o bad.npy" + lattice, {"bad.pqr.gz"});
+}
+
 }  // namespace

@@ -1,5 +1,7 @@
 #include "core/io/pqr.hpp"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -70,6 +72,22 @@ std::vector<AtomRecord> parse_pqr(std::istream& in, const std::string& source) {
 }
 
 std::vector<AtomRecord> read_pqr(const std::filesystem::path& path) {
+  if (path.extension() == ".gz") {  // a gzip-compressed PQR (as BENCHMARKS' watbox100.pqr.gz)
+    gzFile gz = ::gzopen(path.c_str(), "rb");
+    if (!gz) {
+      throw Error("cannot open PQR file: " + std::string(std::strerror(errno)), path.string());
+    }
+    std::string text;
+    char chunk[1 << 16];
+    int n = 0;
+    while ((n = ::gzread(gz, chunk, sizeof chunk)) > 0) text.append(chunk, std::size_t(n));
+    int status = Z_OK;
+    const std::string message = n < 0 ? ::gzerror(gz, &status) : "";
+    ::gzclose(gz);
+    if (n < 0) throw Error("cannot decompress the PQR file: " + message, path.string());
+    std::istringstream in(std::move(text));
+    return parse_pqr(in, path.string());
+  }
   std::ifstream in(path);
   if (!in) throw Error("cannot open PQR file: " + std::string(std::strerror(errno)), path.string());
   return parse_pqr(in, path.string());
