@@ -1,5 +1,7 @@
 #include "core/checkpoint.hpp"
 
+#include <cstdio>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -260,6 +262,12 @@ void check_checkpoint_header(CheckpointReader& r, std::string_view workload,
   throw Error("checkpoint from another configuration: it was written with " + shown(saved) +
                   ", the configuration has " + shown(config_text),
               r.where());
+}
+
+std::string config_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 }  // namespace pairwise

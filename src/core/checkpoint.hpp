@@ -83,6 +83,10 @@ class CheckpointReader {
 // writing one says where to continue from.
 const std::filesystem::path& last_checkpoint_written();
 
+// A value as the configuration text of a checkpoint records it: %.17g, so that it reads back to
+// the same double and two configurations compare equal exactly when their values are equal.
+std::string config_number(double v);
+
 // The header of every workload's checkpoint: workload name and configuration text.
 void write_checkpoint_header(CheckpointWriter& w, std::string_view workload,
                              std::string_view config_text);

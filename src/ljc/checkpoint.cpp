@@ -8,50 +8,41 @@
 
 namespace pairwise::ljc {
 
-namespace {
-
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-}  // namespace
-
 std::string ljc_config_text(const RunConfig& rc, BackendKind backend) {
   std::ostringstream t;
   if (rc.from_file) {
     t << "system.file = " << rc.file.string() << "\n"
-      << "system.pqr_epsilon = " << g17(rc.pqr_epsilon) << "\n"
-      << "system.pqr_bond_k = " << g17(rc.pqr_bond_k) << "\n"
+      << "system.pqr_epsilon = " << config_number(rc.pqr_epsilon) << "\n"
+      << "system.pqr_bond_k = " << config_number(rc.pqr_bond_k) << "\n"
       << "system.parameters = " << rc.parameters.string() << "\n"
-      << "system.pdb_bond_k = " << g17(rc.pdb_bond_k) << "\n";
+      << "system.pdb_bond_k = " << config_number(rc.pdb_bond_k) << "\n";
   } else {
     const auto& g = rc.globule;
     t << "system.n = " << g.n << "\n"
       << "system.seed = " << g.seed << "\n"
-      << "system.spacing = " << g17(g.spacing) << "\n"
-      << "system.jitter = " << g17(g.jitter) << "\n"
-      << "system.charge = " << g17(g.charge) << "\n"
-      << "system.sigma = " << g17(g.sigma) << "\n"
-      << "system.epsilon = " << g17(g.epsilon) << "\n"
-      << "system.mass = " << g17(g.mass) << "\n"
-      << "system.bond_k = " << g17(g.bond_k) << "\n"
+      << "system.spacing = " << config_number(g.spacing) << "\n"
+      << "system.jitter = " << config_number(g.jitter) << "\n"
+      << "system.charge = " << config_number(g.charge) << "\n"
+      << "system.sigma = " << config_number(g.sigma) << "\n"
+      << "system.epsilon = " << config_number(g.epsilon) << "\n"
+      << "system.mass = " << config_number(g.mass) << "\n"
+      << "system.bond_k = " << config_number(g.bond_k) << "\n"
       << "system.bonds = " << (g.bonds ? "true" : "false") << "\n"
       << "system.moves = " << g.moves << "\n";
   }
   const auto& f = rc.forcefield;
   t << "forcefield.dielectric = " << to_string(f.dielectric) << "\n"
-    << "forcefield.epsilon = " << g17(f.epsilon) << "\n"
-    << "forcefield.linear_factor = " << g17(f.linear_factor) << "\n"
-    << "forcefield.sigmoidal = " << g17(f.sigmoidal.alpha) << " " << g17(f.sigmoidal.beta) << " "
-    << g17(f.sigmoidal.gamma) << " " << g17(f.sigmoidal.delta) << "\n"
-    << "forcefield.scale14_lj = " << g17(f.scale14_lj) << "\n"
-    << "forcefield.scale14_coulomb = " << g17(f.scale14_coulomb) << "\n"
+    << "forcefield.epsilon = " << config_number(f.epsilon) << "\n"
+    << "forcefield.linear_factor = " << config_number(f.linear_factor) << "\n"
+    << "forcefield.sigmoidal = " << config_number(f.sigmoidal.alpha) << " "
+    << config_number(f.sigmoidal.beta) << " " << config_number(f.sigmoidal.gamma) << " "
+    << config_number(f.sigmoidal.delta) << "\n"
+    << "forcefield.scale14_lj = " << config_number(f.scale14_lj) << "\n"
+    << "forcefield.scale14_coulomb = " << config_number(f.scale14_coulomb) << "\n"
     << "integrator.langevin = " << (rc.langevin ? "true" : "false") << "\n"
-    << "integrator.dt = " << g17(rc.dt_fs) << "\n"
-    << "integrator.temperature = " << g17(rc.temperature) << "\n"
-    << "integrator.friction = " << g17(rc.friction_per_ps) << "\n"
+    << "integrator.dt = " << config_number(rc.dt_fs) << "\n"
+    << "integrator.temperature = " << config_number(rc.temperature) << "\n"
+    << "integrator.friction = " << config_number(rc.friction_per_ps) << "\n"
     << "integrator.seed = " << rc.seed << "\n"
     << "run.backend = " << to_string(backend) << "\n"
     << "run.precision = " << to_string(rc.precision) << "\n"

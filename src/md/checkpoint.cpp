@@ -8,46 +8,36 @@
 
 namespace pairwise::md {
 
-namespace {
-
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-}  // namespace
-
 std::string md_config_text(const MdRunConfig& rc, BackendKind backend) {
   std::ostringstream t;
   if (!rc.data_file.empty()) {
     t << "system.data_file = " << rc.data_file.string() << "\n";
   } else {
     t << "system.lattice = " << rc.lattice << "\n"
-      << "system.density = " << g17(rc.density) << "\n"
+      << "system.density = " << config_number(rc.density) << "\n"
       << "system.cells = " << rc.cells[0] << " " << rc.cells[1] << " " << rc.cells[2] << "\n"
-      << "system.temperature = " << g17(rc.temperature) << "\n"
+      << "system.temperature = " << config_number(rc.temperature) << "\n"
       << "system.velocity_seed = " << rc.velocity_seed << "\n"
-      << "force_field.mass = " << g17(rc.mass) << "\n"
-      << "force_field.epsilon = " << g17(rc.epsilon) << "\n"
-      << "force_field.sigma = " << g17(rc.sigma) << "\n";
+      << "force_field.mass = " << config_number(rc.mass) << "\n"
+      << "force_field.epsilon = " << config_number(rc.epsilon) << "\n"
+      << "force_field.sigma = " << config_number(rc.sigma) << "\n";
   }
   t << "force_field.style = " << to_string(rc.style) << "\n"
-    << "force_field.cutoff = " << g17(rc.cutoff) << "\n"
+    << "force_field.cutoff = " << config_number(rc.cutoff) << "\n"
     << "force_field.mixing = " << (rc.mixing == Mixing::geometric ? "geometric" : "arithmetic")
     << "\n";
   for (const auto& p : rc.pairs)
-    t << "force_field.pair_" << p.i << "_" << p.j << " = " << g17(p.epsilon) << " " << g17(p.sigma)
-      << " " << g17(p.cutoff) << "\n";
+    t << "force_field.pair_" << p.i << "_" << p.j << " = " << config_number(p.epsilon) << " "
+      << config_number(p.sigma) << " " << config_number(p.cutoff) << "\n";
   const auto& d = rc.dynamics;
-  t << "neighbor.skin = " << g17(rc.skin) << "\n"
+  t << "neighbor.skin = " << config_number(rc.skin) << "\n"
     << "neighbor.sort_every = " << rc.sort_every << "\n"
     << "neighbor.capacity = " << rc.capacity << "\n"
-    << "integrator.dt = " << g17(d.dt) << "\n"
+    << "integrator.dt = " << config_number(d.dt) << "\n"
     << "integrator.thermostat = " << engine::to_string(d.thermostat) << "\n"
-    << "integrator.temperature = " << g17(d.kT) << "\n"
-    << "integrator.gamma = " << g17(d.gamma) << "\n"
-    << "integrator.nu = " << g17(d.nu) << "\n"
+    << "integrator.temperature = " << config_number(d.kT) << "\n"
+    << "integrator.gamma = " << config_number(d.gamma) << "\n"
+    << "integrator.nu = " << config_number(d.nu) << "\n"
     << "integrator.seed = " << d.seed << "\n"
     << "run.backend = " << to_string(backend) << "\n"
     << "run.precision = " << to_string(rc.precision) << "\n";

@@ -12,12 +12,6 @@ namespace pairwise::nbody {
 
 namespace {
 
-std::string g17(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 void read_array(CheckpointReader& r, std::vector<double>& v, std::size_t n) {
   v = r.f64s();
   if (v.size() != n)
@@ -109,23 +103,23 @@ std::string nbody_config_text(const RunConfig& rc, BackendKind backend) {
         << "system.seed = " << rc.seed << "\n";
       break;
     case InitialKind::kepler:
-      t << "system.eccentricity = " << g17(rc.eccentricity) << "\n"
-        << "system.semi_major_axis = " << g17(rc.semi_major_axis) << "\n";
+      t << "system.eccentricity = " << config_number(rc.eccentricity) << "\n"
+        << "system.semi_major_axis = " << config_number(rc.semi_major_axis) << "\n";
       break;
     case InitialKind::file:
       t << "system.file = " << rc.file.string() << "\n";
       break;
   }
   const auto& o = rc.integrator;
-  t << "system.eps = " << g17(rc.eps) << "\n"
+  t << "system.eps = " << config_number(rc.eps) << "\n"
     << "integrator.integrator = " << to_string(o.kind) << "\n"
-    << "integrator.dt = " << g17(o.dt) << "\n"
-    << "integrator.eta = " << g17(o.eta) << "\n"
-    << "integrator.dt_max = " << g17(o.dt_max) << "\n"
-    << "integrator.dt_min = " << g17(o.dt_min) << "\n"
+    << "integrator.dt = " << config_number(o.dt) << "\n"
+    << "integrator.eta = " << config_number(o.eta) << "\n"
+    << "integrator.dt_max = " << config_number(o.dt_max) << "\n"
+    << "integrator.dt_min = " << config_number(o.dt_min) << "\n"
     << "run.backend = " << to_string(backend) << "\n"
     << "run.precision = " << to_string(rc.precision) << "\n"
-    << "output.interval = " << g17(rc.output.interval) << "\n";
+    << "output.interval = " << config_number(rc.output.interval) << "\n";
   return t.str();
 }
 
