@@ -16,30 +16,10 @@ std::string literal(double v, const std::string& type) {
   return type == "float" ? "float(" + t + ")" : t;
 }
 
+// The CUDA math function of a call node (nullptr: an operator or step/select): the formula's own
+// name (op_name) except where CUDA's differs.
 const char* function_name(Op op) {
   switch (op) {
-    case Op::sqrt:
-      return "sqrt";
-    case Op::exp:
-      return "exp";
-    case Op::log:
-      return "log";
-    case Op::erf:
-      return "erf";
-    case Op::erfc:
-      return "erfc";
-    case Op::sin:
-      return "sin";
-    case Op::cos:
-      return "cos";
-    case Op::tan:
-      return "tan";
-    case Op::sinh:
-      return "sinh";
-    case Op::cosh:
-      return "cosh";
-    case Op::tanh:
-      return "tanh";
     case Op::abs:
       return "fabs";
     case Op::min:
@@ -48,6 +28,18 @@ const char* function_name(Op op) {
       return "fmax";
     case Op::pow:
       return "pow";
+    case Op::sqrt:
+    case Op::exp:
+    case Op::log:
+    case Op::erf:
+    case Op::erfc:
+    case Op::sin:
+    case Op::cos:
+    case Op::tan:
+    case Op::sinh:
+    case Op::cosh:
+    case Op::tanh:
+      return op_name(op);
     default:
       return nullptr;
   }
