@@ -1,6 +1,5 @@
 // `pairwise fredholm FILE.toml [flags]`: a Fredholm integral equation of the second kind by the
 // Nyström method (src/fredholm/run.hpp; keys in docs/fredholm.md), and `pairwise bench fredholm`.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "config_overrides.hpp"
 #include "core/config.hpp"
 #include "fredholm/bench.hpp"
 #include "fredholm/run.hpp"
@@ -24,19 +24,12 @@ struct FredholmArgs {
 };
 
 int fredholm(const FredholmArgs& args) {
-  auto config = config::Config::load(args.file);
-  for (const auto& assignment : args.sets) config.set(assignment);
-  const std::pair<const std::optional<std::string>*, std::pair<const char*, const char*>> flags[] =
-      {{&args.backend, {"run.backend", "--backend"}},
-       {&args.precision, {"run.precision", "--precision"}},
-       {&args.n, {"domain.n", "--n"}},
-       {&args.method, {"solver.method", "--method"}}};
-  for (const auto& [value, key] : flags) {
-    if (*value) config.set_value(key.first, **value, std::string(key.second) + " " + **value);
-  }
-  if (args.output)
-    config.set_string("output.directory", std::filesystem::absolute(*args.output).string(),
-                      "--output " + *args.output);
+  auto config = load_config(args.file, args.sets,
+                            {{&args.backend, "run.backend", "--backend"},
+                             {&args.precision, "run.precision", "--precision"},
+                             {&args.n, "domain.n", "--n"},
+                             {&args.method, "solver.method", "--method"}},
+                            args.output);
   return fredholm::run_fredholm(fredholm::read_run_config(config), std::cout);
 }
 

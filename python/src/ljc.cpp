@@ -3,6 +3,7 @@
 
 #include "arrays.hpp"
 #include "pairwise/ljc.hpp"
+#include "run_glue.hpp"
 
 namespace pairwise::python {
 
@@ -190,41 +191,21 @@ Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run
              std::int64_t thermo_every) -> py::object {
             if (steps < 0 || every < 1 || thermo_every < 0)
               throw py::value_error("steps >= 0, every >= 1 and thermo_every >= 0 are needed");
-            if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
-              throw py::value_error("callback must be callable");
-            std::vector<Observer> observers;
+            check_callback(callback);
             std::vector<lj::ThermoRow> rows;
-            if (thermo_every > 0) {
-              rows.push_back(s.thermo());
-              observers.push_back(
-                  {thermo_every, [&](std::int64_t) { rows.push_back(s.thermo()); }});
-            }
-            if (!callback.is_none())
-              observers.push_back(python_observer(every, [&](std::int64_t step) {
-                auto st = s.state();
-                const auto n = py::ssize_t(s.size());
-                auto x = std::make_shared<std::vector<double>>(std::move(st.positions));
-                auto v = std::make_shared<std::vector<double>>(std::move(st.velocities));
-                callback(step, view(x, n, 3), view(v, n, 3));
-              }));
+            const auto observers = step_observers(s, callback, every, thermo_every, rows);
             without_gil([&] { s.run(steps, observers); });
             if (thermo_every == 0) return py::none();
-            py::dict table;
-            auto column = [&](auto get) {
-              std::vector<double> c;
-              for (const auto& r : rows) c.push_back(double(get(r)));
-              return adopt(std::move(c), py::ssize_t(c.size()));
-            };
-            table["step"] = column([](const lj::ThermoRow& r) { return r.step; });
-            table["time_ps"] = column([](const lj::ThermoRow& r) { return r.time_ps; });
-            table["temperature"] = column([](const lj::ThermoRow& r) { return r.temperature; });
-            table["kinetic"] = column([](const lj::ThermoRow& r) { return r.kinetic; });
-            table["lj"] = column([](const lj::ThermoRow& r) { return r.lj; });
-            table["coulomb"] = column([](const lj::ThermoRow& r) { return r.coulomb; });
-            table["bond"] = column([](const lj::ThermoRow& r) { return r.bond; });
-            table["total"] = column([](const lj::ThermoRow& r) { return r.total; });
-            table["drift"] = column([](const lj::ThermoRow& r) { return r.drift; });
-            return std::move(table);
+            using Row = lj::ThermoRow;
+            return row_table<Row>(rows, {{"step", &Row::step},
+                                         {"time_ps", &Row::time_ps},
+                                         {"temperature", &Row::temperature},
+                                         {"kinetic", &Row::kinetic},
+                                         {"lj", &Row::lj},
+                                         {"coulomb", &Row::coulomb},
+                                         {"bond", &Row::bond},
+                                         {"total", &Row::total},
+                                         {"drift", &Row::drift}});
           },
           "steps"_a, "callback"_a = py::none(), "every"_a = 1, "thermo_every"_a = 0,
           R"(Advances `steps` steps with the GIL released.

@@ -4,6 +4,7 @@
 
 #include "arrays.hpp"
 #include "pairwise/md.hpp"
+#include "run_glue.hpp"
 
 namespace pairwise::python {
 
@@ -240,42 +241,21 @@ Pair Coeffs; style, cutoff and mixing complete the force field, pairs override c
           [](md::Simulation& s, std::int64_t steps, py::object callback, std::int64_t every,
              std::int64_t thermo_every) -> py::object {
             if (steps < 0) throw py::value_error("steps must be >= 0");
-            if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
-              throw py::value_error("callback must be callable");
+            check_callback(callback);
             if (every < 1 || thermo_every < 0)
               throw py::value_error("every must be >= 1 and thermo_every >= 0");
-            std::vector<Observer> observers;
             std::vector<md::ThermoRow> rows;
-            if (thermo_every > 0) {
-              rows.push_back(s.thermo());
-              observers.push_back(
-                  {thermo_every, [&](std::int64_t) { rows.push_back(s.thermo()); }});
-            }
-            if (!callback.is_none())
-              observers.push_back(python_observer(every, [&](std::int64_t step) {
-                auto st = s.state();
-                const auto n = py::ssize_t(st.ids.size());
-                auto x = std::make_shared<std::vector<double>>(std::move(st.positions));
-                auto v = std::make_shared<std::vector<double>>(std::move(st.velocities));
-                callback(step, view(x, n, 3), view(v, n, 3));
-              }));
+            const auto observers = step_observers(s, callback, every, thermo_every, rows);
             without_gil([&] { s.run(steps, observers); });
             if (thermo_every == 0) return py::none();
-            py::dict table;
-            const auto k = py::ssize_t(rows.size());
-            auto column = [&](auto get) {
-              std::vector<double> c;
-              for (const auto& r : rows) c.push_back(double(get(r)));
-              return adopt(std::move(c), k);
-            };
-            table["step"] = column([](const md::ThermoRow& r) { return r.step; });
-            table["temperature"] = column([](const md::ThermoRow& r) { return r.temperature; });
-            table["potential"] = column([](const md::ThermoRow& r) { return r.potential; });
-            table["kinetic"] = column([](const md::ThermoRow& r) { return r.kinetic; });
-            table["total"] = column([](const md::ThermoRow& r) { return r.total; });
-            table["pressure"] = column([](const md::ThermoRow& r) { return r.pressure; });
-            table["rebuilds"] = column([](const md::ThermoRow& r) { return r.rebuilds; });
-            return std::move(table);
+            using Row = md::ThermoRow;
+            return row_table<Row>(rows, {{"step", &Row::step},
+                                         {"temperature", &Row::temperature},
+                                         {"potential", &Row::potential},
+                                         {"kinetic", &Row::kinetic},
+                                         {"total", &Row::total},
+                                         {"pressure", &Row::pressure},
+                                         {"rebuilds", &Row::rebuilds}});
           },
           "steps"_a, "callback"_a = py::none(), "every"_a = 1, "thermo_every"_a = 0,
           R"(Advances `steps` steps with the GIL released.

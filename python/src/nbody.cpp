@@ -4,6 +4,7 @@
 
 #include "arrays.hpp"
 #include "pairwise/nbody.hpp"
+#include "run_glue.hpp"
 
 namespace pairwise::python {
 
@@ -152,8 +153,7 @@ backend 'auto' | 'reference' | 'cpu' | 'cuda'; precision 'single' | 'mixed' | 'd
           "run_to",
           [](nb::Simulation& s, double t_end, py::object callback, double interval,
              bool diagnostics) -> py::object {
-            if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
-              throw py::value_error("callback must be callable");
+            check_callback(callback);
             std::vector<TimeObserver> observers;
             std::vector<nb::DiagnosticsRow> rows;
             if (diagnostics) {
@@ -161,36 +161,24 @@ backend 'auto' | 'reference' | 'cpu' | 'cuda'; precision 'single' | 'mixed' | 'd
               observers.push_back({interval, [&](double) { rows.push_back(s.diagnostics()); }});
             }
             if (!callback.is_none())
-              observers.push_back(
-                  {interval, [&](double t) {
-                     py::gil_scoped_acquire hold;
-                     auto st = s.state();
-                     const auto n = py::ssize_t(st.masses.size());
-                     auto x = std::make_shared<std::vector<double>>(std::move(st.positions));
-                     auto v = std::make_shared<std::vector<double>>(std::move(st.velocities));
-                     callback(t, view(x, n, 3), view(v, n, 3));
-                   }});
+              observers.push_back({interval, [&](double t) {
+                                     py::gil_scoped_acquire hold;
+                                     auto st = s.state();
+                                     call_with_views(callback, t, std::move(st.positions),
+                                                     std::move(st.velocities));
+                                   }});
             without_gil([&] { s.run_to(t_end, observers); });
             if (!diagnostics) return py::none();
-            py::dict table;
-            auto column = [&](auto get) {
-              std::vector<double> c;
-              for (const auto& r : rows) c.push_back(double(get(r)));
-              return adopt(std::move(c), py::ssize_t(c.size()));
-            };
-            table["time"] = column([](const nb::DiagnosticsRow& r) { return r.time; });
-            table["steps"] = column([](const nb::DiagnosticsRow& r) { return r.steps; });
-            table["kinetic"] = column([](const nb::DiagnosticsRow& r) { return r.kinetic; });
-            table["potential"] = column([](const nb::DiagnosticsRow& r) { return r.potential; });
-            table["total"] = column([](const nb::DiagnosticsRow& r) { return r.total; });
-            table["energy_error"] =
-                column([](const nb::DiagnosticsRow& r) { return r.energy_error; });
-            table["momentum"] = column([](const nb::DiagnosticsRow& r) { return r.momentum; });
-            table["angular_momentum"] =
-                column([](const nb::DiagnosticsRow& r) { return r.angular_momentum; });
-            table["virial_ratio"] =
-                column([](const nb::DiagnosticsRow& r) { return r.virial_ratio; });
-            return std::move(table);
+            using Row = nb::DiagnosticsRow;
+            return row_table<Row>(rows, {{"time", &Row::time},
+                                         {"steps", &Row::steps},
+                                         {"kinetic", &Row::kinetic},
+                                         {"potential", &Row::potential},
+                                         {"total", &Row::total},
+                                         {"energy_error", &Row::energy_error},
+                                         {"momentum", &Row::momentum},
+                                         {"angular_momentum", &Row::angular_momentum},
+                                         {"virial_ratio", &Row::virial_ratio}});
           },
           "t_end"_a, "callback"_a = py::none(), "interval"_a = 0.125, "diagnostics"_a = true,
           R"(Integrates to t_end with the GIL released.

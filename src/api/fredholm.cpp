@@ -7,7 +7,7 @@
 
 #include "api/arguments.hpp"
 #include "core/config.hpp"
-#include "fredholm/run.hpp"
+#include "fredholm/run_config.hpp"
 #include "fredholm/solve.hpp"
 
 namespace pairwise::fredholm {
@@ -30,13 +30,8 @@ Spec to_spec(const Equation& e) {
   s.params.sigma2 = e.sigma * e.sigma;
   s.params.k = e.k, s.params.u0 = e.u0, s.params.l = e.l;
   if (e.dim < 1 || e.dim > 3) throw Error("dim must be 1, 2 or 3", "equation");
-  if (e.n <= 0)
-    throw Error("n must be a positive number of nodes, got " + std::to_string(e.n), "equation");
-  for (int d = 0; d < e.dim; ++d)
-    if (!(e.lower[d] < e.upper[d]))
-      throw Error("the domain needs a < b, got a = " + std::to_string(e.lower[d]) +
-                      ", b = " + std::to_string(e.upper[d]),
-                  "equation");
+  if (const auto issue = check_nodes(s)) throw Error("n " + issue->message, "equation");
+  if (const auto issue = check_domain(s)) throw Error(issue->message, "equation");
   s.validate("equation");
   return s;
 }
@@ -95,11 +90,7 @@ Result solve(const Equation& equation, const SolverSettings& settings,
              const std::vector<double>& at) {
   const Spec spec = api::checked_argument([&] { return to_spec(equation); });
   const SolverKind method = api::checked_argument([&] { return parse_solver(settings.method); });
-  if (method == SolverKind::direct && spec.total_nodes() > kDirectMaxN)
-    throw InvalidArgument("the direct solver is for N <= " + std::to_string(kDirectMaxN) +
-                              " nodes, got " + std::to_string(spec.total_nodes()) +
-                              "; use method = \"gmres\"",
-                          "solver");
+  if (const auto issue = check_solver(spec, method)) throw InvalidArgument(*issue, "solver");
   if (!(settings.tolerance > 0) || settings.max_iterations < 1 || settings.restart < 1)
     throw InvalidArgument("tolerance must be > 0, max_iterations and restart >= 1", "solver");
   if (at.size() % std::size_t(spec.dim) != 0)

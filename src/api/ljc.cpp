@@ -1,21 +1,16 @@
 // pairwise::ljc::Simulation (include/pairwise/ljc.hpp) over the ljc rooms: the molecule builders
-// and readers of src/ljc/, an LjcKernel and its advance() (the shared dynamics).
+// and readers of src/ljc/ and the ljc session (api/ljc_session.hpp) that the command line's run
+// uses too.
 #include "pairwise/ljc.hpp"
 
 #include <cmath>
 #include <sstream>
 
+#include "api/ljc_session.hpp"
 #include "api/run_loop.hpp"
 #include "core/config.hpp"
-#include "core/io/pdb.hpp"
-#include "core/io/pqr.hpp"
 #include "ljc/generator.hpp"
-#include "ljc/ljc_kernel.hpp"
-#include "ljc/pdb_molecule.hpp"
-#include "ljc/pqr_molecule.hpp"
-#include "ljc/run.hpp"
 #include "ljc/run_config.hpp"
-#include "ljc/topology_io.hpp"
 
 namespace pairwise::ljc {
 
@@ -81,21 +76,14 @@ NonbondedOptions nonbonded(const Settings& s) {
   return nb;
 }
 
-// The molecule [system] asks for, as run_ljc builds it (src/ljc/run.cpp).
-Molecule molecule_of(const RunConfig& rc) {
-  if (!rc.from_file) {
-    Molecule m = make_globule(rc.globule);
-    m.validate("[system] molecule = 'globule'");
-    return m;
-  }
-  if (rc.file.extension() == ".pqr")
-    return molecule_from_pqr(io::read_pqr(rc.file), {rc.pqr_epsilon, rc.pqr_bond_k},
-                             rc.file.string());
-  if (rc.file.extension() == ".pdb")
-    return molecule_from_pdb(io::read_pdb(rc.file), read_parameter_table(rc.parameters),
-                             rc.pdb_bond_k, rc.file.string(), rc.parameters.string());
-  std::ostringstream warnings;
-  return read_topology(rc.file, warnings);
+// The run's settings as the session takes them; checks what the config reader checks for a file.
+DynamicsSpec dynamics_spec(const Settings& s) {
+  if (s.thermostat != "none" && s.thermostat != "langevin")
+    throw Error("unknown thermostat '" + s.thermostat + "' (expected none or langevin)",
+                "settings");
+  if (!(s.dt > 0) || !(s.temperature >= 0) || !(s.friction >= 0))
+    throw Error("dt must be > 0, temperature and friction >= 0", "settings");
+  return {s.thermostat == "langevin", s.dt, s.temperature, s.friction, s.seed};
 }
 
 }  // namespace
@@ -116,77 +104,38 @@ MoleculeArrays read_molecule(const std::string& path, double pqr_epsilon, double
   if (rc.file.extension() == ".pdb")
     throw Error("a PDB molecule needs a parameter table: use a TOML config ([system] parameters)",
                 path);
-  return to_arrays(molecule_of(rc));
+  std::ostringstream warnings;
+  return to_arrays(load_molecule(rc, warnings));
 }
 
 struct Simulation::Impl {
-  Molecule mol;
-  std::unique_ptr<LjcKernel> kernel;
-  std::vector<double> inv_mass;
-  engine::DynamicsOptions dynamics;
-  LjcForces forces;
-  double dof = 3, e0 = 0;
-  bool have_e0 = false;
-  std::int64_t step = 0, configured_steps = 0, configured_interval = 100;
+  Session session;
+  std::int64_t configured_steps = 0, configured_interval = 100;
 
-  Impl(Molecule m, const Settings& s, PairKernel pair_kernel = PairKernel::automatic,
-       StepKernel step_kernel = StepKernel::automatic)
-      : mol(std::move(m)) {
-    const NonbondedOptions nb = nonbonded(s);
-    if (s.thermostat != "none" && s.thermostat != "langevin")
-      throw Error("unknown thermostat '" + s.thermostat + "' (expected none or langevin)",
-                  "settings");
-    if (!(s.dt > 0) || !(s.temperature >= 0) || !(s.friction >= 0))
-      throw Error("dt must be > 0, temperature and friction >= 0", "settings");
-    const bool langevin = s.thermostat == "langevin";
-    LjcKernelOptions ko;
-    ko.precision = s.run.precision;
-    ko.pair_kernel = pair_kernel, ko.step_kernel = step_kernel;
-    kernel = make_ljc_kernel(resolve_backend(s.run.backend), ko);
-    kernel->set_system(mol, nb);
-    if (mol.vx.empty()) thermal_velocities(mol, s.temperature, s.seed);
-    const std::size_t n = mol.size();
-    inv_mass.resize(n);
-    for (std::size_t i = 0; i < n; ++i) inv_mass[i] = kAccelFactor / mol.mass[i];
-    kernel->compute(forces);
-    dynamics.dt = s.dt;
-    dynamics.thermostat = langevin ? engine::Thermostat::langevin : engine::Thermostat::none;
-    dynamics.kT = kBoltzmannKcal * s.temperature;
-    dynamics.gamma = s.friction * 1e-3;  // 1/fs
-    dynamics.seed = s.seed;
-    dof = langevin ? 3.0 * double(n) : (n > 1 ? 3.0 * double(n) - 3.0 : 3.0);
-  }
-
-  // The CLI's check (src/ljc/run.cpp check_finite).
-  void check_finite() const {
-    for (std::size_t i = 0; i < mol.size(); ++i)
-      if (!std::isfinite(mol.x[i]) || !std::isfinite(mol.y[i]) || !std::isfinite(mol.z[i]) ||
-          !std::isfinite(mol.vx[i]) || !std::isfinite(forces.fx[i]) ||
-          !std::isfinite(forces.fy[i]) || !std::isfinite(forces.fz[i]))
-        throw Error("the state is not finite (NaN or inf) at step " + std::to_string(step) +
-                        ", atom " + std::to_string(i) + ": reduce dt or check the input",
-                    "run");
+  Impl(Molecule m, BackendKind requested, const LjcKernelOptions& ko, const NonbondedOptions& nb,
+       const DynamicsSpec& d)
+      : session(std::move(m), resolve_backend(requested), ko, nb, d) {
+    session.start();
   }
 };
 
 Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Simulation::Simulation(const MoleculeArrays& molecule, const Settings& settings)
-    : impl_(std::make_unique<Impl>(from_arrays(molecule), settings)) {}
+Simulation::Simulation(const MoleculeArrays& molecule, const Settings& settings) {
+  Molecule m = from_arrays(molecule);
+  const NonbondedOptions nb = nonbonded(settings);
+  const DynamicsSpec d = dynamics_spec(settings);
+  LjcKernelOptions ko;
+  ko.precision = settings.run.precision;
+  impl_ = std::make_unique<Impl>(std::move(m), settings.run.backend, ko, nb, d);
+}
 
 Simulation Simulation::from_config(const std::string& path) {
   auto config = config::Config::load(path);
   const RunConfig rc = read_run_config(config);
-  Settings s;
-  s.run = {rc.backend, rc.precision};
-  s.dielectric = std::string(to_string(rc.forcefield.dielectric));
-  s.epsilon = rc.forcefield.epsilon, s.linear_factor = rc.forcefield.linear_factor;
-  s.sigmoidal = rc.forcefield.sigmoidal;
-  s.scale14_lj = rc.forcefield.scale14_lj, s.scale14_coulomb = rc.forcefield.scale14_coulomb;
-  s.thermostat = rc.langevin ? "langevin" : "none";
-  s.dt = rc.dt_fs, s.temperature = rc.temperature, s.friction = rc.friction_per_ps;
-  s.seed = rc.seed;
-  auto impl = std::make_unique<Impl>(molecule_of(rc), s, rc.pair_kernel, rc.step_kernel);
+  std::ostringstream warnings;
+  auto impl = std::make_unique<Impl>(load_molecule(rc, warnings), rc.backend, kernel_options(rc),
+                                     rc.forcefield, dynamics_spec(rc));
   impl->configured_steps = rc.steps, impl->configured_interval = rc.output.interval;
   return Simulation(std::move(impl));
 }
@@ -196,19 +145,19 @@ Simulation& Simulation::operator=(Simulation&&) noexcept = default;
 Simulation::~Simulation() = default;
 
 std::size_t Simulation::size() const {
-  return impl_->mol.size();
+  return impl_->session.mol.size();
 }
 BackendKind Simulation::backend() const {
-  return impl_->kernel->backend();
+  return impl_->session.kernel->backend();
 }
 Precision Simulation::precision() const {
-  return impl_->kernel->precision();
+  return impl_->session.kernel->precision();
 }
 std::string Simulation::device_name() const {
-  return impl_->kernel->device_name();
+  return impl_->session.kernel->device_name();
 }
 std::int64_t Simulation::step() const {
-  return impl_->step;
+  return impl_->session.step;
 }
 std::int64_t Simulation::configured_steps() const {
   return impl_->configured_steps;
@@ -218,7 +167,7 @@ std::int64_t Simulation::configured_interval() const {
 }
 
 ForceResult Simulation::compute_forces() const {
-  const LjcForces& f = impl_->forces;
+  const LjcForces& f = impl_->session.forces;
   const std::size_t n = size();
   ForceResult r;
   r.forces.resize(3 * n);
@@ -229,36 +178,20 @@ ForceResult Simulation::compute_forces() const {
 }
 
 ThermoRow Simulation::thermo() {
-  Impl& s = *impl_;
-  s.check_finite();
-  const double ke = kinetic_energy(s.mol);
-  const double e = ke + s.forces.energy();
-  if (!s.have_e0) s.e0 = e, s.have_e0 = true;
-  ThermoRow r;
-  r.step = s.step;
-  r.time_ps = double(s.step) * s.dynamics.dt * 1e-3;
-  r.temperature = 2 * ke / (s.dof * kBoltzmannKcal);
-  r.kinetic = ke, r.lj = s.forces.lj, r.coulomb = s.forces.coulomb, r.bond = s.forces.bond;
-  r.total = e;
-  r.drift = s.e0 != 0 ? (e - s.e0) / std::fabs(s.e0) : 0.0;
-  return r;
+  return impl_->session.thermo_row();
 }
 
 State Simulation::state() const {
-  const MoleculeArrays a = to_arrays(impl_->mol);
-  return {impl_->step, a.positions, a.velocities};
+  const MoleculeArrays a = to_arrays(impl_->session.mol);
+  return {impl_->session.step, a.positions, a.velocities};
 }
 
 void Simulation::run(std::int64_t steps, const std::vector<Observer>& observers) {
   if (steps < 0) throw InvalidArgument("steps must be >= 0, got " + std::to_string(steps), "run");
-  Impl& s = *impl_;
-  if (!s.have_e0) thermo();  // E0 of the drift column: the state before the first step
+  Session& s = impl_->session;
+  if (!s.have_e0) s.thermo_row();  // E0 of the drift column: the state before the first step
   api::run_in_chunks(
-      s.step, steps, observers,
-      [&](std::int64_t first, std::int64_t count) {
-        s.kernel->advance(s.mol, s.inv_mass, s.dynamics, std::uint64_t(first - 1), count, s.forces);
-        s.step = first + count - 1;
-      },
+      s.step, steps, observers, [&](std::int64_t, std::int64_t count) { s.advance(count); },
       [&] { s.check_finite(); });
 }
 

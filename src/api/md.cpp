@@ -1,15 +1,15 @@
 // pairwise::md::Simulation (include/pairwise/md.hpp) over the md rooms: the system builders and
-// readers of src/md/ (system.hpp, run.hpp) and an MdEngine (engine.hpp).
+// readers of src/md/ (system.hpp, run_config.hpp) and the md session (api/md_session.hpp) that
+// the command line's run uses too.
 #include "pairwise/md.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "api/md_session.hpp"
 #include "api/run_loop.hpp"
 #include "core/config.hpp"
-#include "md/engine.hpp"
-#include "md/run.hpp"
-#include "md/system.hpp"
+#include "md/run_config.hpp"
 
 namespace pairwise::md {
 
@@ -110,6 +110,11 @@ EngineOptions engine_options(const Settings& st) {
   return o;
 }
 
+System validated(System s, double skin, bool allow_overlap) {
+  validate(s, skin, allow_overlap);
+  return s;
+}
+
 }  // namespace
 
 SystemArrays lattice(const std::string& kind, double density, std::array<int, 3> cells,
@@ -134,61 +139,36 @@ SystemArrays lattice(const std::string& kind, double density, std::array<int, 3>
 }
 
 struct Simulation::Impl {
-  System system;  // the atoms as given (the host copy that state() refreshes)
-  EngineOptions options;
-  std::unique_ptr<MdEngine> engine;
-  std::int64_t step = 0, configured_steps = 0, configured_thermo_every = 10;
-  double max_speed = 0;
+  Session session;
+  std::int64_t configured_steps = 0, configured_thermo_every = 10;
 
-  Impl(System s, const EngineOptions& o, BackendKind requested, bool allow_overlap)
-      : system(std::move(s)), options(o) {
-    validate(system, o.skin, allow_overlap);
-    engine = make_md_engine(resolve_backend(requested), o);
-    engine->set_state(system);
-    // An atom moving half the smallest box length in one step has exploded (as the CLI checks).
-    const Box& b = system.box;
-    max_speed = 0.5 * std::min({b.length(0), b.length(1), b.length(2)}) / o.dynamics.dt;
-  }
-
-  // The CLI's blow-up check (src/md/run.cpp).
-  Thermo checked_thermo() {
-    const Thermo t = engine->thermo();
-    if (const std::uint32_t bad = engine->first_bad_atom(max_speed);
-        bad != 0 || !std::isfinite(t.potential))
-      throw Error(
-          "the simulation blew up (non-finite or exploding atom) by step " + std::to_string(step),
-          bad ? "atom id " + std::to_string(bad) : "potential energy");
-    return t;
-  }
+  Impl(System s, const Settings& settings, const EngineOptions& o)
+      : session(validated(std::move(s), o.skin, settings.allow_overlap), o,
+                resolve_backend(settings.run.backend)) {}
+  Impl(System s, const Settings& settings)
+      : Impl(std::move(s), settings, engine_options(settings)) {}
+  explicit Impl(const MdRunConfig& rc)
+      : session(build_system(rc), engine_options(rc), resolve_backend(rc.backend)),
+        configured_steps(rc.steps),
+        configured_thermo_every(rc.thermo_every) {}
 };
 
 Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Simulation::Simulation(const SystemArrays& system, const Settings& settings)
-    : impl_(std::make_unique<Impl>(system_from_arrays(system), engine_options(settings),
-                                   settings.run.backend, settings.allow_overlap)) {}
+    : impl_(std::make_unique<Impl>(system_from_arrays(system), settings)) {}
 
 Simulation Simulation::from_data_file(const std::string& path, const ForceFieldSpec& force_field,
                                       const Settings& settings) {
   System s = system_from_data(path);
   apply_force_field(force_field, s.ff, true);
-  return Simulation(std::make_unique<Impl>(std::move(s), engine_options(settings),
-                                           settings.run.backend, settings.allow_overlap));
+  return Simulation(std::make_unique<Impl>(std::move(s), settings));
 }
 
 Simulation Simulation::from_config(const std::string& path) {
   auto config = config::Config::load(path);
   const MdRunConfig rc = read_md_config(config);
-  EngineOptions o;
-  o.precision = rc.precision;
-  o.skin = rc.skin;
-  o.dynamics = rc.dynamics;
-  o.sort_every = rc.sort_every;
-  o.neighbor_capacity = rc.capacity;
-  auto impl = std::make_unique<Impl>(build_system(rc), o, rc.backend, rc.allow_overlap);
-  impl->configured_steps = rc.steps;
-  impl->configured_thermo_every = rc.thermo_every;
-  return Simulation(std::move(impl));
+  return Simulation(std::make_unique<Impl>(rc));
 }
 
 Simulation::Simulation(Simulation&&) noexcept = default;
@@ -196,19 +176,19 @@ Simulation& Simulation::operator=(Simulation&&) noexcept = default;
 Simulation::~Simulation() = default;
 
 std::size_t Simulation::size() const {
-  return impl_->system.atoms.size();
+  return impl_->session.system.atoms.size();
 }
 BackendKind Simulation::backend() const {
-  return impl_->engine->backend();
+  return impl_->session.engine->backend();
 }
 Precision Simulation::precision() const {
-  return impl_->engine->precision();
+  return impl_->session.engine->precision();
 }
 std::string Simulation::device_name() const {
-  return impl_->engine->device_name();
+  return impl_->session.engine->device_name();
 }
 std::int64_t Simulation::step() const {
-  return impl_->step;
+  return impl_->session.step;
 }
 std::int64_t Simulation::configured_steps() const {
   return impl_->configured_steps;
@@ -217,14 +197,14 @@ std::int64_t Simulation::configured_thermo_every() const {
   return impl_->configured_thermo_every;
 }
 double Simulation::time() const {
-  return double(impl_->step) * impl_->options.dynamics.dt;
+  return double(impl_->session.step) * impl_->session.options.dynamics.dt;
 }
 
 ForceResult Simulation::compute_forces() {
   const std::size_t n = size();
   std::vector<double> fx, fy, fz;
-  impl_->engine->forces(fx, fy, fz);
-  const Thermo t = impl_->engine->thermo();
+  impl_->session.engine->forces(fx, fy, fz);
+  const Thermo t = impl_->session.engine->thermo();
   ForceResult r;
   r.forces.resize(3 * n);
   for (std::size_t i = 0; i < n; ++i)
@@ -234,27 +214,14 @@ ForceResult Simulation::compute_forces() {
 }
 
 ThermoRow Simulation::thermo() {
-  const Thermo t = impl_->checked_thermo();
-  const std::size_t n = size();
-  const double inv_n = n ? 1.0 / double(n) : 0.0;
-  ThermoRow r;
-  r.step = impl_->step;
-  r.temperature = temperature_of(t.kinetic, n);
-  r.potential = t.potential * inv_n;
-  r.kinetic = t.kinetic * inv_n;
-  r.total = (t.kinetic + t.potential) * inv_n;
-  r.pressure = pressure(t, impl_->system.box.volume());
-  r.virial = t.virial;
-  r.rebuilds = impl_->engine->stats().rebuilds;
-  return r;
+  return impl_->session.thermo_row();
 }
 
 State Simulation::state() {
-  System& s = impl_->system;
-  impl_->engine->get_state(s);
+  const System& s = impl_->session.refresh_state();
   const std::size_t n = s.atoms.size();
   State st;
-  st.step = impl_->step;
+  st.step = impl_->session.step;
   st.box.lo = s.box.lo, st.box.hi = s.box.hi;
   st.ids = s.atoms.id, st.types = s.atoms.type;
   st.positions.resize(3 * n), st.velocities.resize(3 * n), st.images.resize(3 * n);
@@ -271,8 +238,7 @@ State Simulation::state() {
 
 void Simulation::set_state(const std::vector<double>& positions,
                            const std::vector<double>& velocities) {
-  System& s = impl_->system;
-  impl_->engine->get_state(s);
+  System& s = impl_->session.refresh_state();
   const std::size_t n = s.atoms.size();
   if (positions.size() != 3 * n)
     throw Error("positions must have shape (" + std::to_string(n) + ", 3)", "positions");
@@ -288,20 +254,18 @@ void Simulation::set_state(const std::vector<double>& positions,
   }
   for (double v : velocities)
     if (!std::isfinite(v)) throw Error("velocities must be finite", "velocities");
-  validate(next, impl_->options.skin, true);
-  impl_->engine->set_state(next);
+  validate(next, impl_->session.options.skin, true);
+  impl_->session.engine->set_state(next);
   s = std::move(next);
 }
 
 void Simulation::run(std::int64_t steps, const std::vector<Observer>& observers) {
   if (steps < 0) throw InvalidArgument("steps must be >= 0, got " + std::to_string(steps), "run");
+  Session& session = impl_->session;
   api::run_in_chunks(
-      impl_->step, steps, observers,
-      [&](std::int64_t first, std::int64_t count) {
-        impl_->engine->advance(std::uint64_t(first), int(count));
-        impl_->step = first + count - 1;
-      },
-      [&] { impl_->checked_thermo(); });
+      session.step, steps, observers,
+      [&](std::int64_t, std::int64_t count) { session.advance(count); },
+      [&] { session.checked_thermo(); });
 }
 
 }  // namespace pairwise::md

@@ -1,17 +1,15 @@
 // pairwise::nbody::Simulation (include/pairwise/nbody.hpp) over the nbody rooms: the generators
-// and the particle table of src/nbody/, a GravityKernel and an Integrator.
+// and the particle table of src/nbody/ and the nbody session (api/nbody_session.hpp) that the
+// command line's run uses too.
 #include "pairwise/nbody.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "api/nbody_session.hpp"
 #include "core/config.hpp"
-#include "nbody/diagnostics.hpp"
-#include "nbody/gravity_kernel.hpp"
 #include "nbody/initial_conditions.hpp"
-#include "nbody/integrator.hpp"
 #include "nbody/particle_table.hpp"
-#include "nbody/run.hpp"
 #include "nbody/run_config.hpp"
 
 namespace pairwise::nbody {
@@ -61,6 +59,15 @@ IntegratorOptions integrator_options(const Settings& s) {
   return o;
 }
 
+KernelOptions kernel_options(const Settings& s, std::size_t n) {
+  if (!(s.eps >= 0)) throw Error("eps must be >= 0", "settings");
+  KernelOptions o;
+  o.precision = s.run.precision;
+  o.eps2 = s.eps * s.eps;
+  o.expected_n = n;
+  return o;
+}
+
 }  // namespace
 
 ParticleArrays plummer(std::size_t n, std::uint64_t seed) {
@@ -79,44 +86,33 @@ ParticleArrays read_table(const std::string& path, double* time) {
 }
 
 struct Simulation::Impl {
-  KernelOptions kernel_options;
-  IntegratorOptions integrator_options;
-  BackendKind backend;
-  std::unique_ptr<GravityKernel> kernel;        // the integrator's
-  std::unique_ptr<GravityKernel> probe_kernel;  // compute_forces' (the integrator's is busy)
-  std::unique_ptr<Integrator> integrator;
-  double e0 = 0, t_end = 1, interval = 0.125;
+  Session session;
+  double t_end = 1, interval = 0.125;
 
-  Impl(Particles p, const Settings& s, const std::string& source)
-      : integrator_options(nbody::integrator_options(s)), backend(resolve_backend(s.run.backend)) {
-    if (!(s.eps >= 0)) throw Error("eps must be >= 0", "settings");
-    kernel_options.precision = s.run.precision;
-    kernel_options.eps2 = s.eps * s.eps;
-    kernel_options.expected_n = p.size();
-    kernel = make_gravity_kernel(backend, kernel_options);
-    validate_particles(p, kernel_options.eps2, source);
-    integrator = make_integrator(integrator_options, *kernel, std::move(p));
-    e0 = measure(integrator->state(), integrator->potential(), 0.0, 0.0).total;
+  Impl(const KernelOptions& ko, const IntegratorOptions& io, BackendKind requested, Particles p,
+       const std::string& source)
+      : session(ko, io, resolve_backend(requested)) {
+    session.check(p, source);
+    session.start(std::move(p));
   }
 };
 
 Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Simulation::Simulation(const ParticleArrays& particles, const Settings& settings)
-    : impl_(std::make_unique<Impl>(from_arrays(particles), settings, "particles")) {}
+Simulation::Simulation(const ParticleArrays& particles, const Settings& settings) {
+  Particles p = from_arrays(particles);
+  const IntegratorOptions io = integrator_options(settings);
+  const KernelOptions ko = kernel_options(settings, p.size());
+  impl_ = std::make_unique<Impl>(ko, io, settings.run.backend, std::move(p), "particles");
+}
 
 Simulation Simulation::from_config(const std::string& path) {
   auto config = config::Config::load(path);
   const RunConfig rc = read_run_config(config);
-  Settings s;
-  s.run = {rc.backend, rc.precision};
-  s.eps = rc.eps;
-  s.integrator = std::string(to_string(rc.integrator.kind));
-  s.dt = rc.integrator.dt, s.eta = rc.integrator.eta, s.dt_max = rc.integrator.dt_max;
-  s.dt_min = rc.integrator.dt_min;
   std::string source;
   Particles p = make_initial_conditions(rc, &source);
-  auto impl = std::make_unique<Impl>(std::move(p), s, source);
+  auto impl =
+      std::make_unique<Impl>(kernel_options(rc), rc.integrator, rc.backend, std::move(p), source);
   impl->t_end = rc.t_end, impl->interval = rc.output.interval;
   return Simulation(std::move(impl));
 }
@@ -126,19 +122,19 @@ Simulation& Simulation::operator=(Simulation&&) noexcept = default;
 Simulation::~Simulation() = default;
 
 std::size_t Simulation::size() const {
-  return impl_->integrator->state().size();
+  return impl_->session.integrator->state().size();
 }
 BackendKind Simulation::backend() const {
-  return impl_->kernel->backend();
+  return impl_->session.kernel->backend();
 }
 Precision Simulation::precision() const {
-  return impl_->kernel->precision();
+  return impl_->session.kernel->precision();
 }
 std::string Simulation::device_name() const {
-  return impl_->kernel->device_name();
+  return impl_->session.kernel->device_name();
 }
 double Simulation::time() const {
-  return impl_->integrator->time();
+  return impl_->session.integrator->time();
 }
 double Simulation::configured_t_end() const {
   return impl_->t_end;
@@ -148,11 +144,11 @@ double Simulation::configured_interval() const {
 }
 
 ForceResult Simulation::compute_forces() {
-  if (!impl_->probe_kernel)
-    impl_->probe_kernel = make_gravity_kernel(impl_->backend, impl_->kernel_options);
-  impl_->probe_kernel->set_particles(impl_->integrator->state());
+  Session& s = impl_->session;
+  if (!s.probe_kernel) s.probe_kernel = make_gravity_kernel(s.backend, s.kernel_options);
+  s.probe_kernel->set_particles(s.integrator->state());
   Forces f;
-  impl_->probe_kernel->compute(ForceKind::accel, f);
+  s.probe_kernel->compute(ForceKind::accel, f);
   const std::size_t n = f.size();
   ForceResult r;
   r.accelerations.resize(3 * n);
@@ -164,21 +160,12 @@ ForceResult Simulation::compute_forces() {
 }
 
 DiagnosticsRow Simulation::diagnostics() {
-  const auto d =
-      measure(impl_->integrator->state(), impl_->integrator->potential(), time(), impl_->e0);
-  DiagnosticsRow r;
-  r.time = d.time;
-  r.steps = impl_->integrator->stats().steps;
-  r.kinetic = d.kinetic, r.potential = d.potential, r.total = d.total;
-  r.energy_error = d.energy_error;
-  r.momentum = std::sqrt(d.px * d.px + d.py * d.py + d.pz * d.pz);
-  r.angular_momentum = std::sqrt(d.lx * d.lx + d.ly * d.ly + d.lz * d.lz);
-  r.virial_ratio = d.virial_ratio;
-  return r;
+  const Session& s = impl_->session;
+  return Session::row_of(s.measure_at(time()), s.integrator->stats().steps);
 }
 
 ParticleArrays Simulation::state() const {
-  return to_arrays(impl_->integrator->state());
+  return to_arrays(impl_->session.integrator->state());
 }
 
 void Simulation::run_to(double t_end, const std::vector<TimeObserver>& observers) {
@@ -186,8 +173,8 @@ void Simulation::run_to(double t_end, const std::vector<TimeObserver>& observers
   if (!(t_end > t0) || !std::isfinite(t_end))
     throw InvalidArgument("t_end must be finite and exceed the current time " + std::to_string(t0),
                           "run");
-  const bool block = impl_->integrator_options.kind == IntegratorKind::hermite_block;
-  const double dt_max = impl_->integrator_options.dt_max;
+  const bool block = impl_->session.integrator_options.kind == IntegratorKind::hermite_block;
+  const double dt_max = impl_->session.integrator_options.dt_max;
   auto multiple = [&](double t) { return std::abs(t / dt_max - std::round(t / dt_max)) < 1e-9; };
   const std::string why = "must be a multiple of dt_max = " + std::to_string(dt_max) +
                           " for block time steps (particles are synchronized only there)";
@@ -204,7 +191,7 @@ void Simulation::run_to(double t_end, const std::vector<TimeObserver>& observers
     double next = t_end;
     for (const auto& o : observers)
       next = std::min(next, (std::floor(t / o.interval + 1e-9) + 1) * o.interval);
-    impl_->integrator->advance_to(next);
+    impl_->session.integrator->advance_to(next);
     t = next;
     for (const auto& o : observers) {
       const double k = std::round(t / o.interval);

@@ -158,6 +158,21 @@ std::size_t Spec::total_nodes() const {
   return total;
 }
 
+std::optional<SpecIssue> check_nodes(const Spec& spec) {
+  if (spec.n > 0) return std::nullopt;
+  return SpecIssue{"n", "must be a positive number of nodes, got " + std::to_string(spec.n)};
+}
+
+std::optional<SpecIssue> check_domain(const Spec& spec) {
+  static const char* const upper_keys[] = {"b", "b_y", "b_z"};
+  for (int d = 0; d < spec.dim && d < 3; ++d)
+    if (!(spec.lower[d] < spec.upper[d]))
+      return SpecIssue{upper_keys[d],
+                       "the domain needs a < b, got a = " + std::to_string(spec.lower[d]) +
+                           ", b = " + std::to_string(spec.upper[d])};
+  return std::nullopt;
+}
+
 void Spec::validate(const std::string& where) const {
   if (dim < 1 || dim > 3)
     throw Error("dimension must be 1, 2 or 3, got " + std::to_string(dim), where);

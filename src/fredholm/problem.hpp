@@ -66,6 +66,15 @@ struct Nodes {
 };
 Nodes make_nodes(const Spec& spec);
 
+// The checks of a problem's shape that the config reader ([domain], naming the key) and the API
+// (pairwise::fredholm::solve) make before Spec::validate, with the messages both give: a node count
+// n <= 0 (key "n"), a domain without a < b (key "b", "b_y" or "b_z"). std::nullopt when fine.
+struct SpecIssue {
+  std::string key, message;
+};
+std::optional<SpecIssue> check_nodes(const Spec& spec);
+std::optional<SpecIssue> check_domain(const Spec& spec);
+
 template <class S>
 S rhs_value(const Spec& spec, const Point& t);
 // The exact solution where the problem is one of the built-in tests (nr_fred2 with power34 or

@@ -1,43 +1,16 @@
-// `pairwise fredholm problem.toml` (and `pairwise run` with workload = "fredholm"): the TOML
-// schema, documented key by key in docs/fredholm.md:
-//   [domain]    dim, a, b, a_y, b_y, a_z, b_z, n
-//   [equation]  lambda, kernel, rhs, sigma, k, u0, l, l_max
-//   [solver]    method, tolerance, max_iterations, restart
-//   [run]       backend, precision
-//   [output]    directory, prefix, nodes, grid_points, grid_a, grid_b
+// `pairwise fredholm problem.toml` (and `pairwise run` with workload = "fredholm"): the config
+// (fredholm/run_config.hpp) and the solve that the command line starts. run_fredholm is the API
+// layer's (src/api/fredholm_run.cpp).
 #pragma once
 
-#include <filesystem>
 #include <ostream>
-#include <string>
 
-#include "core/config.hpp"
-#include "fredholm/solve.hpp"
-#include "pairwise/backend.hpp"
-#include "pairwise/precision.hpp"
+#include "fredholm/run_config.hpp"
 
 namespace pairwise::fredholm {
 
-struct RunConfig {
-  std::string source;
-  Spec spec;
-  int l_max = -1;  // square_well: solve l = 0..l_max (default: the single l)
-  SolverKind method = SolverKind::gmres;
-  SolveOptions solve;
-  BackendKind backend = BackendKind::automatic;
-  Precision precision = Precision::double_;
-  struct Output {
-    std::filesystem::path directory;
-    std::string prefix;
-    bool nodes = true;          // <prefix>.nodes.csv: the solution at the nodes
-    long long grid_points = 0;  // <prefix>.grid.csv: Nyström interpolation on a uniform grid
-    double grid_a = 0, grid_b = 1;
-  } output;
-};
-
-// Reads and checks the keys (unknown keys are errors with a did-you-mean).
-RunConfig read_run_config(config::Config& config);
-// Solves, prints a summary and writes the CSV files (atomically). Returns the exit code.
+// Solves, prints a summary and writes the CSV files (atomically). Returns the exit code (128 +
+// signal when a stop signal ended a multi-wave solve between waves).
 int run_fredholm(const RunConfig& rc, std::ostream& out);
 
 }  // namespace pairwise::fredholm

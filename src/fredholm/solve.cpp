@@ -23,6 +23,12 @@ std::string_view to_string(SolverKind s) {
   return kSolverNames[int(s)];
 }
 
+std::optional<std::string> check_solver(const Spec& spec, SolverKind method) {
+  if (method != SolverKind::direct || spec.total_nodes() <= kDirectMaxN) return std::nullopt;
+  return "the direct solver is for N <= " + std::to_string(kDirectMaxN) + " nodes, got " +
+         std::to_string(spec.total_nodes()) + "; use method = \"gmres\"";
+}
+
 template <class S>
 std::vector<S> subtraction_diagonal(const Spec& spec, const Nodes& nodes, Matvec<S>& matvec) {
   if (!uses_subtraction(spec.kernel)) return {};

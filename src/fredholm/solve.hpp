@@ -2,7 +2,9 @@
 // interpolation of the solution (see problem.hpp for the equations).
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +20,9 @@ std::string_view to_string(SolverKind s);
 
 // Largest N of the dense direct solve (an N×N matrix in memory, O(N³) work).
 inline constexpr std::size_t kDirectMaxN = 6000;
+// The message for a direct solve of more than kDirectMaxN nodes (config key solver.method and the
+// API's solve give it); std::nullopt when the method fits the problem.
+std::optional<std::string> check_solver(const Spec& spec, SolverKind method);
 
 template <class S>
 struct Solution {

@@ -1,25 +1,18 @@
-// The ljc driver behind `pairwise run` (workload = "ljc"): molecule (generated globule or a
-// topology file), backend kernel, dynamics from the shared engine (velocity Verlet NVE or BAOAB
-// Langevin, src/engine/dynamics.hpp), thermo log, final topology with velocities.
+// `pairwise run` with workload = "ljc": the config (ljc/run_config.hpp) and the run that the
+// command line starts. run_ljc is the API layer's (src/api/ljc_run.cpp): a client of the ljc
+// session that pairwise::ljc::Simulation also stands on (src/api/ljc_session.hpp).
 #pragma once
 
 #include <ostream>
 
-#include "ljc/molecule.hpp"
 #include "ljc/run_config.hpp"
+#include "ljc/velocities.hpp"
 
 namespace pairwise::ljc {
 
-// Units of the dynamics: Å, fs, amu, kcal/mol. F/m in kcal/(mol·Å·amu) times this is Å/fs².
-inline constexpr double kAccelFactor = 4.184e-4;
-inline constexpr double kBoltzmannKcal = 0.0019872041;  // kcal/(mol·K)
-
-// Maxwell–Boltzmann velocities (Å/fs) at temperature T from Philox keyed on (seed, atom), with the
-// centre-of-mass motion removed and rescaled to exactly T over 3N - 3 degrees of freedom.
-void thermal_velocities(Molecule& m, double temperature, std::uint64_t seed);
-// Σ ½ m v² in kcal/mol.
-double kinetic_energy(const Molecule& m);
-
+// Runs [run] steps (continuing config.restart when given) with the thermo log, checkpoints and
+// final topology of [output]; warnings about the input file go to `err`. Returns 0, or 128 +
+// signal when a stop signal ended the run after a checkpoint. Throws pairwise::Error.
 int run_ljc(const RunConfig& config, std::ostream& out, std::ostream& err);
 
 }  // namespace pairwise::ljc

@@ -1,5 +1,10 @@
 #include "ljc/run_config.hpp"
 
+#include "core/io/pdb.hpp"
+#include "core/io/pqr.hpp"
+#include "ljc/pdb_molecule.hpp"
+#include "ljc/pqr_molecule.hpp"
+#include "ljc/topology_io.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::ljc {
@@ -146,6 +151,30 @@ RunConfig read_run_config(config::Config& config) {
   read_output(config, rc);
   config.check_unused();
   return rc;
+}
+
+Molecule load_molecule(const RunConfig& rc, std::ostream& warnings) {
+  if (!rc.from_file) {
+    Molecule m = make_globule(rc.globule);
+    m.validate("[system] molecule = 'globule'");
+    return m;
+  }
+  if (rc.file.extension() == ".pqr")
+    return molecule_from_pqr(io::read_pqr(rc.file), {rc.pqr_epsilon, rc.pqr_bond_k},
+                             rc.file.string());
+  if (rc.file.extension() == ".pdb")
+    return molecule_from_pdb(io::read_pdb(rc.file), read_parameter_table(rc.parameters),
+                             rc.pdb_bond_k, rc.file.string(), rc.parameters.string());
+  return read_topology(rc.file, warnings);
+}
+
+LjcKernelOptions kernel_options(const RunConfig& rc) {
+  LjcKernelOptions o;
+  o.precision = rc.precision;
+  o.pair_kernel = rc.pair_kernel;
+  o.step_kernel = rc.step_kernel;
+  o.custom = rc.custom;  // [forcefield] custom (reference, cpu)
+  return o;
 }
 
 }  // namespace pairwise::ljc

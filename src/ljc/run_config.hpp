@@ -12,12 +12,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "core/config.hpp"
 #include "ljc/custom_nonbonded.hpp"
 #include "ljc/generator.hpp"
 #include "ljc/ljc_kernel.hpp"
+#include "ljc/molecule.hpp"
 #include "pairwise/backend.hpp"
 #include "pairwise/precision.hpp"
 
@@ -62,5 +64,11 @@ struct RunConfig {
 };
 
 RunConfig read_run_config(config::Config& config);
+
+// The molecule [system] asks for: the globule (validated) or the file (a .pqr, a .pdb with its
+// parameter table, or a .toml / .json topology, whose warnings go to `warnings`).
+Molecule load_molecule(const RunConfig& config, std::ostream& warnings);
+// The kernel's options from [run] and [forcefield] custom.
+LjcKernelOptions kernel_options(const RunConfig& config);
 
 }  // namespace pairwise::ljc

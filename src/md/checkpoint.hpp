@@ -10,7 +10,7 @@
 #include <string>
 
 #include "md/engine.hpp"
-#include "md/run.hpp"
+#include "md/run_config.hpp"
 
 namespace pairwise {
 class CheckpointReader;

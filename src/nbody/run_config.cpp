@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "nbody/initial_conditions.hpp"
+#include "nbody/particle_table.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::nbody {
@@ -152,6 +154,33 @@ RunConfig read_run_config(config::Config& config) {
   read_output(config, rc);
   config.check_unused();
   return rc;
+}
+
+Particles make_initial_conditions(const RunConfig& rc, std::string* source) {
+  if (source) *source = "[system] initial = '" + std::string(to_string(rc.initial)) + "'";
+  switch (rc.initial) {
+    case InitialKind::plummer:
+      return make_plummer(rc.n, rc.seed);
+    case InitialKind::uniform_sphere:
+      return make_uniform_sphere(rc.n, rc.seed);
+    case InitialKind::kepler:
+      return make_kepler(rc.eccentricity, rc.semi_major_axis);
+    case InitialKind::file:
+      if (source) *source = rc.file.string();
+      return read_particle_table(rc.file).particles;
+  }
+  throw Error("unknown initial conditions", rc.source);
+}
+
+KernelOptions kernel_options(const RunConfig& rc) {
+  KernelOptions o;
+  o.precision = rc.precision;
+  o.eps2 = rc.eps * rc.eps;
+  o.custom = rc.custom;  // [system] potential (formula), reference and cpu
+  // Generated models have a known size: the GPU memory check runs before the host builds them.
+  if (rc.initial == InitialKind::plummer || rc.initial == InitialKind::uniform_sphere)
+    o.expected_n = rc.n;
+  return o;
 }
 
 }  // namespace pairwise::nbody

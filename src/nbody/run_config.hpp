@@ -16,7 +16,9 @@
 
 #include "core/config.hpp"
 #include "nbody/custom_gravity.hpp"
+#include "nbody/gravity_kernel.hpp"
 #include "nbody/integrator.hpp"
+#include "nbody/particles.hpp"
 #include "pairwise/backend.hpp"
 #include "pairwise/precision.hpp"
 
@@ -68,5 +70,11 @@ struct RunConfig {
 // Reads the N-body keys from `config` (which must say workload = "nbody" or nothing), then rejects
 // every key it did not read (Config::check_unused). Throws pairwise::Error with the key's location.
 RunConfig read_run_config(config::Config& config);
+
+// The initial particles the config asks for (generated or read from its file). `source` receives a
+// description for messages: the file name or "[system] initial = 'plummer'".
+Particles make_initial_conditions(const RunConfig& config, std::string* source = nullptr);
+// The force kernel's options: precision, ε², the custom potential, the size of a generated model.
+KernelOptions kernel_options(const RunConfig& config);
 
 }  // namespace pairwise::nbody

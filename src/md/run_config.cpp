@@ -1,15 +1,7 @@
-#include "md/run.hpp"
+#include "md/run_config.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <sstream>
 
-#include "core/io/growing_file.hpp"
-#include "core/signals.hpp"
-#include "core/thermo_log.hpp"
-#include "md/checkpoint.hpp"
-#include "md/engine.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::md {
@@ -202,163 +194,14 @@ System build_system(const MdRunConfig& rc) {
   return s;
 }
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::vector<ThermoColumn> columns() {
-  return {{"Step", 10, 0, 'd'},    {"Temp", 14, 8, 'g'},    {"E_pair", 16, 10, 'g'},
-          {"KinEng", 14, 8, 'g'},  {"TotEng", 16, 10, 'g'}, {"Press", 16, 10, 'g'},
-          {"Rebuilds", 9, 0, 'd'}, {"wall_s", 9, 2, 'f'}};
-}
-
-}  // namespace
-
-int run_md(const MdRunConfig& rc, std::ostream& out) {
-  const auto start = Clock::now();
-  StopSignals stop_signals;
-  std::string note;
-  const BackendKind backend = resolve_backend(rc.backend, &note);
-  System s = build_system(rc);
-  const std::size_t n = s.atoms.size();
-  out << "pairwise " << PAIRWISE_VERSION << " md: " << n << " atoms, "
-      << (rc.data_file.empty() ? rc.lattice + " lattice" : rc.data_file.string()) << ", pair "
-      << (s.ff.custom ? s.ff.custom->description : std::string(to_string(rc.style))) << " rc "
-      << build_pair_table(s.ff).max_cutoff << ", skin " << rc.skin << ", dt " << rc.dynamics.dt
-      << ", " << rc.steps << " steps, thermostat " << engine::to_string(rc.dynamics.thermostat)
-      << "\n"
-      << note << "\n";
-  EngineOptions eo;
-  eo.precision = rc.precision;
-  eo.skin = rc.skin;
-  eo.dynamics = rc.dynamics;
-  eo.sort_every = rc.sort_every;
-  eo.neighbor_capacity = rc.capacity;
-  auto engine = make_md_engine(backend, eo);
-  const std::string config_text = md_config_text(rc, backend);
-  MdCheckpointInfo resumed;
-  if (rc.restart.empty()) {
-    engine->set_state(s);
-  } else {
-    resumed = read_md_checkpoint(rc.restart, config_text, *engine, s);
-    if (resumed.step > rc.steps)
-      throw Error("the checkpoint is at step " + std::to_string(resumed.step) +
-                      ", past integrator.steps = " + std::to_string(rc.steps),
-                  rc.restart.string());
-    out << "restart: continuing from step " << resumed.step << " of " << rc.restart.string()
-        << (engine->exact_restart() ? "" : " (this engine continues, but not bitwise)") << "\n";
-  }
-  out << "engine: " << engine->device_name() << ", precision " << to_string(engine->precision())
-      << "\n"
-      << std::flush;
-
-  std::error_code ec;
-  std::filesystem::create_directories(rc.directory, ec);
-  if (ec) throw Error("cannot create the output directory: " + ec.message(), rc.directory);
-  out << io::remove_stale_temp_files(rc.directory);
-  std::unique_ptr<io::GrowingFile> dump;
-  if (rc.dump_every > 0)
-    dump = resumed.dump_bytes > 0
-               ? std::make_unique<io::GrowingFile>(rc.dump, resumed.dump_bytes, 1)
-               : std::make_unique<io::GrowingFile>(rc.dump, 1);
-  auto write_frame = [&](std::int64_t step) {
-    engine->get_state(s);
-    const auto d = data_from_system(s);
-    if (rc.dump_format == "xyz")
-      io::write_xyz_frame(dump->stream(), step, d);
-    else
-      io::write_lammps_dump_frame(dump->stream(), step, d);
-    dump->end_record();  // flushed every frame: valid up to the last frame after a kill -9
-  };
-
-  ThermoLog log(columns(), out, rc.csv, rc.progress, resumed.csv_bytes);
-  log.header();
-  const double volume = s.box.volume();
-  // An atom moving half the smallest box length in one step has exploded.
-  const double max_speed =
-      0.5 * std::min({s.box.length(0), s.box.length(1), s.box.length(2)}) / rc.dynamics.dt;
-  auto emit = [&](std::int64_t step) {
-    const Thermo t = engine->thermo();
-    if (const std::uint32_t bad = engine->first_bad_atom(max_speed);
-        bad != 0 || !std::isfinite(t.potential))
-      throw Error(
-          "the simulation blew up (non-finite or exploding atom) by step " + std::to_string(step),
-          bad ? "atom id " + std::to_string(bad) : "potential energy");
-    const double temp = temperature_of(t.kinetic, n);
-    const double inv_n = n ? 1.0 / double(n) : 0.0;
-    log.row(std::vector<double>{double(step), temp, t.potential * inv_n, t.kinetic * inv_n,
-                                (t.kinetic + t.potential) * inv_n, pressure(t, volume),
-                                double(engine->stats().rebuilds),
-                                std::chrono::duration<double>(Clock::now() - start).count()});
-  };
-  auto checkpoint = [&](std::int64_t step) {
-    MdCheckpointInfo info;
-    info.step = step;
-    info.csv_bytes = log.flush();
-    info.dump_bytes = dump ? dump->flush() : 0;
-    write_md_checkpoint(rc.checkpoint, config_text, info, *engine, s);
-  };
-  if (rc.restart.empty()) {
-    emit(0);
-    if (dump) write_frame(0);
-  }
-  double step_s = 0;
-  // Steps are advanced in chunks ending at every output and checkpoint step, and at most
-  // kSignalLatency steps long, so that a stop signal is acted on within that many steps.
-  constexpr std::int64_t kSignalLatency = 16;
-  std::int64_t last_checkpoint = -1;
-  for (std::int64_t step = resumed.step; step < rc.steps;) {
-    std::int64_t next = std::min(rc.steps, (step / rc.thermo_every + 1) * rc.thermo_every);
-    if (dump) next = std::min(next, (step / rc.dump_every + 1) * rc.dump_every);
-    if (rc.checkpoint_every > 0)
-      next = std::min(next, (step / rc.checkpoint_every + 1) * rc.checkpoint_every);
-    next = std::min(next, step + kSignalLatency);
-    const auto t0 = Clock::now();
-    engine->advance(std::uint64_t(step + 1), int(next - step));
-    step_s += std::chrono::duration<double>(Clock::now() - t0).count();
-    step = next;
-    if (step % rc.thermo_every == 0 || step == rc.steps) emit(step);
-    if (dump && step % rc.dump_every == 0) write_frame(step);
-    if (rc.checkpoint_every > 0 && step % rc.checkpoint_every == 0)
-      checkpoint(step), last_checkpoint = step;
-    log.progress(double(step) / double(std::max<std::int64_t>(rc.steps, 1)),
-                 "step " + std::to_string(step));
-    maybe_raise_test_signal(step);
-    if (const int sig = stop_requested(); sig != 0 && step < rc.steps) {
-      if (last_checkpoint != step) checkpoint(step);
-      log.finish();
-      if (dump) dump->close();
-      out << "stopped by " << signal_name(sig) << " after step " << step << ": wrote checkpoint "
-          << rc.checkpoint.string() << " (continue with --restart " << rc.checkpoint.string()
-          << ")";
-      if (!rc.csv.empty()) out << ", " << rc.csv.string();
-      if (dump) out << ", " << rc.dump.string();
-      out << " (complete up to step " << step << ")\n" << std::flush;
-      return stop_exit_code(sig);
-    }
-  }
-  log.finish();
-  if (dump) dump->close();
-  if (!rc.final_data.empty()) {
-    engine->get_state(s);
-    io::write_lammps_data(rc.final_data, data_from_system(s));
-  }
-  const EngineStats st = engine->stats();
-  const std::int64_t steps_run = rc.steps - resumed.step;
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "done: %lld steps in %.3f s (%.1f timesteps/s, %.4g atom-steps/s), %lld neighbor "
-                "builds, %lld regrows, %lld reorders\n",
-                static_cast<long long>(steps_run), step_s,
-                step_s > 0 ? double(steps_run) / step_s : 0.0,
-                step_s > 0 ? double(steps_run) * double(n) / step_s : 0.0, st.rebuilds, st.regrows,
-                st.reorders);
-  out << line;
-  if (!rc.csv.empty()) out << "wrote " << rc.csv.string() << "\n";
-  if (dump) out << "wrote " << rc.dump.string() << "\n";
-  if (!rc.final_data.empty()) out << "wrote " << rc.final_data.string() << "\n";
-  if (last_checkpoint >= 0) out << "wrote " << rc.checkpoint.string() << "\n";
-  return 0;
+EngineOptions engine_options(const MdRunConfig& rc) {
+  EngineOptions o;
+  o.precision = rc.precision;
+  o.skin = rc.skin;
+  o.dynamics = rc.dynamics;
+  o.sort_every = rc.sort_every;
+  o.neighbor_capacity = rc.capacity;
+  return o;
 }
 
 }  // namespace pairwise::md
