@@ -21,6 +21,7 @@
 #include "core/io/pqr.hpp"
 #include "pairwise/error.hpp"
 #include "potmap/cuda_map.hpp"
+#include "potmap/map_output.hpp"
 
 namespace pairwise::potmap {
 
@@ -273,21 +274,6 @@ void parse_frame_range(std::string_view text, PotmapConfig& c) {
 
 namespace {
 
-enum class OutputKind { dx, dx_gz, npy };
-
-OutputKind output_kind(const std::filesystem::path& output) {
-  if (output.empty()) throw Error("no output file", "output");
-  std::string name = output.filename().string();
-  for (auto& ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  auto ends = [&](std::string_view e) {
-    return name.size() >= e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends(".dx.gz")) return OutputKind::dx_gz;
-  if (ends(".dx")) return OutputKind::dx;
-  if (ends(".npy")) return OutputKind::npy;
-  throw Error("output file must end in .dx, .dx.gz or .npy", output.string());
-}
-
 std::string method_text(const MapOptions& m) {
   if (m.custom)  // [map] phi
     return "sum of q phi(r), phi = " + m.custom->text() +
@@ -300,36 +286,9 @@ std::string method_text(const MapOptions& m) {
 // The grid of a map (e/Å) in the config's units; FP32 maps are stored as FP32 values (in the .npy
 // as float32, in the .dx as the shortest text of each FP32 value, which reads back as that value).
 io::ScalarGrid to_grid(const Lattice& lattice, std::vector<double> values, bool single,
-                       const PotmapConfig& c, std::vector<std::string> comments) {
-  io::ScalarGrid grid;
-  grid.origin = lattice.origin;
-  grid.spacing = {lattice.spacing, lattice.spacing, lattice.spacing};
-  grid.counts = lattice.counts;
-  grid.values = std::move(values);
-  grid.single_precision = single;
-  const double f = unit_factor(c.units);
-  double* v = grid.values.data();
-  const long n = long(grid.values.size());
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) v[i] = single ? double(float(v[i] * f)) : v[i] * f;
-  grid.comments = {"pairwise potmap " PAIRWISE_VERSION ": " + describe_units(c.units),
-                   "units: " + std::string(to_string(c.units))};
-  for (auto& line : comments) grid.comments.push_back(std::move(line));
-  return grid;
-}
-
-void write_grid(const std::filesystem::path& path, const io::ScalarGrid& grid, bool single) {
-  switch (output_kind(path)) {
-    case OutputKind::npy:
-      io::write_npy(path, grid, single);
-      break;
-    case OutputKind::dx:
-      io::write_dx(path, grid);
-      break;
-    case OutputKind::dx_gz:
-      io::write_dx_gz(path, grid);
-      break;
-  }
+                       const PotmapConfig& c, const std::vector<std::string>& comments) {
+  convert_units(values, c.units, single);
+  return map_grid(lattice, std::move(values), single, c.units, comments);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -434,7 +393,7 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
            "; exclusion radius " + std::to_string(c.map.exclusion) + " A",
        "backend " + std::string(to_string(r.backend)) + ", " + std::string(to_string(r.precision)) +
            " precision" + (c.map.kahan ? ", compensated sums" : "")});
-  write_grid(c.output, grid, single);
+  write_map_file(c.output, grid, single);
   const double t_end = since(t0);
   log << "potmap: wrote " << c.output.string() << " (" << to_string(c.units) << ")\n";
   log << "potmap: times (s after start): read " << t_read << ", map memory ready " << t_prepared
@@ -477,7 +436,7 @@ class FrameOutputs {
     const auto final_path = output_.parent_path() / (stem + number + (gz ? ".dx.gz" : ".dx"));
     auto temp = final_path;
     temp += ".frames.tmp";
-    write_grid(temp.string() + (gz ? ".dx.gz" : ".dx"), grid, single);
+    write_map_file(temp.string() + (gz ? ".dx.gz" : ".dx"), grid, single);
     temps_.emplace_back(final_path, temp.string() + (gz ? ".dx.gz" : ".dx"));
   }
   void commit() {
@@ -612,7 +571,7 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   if (outputs) {
     outputs->commit();
   } else {
-    write_grid(c.output, to_grid(lattice, maps->result(), single, c, comments), single);
+    write_map_file(c.output, to_grid(lattice, maps->result(), single, c, comments), single);
   }
   const double t = since(t0);
   log << "potmap: " << method << ", exclusion " << c.map.exclusion << " A"
