@@ -47,6 +47,10 @@ int stop_requested() noexcept {
   return g_stop_signal;
 }
 
+int stop_signal_received() noexcept {
+  return g_stop_signal;
+}
+
 std::string signal_name(int signal_number) {
   switch (signal_number) {
     case SIGINT:

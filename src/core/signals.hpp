@@ -30,6 +30,8 @@ class StopSignals {
 
 // The signal number that asked the run to stop, 0 if none.
 int stop_requested() noexcept;
+// The stop signal this process received, 0 if none.
+int stop_signal_received() noexcept;
 // 128 + signal (the shell's convention for a process ended by a signal).
 inline int stop_exit_code(int signal_number) {
   return 128 + signal_number;
