@@ -61,7 +61,8 @@ struct Map {
 
 // Throws pairwise::Error with the CLI's messages for bad atoms, lattice or settings.
 Map compute_map(const AtomArrays& atoms, const Grid& grid, const MapSettings& settings);
-// Writes OpenDX (.dx, the values exactly) or .npy (float32 for single/mixed maps), atomically.
+// Writes OpenDX (.dx, the values exactly; .dx.gz compressed) or .npy (float32 for single/mixed
+// maps), by extension, atomically.
 void write_map(const Map& map, const std::string& path);
 
 // A TOML config as `pairwise run` reads it (workload = "potmap"): its atoms, lattice, settings and

@@ -6,6 +6,7 @@
 #include "core/config.hpp"
 #include "core/io/opendx.hpp"
 #include "potmap/map.hpp"
+#include "potmap/map_output.hpp"
 #include "potmap/run.hpp"
 
 namespace pairwise::potmap {
@@ -72,10 +73,8 @@ Map compute_map(const AtomArrays& atoms, const Grid& grid, const MapSettings& se
   const Units units = api::checked_argument([&] { return parse_units(settings.units); });
   api::checked_argument([&] { validate(a, lattice, o); });
   MapResult r = potmap::compute_map(resolve_backend(settings.run.backend), a, lattice, o);
-  // As run_potmap writes it (src/potmap/run.cpp): converted, FP32 maps rounded to FP32.
-  const double f = unit_factor(units);
-  const bool single = r.precision != Precision::double_;
-  for (double& v : r.values) v = single ? double(float(v * f)) : v * f;
+  // As `pairwise potmap` writes it: converted, FP32 maps rounded to FP32.
+  convert_units(r.values, units, r.precision != Precision::double_);
   Map m;
   m.grid = grid;
   m.values = std::move(r.values);
@@ -87,24 +86,13 @@ Map compute_map(const AtomArrays& atoms, const Grid& grid, const MapSettings& se
 }
 
 void write_map(const Map& map, const std::string& path) {
-  const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
-  if (ext != ".npy" && (path.size() < 3 || path.substr(path.size() - 3) != ".dx"))
-    throw Error("output file must end in .dx or .npy", path);
-  io::ScalarGrid g;
-  g.origin = map.grid.origin;
-  g.spacing = {map.grid.spacing, map.grid.spacing, map.grid.spacing};
-  g.counts = map.grid.counts;
-  if (map.values.size() != g.size())
+  const Lattice lattice = to_lattice(map.grid);
+  if (map.values.size() != lattice.size())
     throw Error("the map has " + std::to_string(map.values.size()) + " values for " +
-                    std::to_string(g.size()) + " lattice points",
+                    std::to_string(lattice.size()) + " lattice points",
                 path);
-  g.values = map.values;
-  g.comments = {"pairwise potmap " PAIRWISE_VERSION ": " + describe_units(parse_units(map.units)),
-                "units: " + map.units};
-  if (ext == ".npy")
-    io::write_npy(path, g, map.precision != Precision::double_);
-  else
-    io::write_dx(path, g);
+  const bool single = map.precision != Precision::double_;
+  write_map_file(path, map_grid(lattice, map.values, single, parse_units(map.units), {}), single);
 }
 
 ConfigMap read_config(const std::string& path) {

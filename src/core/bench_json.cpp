@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "pairwise/error.hpp"
 #include "parallel/communicator.hpp"
@@ -53,10 +54,14 @@ nlohmann::json to_json(const BenchRecord& r) {
   return json;
 }
 
-void write_bench_json(const std::string& path, const std::vector<BenchRecord>& records) {
+void write_bench_json(const std::string& path, const std::vector<BenchRecord>& records,
+                      const std::string& interrupted) {
   if (!parallel::is_writer()) return;  // many ranks: rank 0 writes
   nlohmann::json array = nlohmann::json::array();
-  for (const auto& r : records) array.push_back(to_json(r));
+  for (const auto& r : records) {
+    array.push_back(to_json(r));
+    if (!interrupted.empty()) array.back()["interrupted"] = interrupted;
+  }
   const std::filesystem::path target(path);
   const std::filesystem::path tmp(path + ".tmp");
   if (target.has_parent_path()) {
@@ -79,6 +84,46 @@ void write_bench_json(const std::string& path, const std::vector<BenchRecord>& r
     std::filesystem::remove(tmp);
     throw Error("cannot rename benchmark results into place: " + ec.message(), path);
   }
+}
+
+BenchRun::BenchRun(std::string suite, std::string json_path)
+    : suite_(std::move(suite)), json_path_(std::move(json_path)) {}
+
+void BenchRun::next_case() {
+  maybe_raise_test_signal(std::int64_t(records_.size()));
+  if (const int sig = stop_requested(); sig != 0) {
+    stop_signal_ = sig;
+    throw BenchStopped{};
+  }
+}
+
+void BenchRun::add(BenchRecord record) {
+  records_.push_back(std::move(record));
+  std::fflush(stdout);
+}
+
+int BenchRun::finish() {
+  const bool writes = !json_path_.empty() && !(stop_signal_ && records_.empty());
+  if (writes) write_bench_json(json_path_, records_, stop_signal_ ? signal_name(stop_signal_) : "");
+  if (!parallel::is_writer()) return stop_signal_ ? stop_exit_code(stop_signal_) : 0;
+  if (!stop_signal_) {
+    if (writes) std::printf("# wrote %zu records to %s\n", records_.size(), json_path_.c_str());
+    return 0;
+  }
+  std::fflush(stdout);
+  const std::string sig = signal_name(stop_signal_);
+  std::string what = "no case had finished";
+  if (!records_.empty())
+    what = std::to_string(records_.size()) + " record" + (records_.size() == 1 ? "" : "s") +
+           " of the finished cases";
+  if (writes)
+    std::fprintf(stderr,
+                 "bench %s: stopped by %s: wrote %s to %s (marked \"interrupted\": \"%s\")\n",
+                 suite_.c_str(), sig.c_str(), what.c_str(), json_path_.c_str(), sig.c_str());
+  else
+    std::fprintf(stderr, "bench %s: stopped by %s: %s; no file written%s\n", suite_.c_str(),
+                 sig.c_str(), what.c_str(), json_path_.empty() ? " (no --json asked)" : "");
+  return stop_exit_code(stop_signal_);
 }
 
 }  // namespace pairwise

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "parallel/communicator.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise {
@@ -107,6 +108,9 @@ void CheckpointWriter::u32s(const std::vector<std::uint32_t>& v) {
 }
 
 void CheckpointWriter::save(const std::filesystem::path& path) const {
+  // Many ranks: every rank holds the whole state (the drivers gather it), rank 0 writes it; the
+  // others would race it for the same path and its .prev.
+  if (!parallel::is_writer()) return;
   std::vector<unsigned char> file(kHeaderSize);
   std::memcpy(file.data(), kMagic, 8);
   const std::uint32_t version = kCheckpointVersion, crc = crc32(bytes_.data(), bytes_.size());

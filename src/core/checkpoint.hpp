@@ -45,6 +45,7 @@ class CheckpointWriter {
 
   // Writes the file as described at the top (temp, fsync, keep .prev, rename). Throws
   // pairwise::Error naming the path if anything fails (disk full: the previous checkpoint stays).
+  // With many ranks rank 0 writes (every rank holds the same state); the others return.
   void save(const std::filesystem::path& path) const;
 
  private:

@@ -19,15 +19,23 @@ inline std::string free_memory_note() {
          " bytes free)";
 }
 
-// Throws pairwise::Error("CUDA error in <what>: <cudaGetErrorString> (<cudaGetErrorName>)"), with
-// the device's free memory for an allocation failure. (The CLI adds the last checkpoint's path to
-// any error of a run that wrote one: apps/pairwise/run_command.cpp.)
+// The kernel launched last on this thread (PW_CUDA_LAUNCH), nullptr before the first: a fault
+// inside a kernel (illegal address, ECC error) is reported by the next synchronizing call, whose
+// message then names this kernel too.
+inline thread_local const char* last_kernel_launched = nullptr;
+
+// Throws pairwise::Error("CUDA error in <what>: <cudaGetErrorString> (<cudaGetErrorName>); the
+// last kernel launched was <name>"), with the device's free memory for an allocation failure.
+// (The CLI adds the last checkpoint's path to any error of a run that wrote one:
+// apps/pairwise/run_command.cpp.)
 inline void check(cudaError_t status, const char* what, const char* file, int line) {
   if (status == cudaSuccess) return;
-  throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status) + " (" +
-                  cudaGetErrorName(status) + ")" +
-                  (status == cudaErrorMemoryAllocation ? free_memory_note() : ""),
-              std::string(file) + ":" + std::to_string(line));
+  std::string message = std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status) +
+                        " (" + cudaGetErrorName(status) + ")";
+  if (status == cudaErrorMemoryAllocation) message += free_memory_note();
+  if (last_kernel_launched && std::string(what).find(last_kernel_launched) == std::string::npos)
+    message += std::string("; the last kernel launched was ") + last_kernel_launched;
+  throw Error(message, std::string(file) + ":" + std::to_string(line));
 }
 
 // An allocation of `bytes`: "out of GPU memory: <what> asked for N bytes (the device has F of T
@@ -45,6 +53,7 @@ inline void check_alloc(cudaError_t status, std::size_t bytes, const char* what,
 // After a launch: a bad configuration shows up in cudaGetLastError at once; faults inside the
 // kernel appear at the next synchronizing call, which is itself checked.
 inline void check_launch(const char* kernel, const char* file, int line) {
+  last_kernel_launched = kernel;  // the callers pass string literals
   check(cudaGetLastError(), (std::string("launch of ") + kernel).c_str(), file, line);
 }
 

@@ -3,7 +3,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
+
+#include "parallel/communicator.hpp"
 
 namespace pairwise {
 
@@ -43,7 +46,15 @@ StopSignals::~StopSignals() {
     sigaction(kSignals[k], &g_previous[k], nullptr);
 }
 
-int stop_requested() noexcept {
+int stop_requested() {
+  parallel::Communicator& comm = parallel::world();
+  if (comm.size() == 1) return g_stop_signal;
+  std::int64_t signal_number = g_stop_signal;
+  comm.allreduce_max(std::span<std::int64_t>(&signal_number, 1));
+  return static_cast<int>(signal_number);
+}
+
+int stop_signal_received() noexcept {
   return g_stop_signal;
 }
 

@@ -28,8 +28,14 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 };
 
-// The signal number that asked the run to stop, 0 if none.
-int stop_requested() noexcept;
+// The signal number that asked the run to stop, 0 if none: the decision every rank takes alike.
+// With many ranks (mpirun) it is an all-reduce (parallel::world(), the largest signal number any
+// rank received), so a signal delivered to one rank only, or to every rank at different steps,
+// stops all of them at the same step with the same exit code: call it at the same points on every
+// rank (the step boundaries of the run loops are). With one rank it reads the flag, nothing more.
+int stop_requested();
+// The stop signal this process received, 0 if none (no communication; async-signal-safe read).
+int stop_signal_received() noexcept;
 // 128 + signal (the shell's convention for a process ended by a signal).
 inline int stop_exit_code(int signal_number) {
   return 128 + signal_number;

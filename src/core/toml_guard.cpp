@@ -28,15 +28,57 @@ unsigned code_point(std::string_view text, std::size_t i) {
   return 0;
 }
 
+bool bare_key_character(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+// "'$'", or "byte 0x0A" for a control or non-ASCII byte.
+std::string shown(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u > 0x20 && u < 0x7F) return std::string("'") + c + "'";
+  char name[16];
+  std::snprintf(name, sizeof name, "byte 0x%02X", u);
+  return name;
+}
+
+// A table header's key: toml++ 3.3.0's parse_key() asserts (debug builds; an assumption, that is
+// undefined behaviour, in release builds) that it starts with a bare-key character or a quote, but
+// parse_table_header() calls it after '[' or '[[' and blanks without checking. `i` is the '['.
+void check_table_header(std::string_view text, std::size_t i, const std::string& where) {
+  auto skip_blanks = [&](std::size_t k) {
+    while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+    return k;
+  };
+  std::size_t k = skip_blanks(i + 1);
+  if (k < text.size() && text[k] == '[') k = skip_blanks(k + 1);
+  if (k >= text.size()) return;  // toml++ reports the end of the file
+  const char c = text[k];
+  if (bare_key_character(c) || c == '"' || c == '\'' || c == ']') return;
+  throw Error(
+      "a table header must start with a key (letters, digits, _ and -, or a quoted key), "
+      "saw " +
+          shown(c),
+      where);
+}
+
 }  // namespace
 
 void check_toml_text(std::string_view text, const std::string& source) {
   // Comments are found by a small lexer (a '#' outside strings); everywhere else an unsupported
   // code point is refused. Where the lexer and toml++ disagree about a string (malformed input),
   // the character is still refused, so toml++ never meets one outside a comment.
+  //
+  // Table headers are checked too (check_table_header): a '[' first on its line, outside any value.
+  // Values are followed from their '=' to the end of the line, or further while their brackets
+  // ('[' of arrays, '{' of inline tables) are open: a line of a multi-line array starting with '['
+  // is not a header.
   enum class State { normal, comment, basic, literal, multi_basic, multi_literal };
   State state = State::normal;
   std::size_t line = 1;
+  bool line_start = true;  // only blanks since the last line break (outside strings)
+  bool in_value = false;   // after a key's '=' (at the top level)
+  int open_brackets = 0;   // the '[' and '{' of the value open now
   auto starts = [&](std::size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -54,6 +96,25 @@ void check_toml_text(std::string_view text, const std::string& source) {
     }
     switch (state) {
       case State::normal:
+        if (c == '\n') {
+          line_start = true;
+          if (open_brackets == 0) in_value = false;
+          break;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') break;
+        if (c == '[' && line_start && !in_value && open_brackets == 0) {
+          check_table_header(text, i, source + ":" + std::to_string(line));
+          line_start = false;
+          break;
+        }
+        line_start = false;
+        if (c == '=' && open_brackets == 0) {
+          in_value = true;
+        } else if (in_value && (c == '[' || c == '{')) {
+          ++open_brackets;
+        } else if (in_value && (c == ']' || c == '}') && open_brackets > 0) {
+          --open_brackets;
+        }
         if (c == '#') {
           state = State::comment;
         } else if (starts(i, "\"\"\"")) {
@@ -67,7 +128,10 @@ void check_toml_text(std::string_view text, const std::string& source) {
         }
         break;
       case State::comment:
-        if (c == '\n') state = State::normal;
+        if (c == '\n') {
+          state = State::normal, line_start = true;
+          if (open_brackets == 0) in_value = false;
+        }
         break;
       case State::basic:
       case State::multi_basic:

@@ -38,7 +38,7 @@ int run_fredholm_bench(const BenchOptions& options) {
   const BackendKind backend = resolve_backend(options.backend, &note);
   std::printf("# %s\n", note.c_str());
   const bool with_cpu = options.compare_cpu && backend != BackendKind::cpu;
-  std::vector<BenchRecord> records;
+  BenchRun run("fredholm", options.json_path);
   std::vector<Row> rows;
 
   auto record = [&](const Matvec<double>& m, long long n, const std::string& case_name,
@@ -58,97 +58,102 @@ int run_fredholm_bench(const BenchOptions& options) {
     params["kernel"] = "exp_ts";
     params["domain"] = "[0, 1], Gauss-Legendre nodes";
     r.params = params;
-    records.push_back(r);
     const double speedup =
         params.contains("speedup_vs_cpu") ? double(params["speedup_vs_cpu"]) : 0.0;
     const double extra = params.contains("max_error") ? double(params["max_error"]) : 0.0;
     rows.push_back({n, r.precision, case_name, r.backend, seconds,
                     metric == "kernel_evaluations_per_second" ? value : 0.0, speedup, extra});
+    run.add(r);
   };
 
-  for (const long long n : options.sizes) {
-    const Spec spec = smooth_problem(n);
-    const Nodes nodes = make_nodes(spec);
-    std::vector<double> g(nodes.size());
-    for (std::size_t i = 0; i < g.size(); ++i) g[i] = std::exp(nodes.p[i].x);
-    const double evals = double(n) * double(n);
-    for (const Precision prec : options.precisions) {
-      MatvecOptions mo;
-      mo.backend = backend;
-      mo.precision = prec;
-      std::unique_ptr<Matvec<double>> m;
-      try {
-        m = make_matvec<double>(mo, spec, nodes);
-      } catch (const Error& e) {
-        std::printf("# N=%lld %s: skipped (%s)\n", n, std::string(to_string(prec)).c_str(),
-                    e.what());
-        continue;
-      }
-      double cpu_s = 0;
-      if (with_cpu && n <= kCpuMaxN) {
-        mo.backend = BackendKind::cpu;
-        auto cpu = make_matvec<double>(mo, spec, nodes);
-        cpu_s = cpu->time_apply(g, std::max(1, std::min(options.repeats, 3)));
-        record(*cpu, n, "matvec", "kernel_evaluations_per_second", evals / cpu_s, "1/s", cpu_s,
-               {{"repeats", std::min(options.repeats, 3)}, {"statistic", "median"}});
-      }
-      const int reps = n >= 1000000 ? std::max(3, options.repeats / 2) : options.repeats;
-      const double s = m->time_apply(g, reps);
-      nlohmann::json params{{"repeats", reps}, {"statistic", "median"}};
-      if (cpu_s > 0) params["speedup_vs_cpu"] = cpu_s / s, params["cpu_time_s"] = cpu_s;
-      record(*m, n, "matvec", "kernel_evaluations_per_second", evals / s, "1/s", s, params);
-    }
-  }
-
-  if (options.solve) {
-    for (const long long n : options.solve_sizes) {
+  run.cases([&] {
+    for (const long long n : options.sizes) {
       const Spec spec = smooth_problem(n);
-      const auto t0 = std::chrono::steady_clock::now();
       const Nodes nodes = make_nodes(spec);
-      const double t_nodes =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::vector<double> g(nodes.size());
+      for (std::size_t i = 0; i < g.size(); ++i) g[i] = std::exp(nodes.p[i].x);
+      const double evals = double(n) * double(n);
       for (const Precision prec : options.precisions) {
-        SolveOptions so;
-        so.tolerance = prec == Precision::double_ ? 1e-13 : 1e-6;
-        double cpu_s = 0;
-        auto run_one = [&](BackendKind b) {
-          MatvecOptions mo;
-          mo.backend = b;
-          mo.precision = prec;
-          auto m = make_matvec<double>(mo, spec, nodes);
-          const auto t1 = std::chrono::steady_clock::now();
-          const Solution<double> sol = solve(spec, nodes, *m, SolverKind::gmres, so);
-          const double secs =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-          double err = 0;
-          for (std::size_t i = 0; i < nodes.size(); ++i)
-            err = std::max(err, std::abs(sol.f[i] - std::exp(nodes.p[i].x)));
-          nlohmann::json params{{"method", "gmres"},
-                                {"tolerance", so.tolerance},
-                                {"iterations", sol.report.iterations},
-                                {"products", sol.report.products},
-                                {"relative_residual", sol.report.residual},
-                                {"max_error", err},
-                                {"nodes_time_s", t_nodes},
-                                {"timed",
-                                 "GMRES with its products and transfers, host clock; "
-                                 "Gauss-Legendre nodes apart (nodes_time_s)"}};
-          if (b != BackendKind::cpu && cpu_s > 0)
-            params["speedup_vs_cpu"] = cpu_s / secs, params["cpu_time_s"] = cpu_s;
-          record(*m, n, "solve-gmres", "time_to_solution", secs, "s", secs, params);
-          return secs;
-        };
+        MatvecOptions mo;
+        mo.backend = backend;
+        mo.precision = prec;
+        std::unique_ptr<Matvec<double>> m;
         try {
-          if (with_cpu && n <= kCpuSolveMaxN && prec == Precision::double_)
-            cpu_s = run_one(BackendKind::cpu);
-          run_one(backend);
+          m = make_matvec<double>(mo, spec, nodes);
         } catch (const Error& e) {
-          std::printf("# solve N=%lld %s: skipped (%s)\n", n, std::string(to_string(prec)).c_str(),
+          std::printf("# N=%lld %s: skipped (%s)\n", n, std::string(to_string(prec)).c_str(),
                       e.what());
+          continue;
+        }
+        double cpu_s = 0;
+        if (with_cpu && n <= kCpuMaxN) {
+          run.next_case();
+          mo.backend = BackendKind::cpu;
+          auto cpu = make_matvec<double>(mo, spec, nodes);
+          cpu_s = cpu->time_apply(g, std::max(1, std::min(options.repeats, 3)));
+          record(*cpu, n, "matvec", "kernel_evaluations_per_second", evals / cpu_s, "1/s", cpu_s,
+                 {{"repeats", std::min(options.repeats, 3)}, {"statistic", "median"}});
+        }
+        run.next_case();
+        const int reps = n >= 1000000 ? std::max(3, options.repeats / 2) : options.repeats;
+        const double s = m->time_apply(g, reps);
+        nlohmann::json params{{"repeats", reps}, {"statistic", "median"}};
+        if (cpu_s > 0) params["speedup_vs_cpu"] = cpu_s / s, params["cpu_time_s"] = cpu_s;
+        record(*m, n, "matvec", "kernel_evaluations_per_second", evals / s, "1/s", s, params);
+      }
+    }
+
+    if (options.solve) {
+      for (const long long n : options.solve_sizes) {
+        const Spec spec = smooth_problem(n);
+        const auto t0 = std::chrono::steady_clock::now();
+        const Nodes nodes = make_nodes(spec);
+        const double t_nodes =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const Precision prec : options.precisions) {
+          SolveOptions so;
+          so.tolerance = prec == Precision::double_ ? 1e-13 : 1e-6;
+          double cpu_s = 0;
+          auto run_one = [&](BackendKind b) {
+            run.next_case();
+            MatvecOptions mo;
+            mo.backend = b;
+            mo.precision = prec;
+            auto m = make_matvec<double>(mo, spec, nodes);
+            const auto t1 = std::chrono::steady_clock::now();
+            const Solution<double> sol = solve(spec, nodes, *m, SolverKind::gmres, so);
+            const double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+            double err = 0;
+            for (std::size_t i = 0; i < nodes.size(); ++i)
+              err = std::max(err, std::abs(sol.f[i] - std::exp(nodes.p[i].x)));
+            nlohmann::json params{{"method", "gmres"},
+                                  {"tolerance", so.tolerance},
+                                  {"iterations", sol.report.iterations},
+                                  {"products", sol.report.products},
+                                  {"relative_residual", sol.report.residual},
+                                  {"max_error", err},
+                                  {"nodes_time_s", t_nodes},
+                                  {"timed",
+                                   "GMRES with its products and transfers, host clock; "
+                                   "Gauss-Legendre nodes apart (nodes_time_s)"}};
+            if (b != BackendKind::cpu && cpu_s > 0)
+              params["speedup_vs_cpu"] = cpu_s / secs, params["cpu_time_s"] = cpu_s;
+            record(*m, n, "solve-gmres", "time_to_solution", secs, "s", secs, params);
+            return secs;
+          };
+          try {
+            if (with_cpu && n <= kCpuSolveMaxN && prec == Precision::double_)
+              cpu_s = run_one(BackendKind::cpu);
+            run_one(backend);
+          } catch (const Error& e) {
+            std::printf("# solve N=%lld %s: skipped (%s)\n", n,
+                        std::string(to_string(prec)).c_str(), e.what());
+          }
         }
       }
     }
-  }
+  });
 
   std::printf("%10s  %-9s %-12s %-9s %12s %16s %9s %10s\n", "N", "precision", "case", "backend",
               "ms", "T evals/s", "vs cpu", "max err");
@@ -160,11 +165,7 @@ int run_fredholm_bench(const BenchOptions& options) {
     std::printf("%10lld  %-9s %-12s %-9s %12.3f %16s %9s %10s\n", r.n, r.precision.c_str(),
                 r.case_name.c_str(), r.backend.c_str(), r.seconds * 1e3, rate, speed, err);
   }
-  if (!options.json_path.empty()) {
-    write_bench_json(options.json_path, records);
-    std::printf("# wrote %zu records to %s\n", records.size(), options.json_path.c_str());
-  }
-  return 0;
+  return run.finish();
 }
 
 }  // namespace pairwise::fredholm

@@ -71,7 +71,7 @@ int run_ljc_bench(const BenchOptions& options) {
   std::string note;
   const BackendKind backend = resolve_backend(options.backend, &note);
   std::printf("# %s\n", note.c_str());
-  std::vector<BenchRecord> records;
+  BenchRun run("ljc", options.json_path);
   std::map<std::string, double> cpu_seconds;  // "n/precision/dielectric" -> cpu force time
   const bool with_cpu = options.compare_cpu && backend != BackendKind::cpu;
   std::printf("%8s %-7s %-10s %-10s %-9s %11s %12s %10s %9s\n", "N", "prec", "kernel", "dielec",
@@ -92,11 +92,12 @@ int run_ljc_bench(const BenchOptions& options) {
     r.value = value;
     r.unit = unit;
     r.time_s = seconds;
-    records.push_back(r);
+    run.add(r);
   };
 
   auto time_forces = [&](BackendKind b, Precision p, PairKernel pk, std::size_t n,
                          physics::DielectricKind d, const Molecule& mol) {
+    run.next_case();
     LjcKernelOptions ko;
     ko.precision = p;
     ko.pair_kernel = pk;
@@ -137,6 +138,7 @@ int run_ljc_bench(const BenchOptions& options) {
   // backend through the shared host dynamics.
   auto time_md = [&](BackendKind b, Precision p, PairKernel pk, StepKernel sk, std::size_t n,
                      const Molecule& mol) {
+    run.next_case();
     LjcKernelOptions ko;
     ko.precision = p;
     ko.pair_kernel = pk;
@@ -204,45 +206,43 @@ int run_ljc_bench(const BenchOptions& options) {
     add(*k, n, "md-step", "steps_per_second", 1.0 / s, "1/s", s, params);
   };
 
-  for (std::size_t n : options.sizes) {
-    const Molecule mol = bench_molecule(n, options.per_atom_lj, options.lj_types);
-    std::vector<physics::DielectricKind> dielectrics = {physics::DielectricKind::constant};
-    if (options.all_dielectrics) {
-      dielectrics.push_back(physics::DielectricKind::linear);
-      dielectrics.push_back(physics::DielectricKind::sigmoidal);
-    }
-    for (Precision p : options.precisions) {
-      for (auto d : dielectrics) {
-        if (with_cpu && n <= kCpuMaxN && d == physics::DielectricKind::constant) {
-          time_forces(BackendKind::cpu, p, PairKernel::automatic, n, d, mol);
-        }
-        if (backend == BackendKind::cuda) {
-          for (PairKernel pk : options.pair_kernels) time_forces(backend, p, pk, n, d, mol);
-        } else {
-          time_forces(backend, p, PairKernel::automatic, n, d, mol);
-        }
+  run.cases([&] {
+    for (std::size_t n : options.sizes) {
+      const Molecule mol = bench_molecule(n, options.per_atom_lj, options.lj_types);
+      std::vector<physics::DielectricKind> dielectrics = {physics::DielectricKind::constant};
+      if (options.all_dielectrics) {
+        dielectrics.push_back(physics::DielectricKind::linear);
+        dielectrics.push_back(physics::DielectricKind::sigmoidal);
       }
-      if (options.md_steps) {
-        if (with_cpu && n <= kCpuMaxN) {
-          time_md(BackendKind::cpu, p, PairKernel::automatic, StepKernel::automatic, n, mol);
-        }
-        if (backend == BackendKind::cuda) {
-          for (PairKernel pk : options.pair_kernels)
-            time_md(backend, p, pk, StepKernel::graph, n, mol);
-          if (options.persistent) {
-            time_md(backend, p, PairKernel::automatic, StepKernel::persistent, n, mol);
+      for (Precision p : options.precisions) {
+        for (auto d : dielectrics) {
+          if (with_cpu && n <= kCpuMaxN && d == physics::DielectricKind::constant) {
+            time_forces(BackendKind::cpu, p, PairKernel::automatic, n, d, mol);
           }
-        } else {
-          time_md(backend, p, PairKernel::automatic, StepKernel::automatic, n, mol);
+          if (backend == BackendKind::cuda) {
+            for (PairKernel pk : options.pair_kernels) time_forces(backend, p, pk, n, d, mol);
+          } else {
+            time_forces(backend, p, PairKernel::automatic, n, d, mol);
+          }
+        }
+        if (options.md_steps) {
+          if (with_cpu && n <= kCpuMaxN) {
+            time_md(BackendKind::cpu, p, PairKernel::automatic, StepKernel::automatic, n, mol);
+          }
+          if (backend == BackendKind::cuda) {
+            for (PairKernel pk : options.pair_kernels)
+              time_md(backend, p, pk, StepKernel::graph, n, mol);
+            if (options.persistent) {
+              time_md(backend, p, PairKernel::automatic, StepKernel::persistent, n, mol);
+            }
+          } else {
+            time_md(backend, p, PairKernel::automatic, StepKernel::automatic, n, mol);
+          }
         }
       }
     }
-  }
-  if (!options.json_path.empty()) {
-    write_bench_json(options.json_path, records);
-    std::printf("# wrote %zu records to %s\n", records.size(), options.json_path.c_str());
-  }
-  return 0;
+  });
+  return run.finish();
 }
 
 }  // namespace pairwise::ljc

@@ -71,7 +71,7 @@ int run_md_bench(const MdBenchOptions& options) {
   std::string note;
   const BackendKind backend = resolve_backend(options.backend, &note);
   std::printf("# %s\n", note.c_str());
-  std::vector<BenchRecord> records;
+  BenchRun run("md", options.json_path);
   auto record = [&](const std::string& case_name, BackendKind b, Precision p,
                     const std::string& device, std::size_t n, double sec_per_step, int steps,
                     nlohmann::json params) {
@@ -89,96 +89,96 @@ int run_md_bench(const MdBenchOptions& options) {
     params["timesteps_per_second"] = 1.0 / sec_per_step;
     params["steps"] = steps;
     r.params = params;
-    records.push_back(r);
     std::printf("%-10s %-9s %-7s %9zu %12.1f TPS %10.4f G atom-steps/s  %s\n", case_name.c_str(),
                 r.backend.c_str(), r.precision.c_str(), n, 1.0 / sec_per_step, r.value * 1e-9,
                 params.dump().c_str());
+    run.add(r);
   };
 
-  for (const std::size_t n : options.sizes) {
-    const System s = in_lj(n, 2.5);
-    const int steps = options.steps > 0 ? options.steps : (n <= 256000 ? 2000 : 200);
-    for (const Precision p : options.precisions) {
-      try {
-        const Timed t = time_engine(backend, p, s, 0.3, 100, steps, options.sort_every);
-        record("in.lj", backend, p, t.device, n, t.seconds_per_step, steps,
-               {{"rc", 2.5},
-                {"skin", 0.3},
-                {"dt", 0.005},
-                {"neighbor_builds", t.stats.rebuilds},
-                {"regrows", t.stats.regrows},
-                {"capacity", t.stats.capacity},
-                {"sort_every", options.sort_every},
-                {"timed", "advance() incl. the end-of-run overflow check; warm-up 100 steps"}});
-      } catch (const Error& e) {
-        std::printf("# N=%zu %s: skipped (%s)\n", n, std::string(to_string(p)).c_str(), e.what());
-      }
-    }
-    if (options.compare_cpu && n <= 32000) {
-      const int threads = omp_get_max_threads();
-      for (int th : {threads, 1}) {
-        omp_set_num_threads(th);
-        const int cpu_steps = th == 1 ? 100 : 300;
-        const Timed t = time_engine(BackendKind::cpu, Precision::mixed, s, 0.3, 20, cpu_steps);
-        record("in.lj", BackendKind::cpu, Precision::mixed, t.device, n, t.seconds_per_step,
-               cpu_steps,
-               {{"rc", 2.5},
-                {"skin", 0.3},
-                {"threads", th},
-                {"timesteps_per_second_per_core", 1.0 / t.seconds_per_step / th}});
-        if (th == threads && threads == 1) break;
-      }
-      omp_set_num_threads(threads);
-    }
-  }
-
-  if (options.sweep) {
-    std::printf("# Liu et al. sweep: total ms for 100 steps, skin 0.5\n%8s", "N");
-    const double rcs[] = {2.5, 3.0, 3.5, 4.0, 4.5};
-    for (double rc : rcs) std::printf("   rc=%.1f", rc);
-    std::printf("\n");
-    for (std::size_t n : {8192u, 16384u, 32768u, 65536u, 131072u}) {
-      std::printf("%8zu", n);
-      for (double rc : rcs) {
-        const System s = in_lj(n, rc);
-        const Timed t = time_engine(backend, Precision::single, s, 0.5, 10, 100);
-        nlohmann::json params{
-            {"rc", rc}, {"skin", 0.5}, {"total_ms_100_steps", t.seconds_per_step * 1e5}};
-        if (options.sweep_cpu) {
-          const Timed c = time_engine(BackendKind::cpu, Precision::single, s, 0.5, 0, 100);
-          params["cpu_total_ms_100_steps"] = c.seconds_per_step * 1e5;
-          params["speedup_vs_cpu"] = c.seconds_per_step / t.seconds_per_step;
-          params["cpu_threads"] = omp_get_max_threads();
+  run.cases([&] {
+    for (const std::size_t n : options.sizes) {
+      const System s = in_lj(n, 2.5);
+      const int steps = options.steps > 0 ? options.steps : (n <= 256000 ? 2000 : 200);
+      for (const Precision p : options.precisions) {
+        run.next_case();
+        try {
+          const Timed t = time_engine(backend, p, s, 0.3, 100, steps, options.sort_every);
+          record("in.lj", backend, p, t.device, n, t.seconds_per_step, steps,
+                 {{"rc", 2.5},
+                  {"skin", 0.3},
+                  {"dt", 0.005},
+                  {"neighbor_builds", t.stats.rebuilds},
+                  {"regrows", t.stats.regrows},
+                  {"capacity", t.stats.capacity},
+                  {"sort_every", options.sort_every},
+                  {"timed", "advance() incl. the end-of-run overflow check; warm-up 100 steps"}});
+        } catch (const Error& e) {
+          std::printf("# N=%zu %s: skipped (%s)\n", n, std::string(to_string(p)).c_str(), e.what());
         }
-        BenchRecord r;
-        r.suite = "md";
-        r.case_name = "liu-sweep";
-        r.backend = std::string(to_string(backend));
-        r.precision = "single";
-        r.device = t.device;
-        r.n = n;
-        r.metric = "total_ms_100_steps";
-        r.value = t.seconds_per_step * 1e5;
-        r.unit = "ms";
-        r.time_s = t.seconds_per_step * 100;
-        r.params = params;
-        records.push_back(r);
-        std::printf(" %9.2f", r.value);
-        if (options.sweep_cpu) std::printf(" (%5.1fx)", double(params["speedup_vs_cpu"]));
-        std::fflush(stdout);
       }
-      std::printf("\n");
+      if (options.compare_cpu && n <= 32000) {
+        const int threads = omp_get_max_threads();
+        for (int th : {threads, 1}) {
+          run.next_case();
+          omp_set_num_threads(th);
+          const int cpu_steps = th == 1 ? 100 : 300;
+          const Timed t = time_engine(BackendKind::cpu, Precision::mixed, s, 0.3, 20, cpu_steps);
+          record("in.lj", BackendKind::cpu, Precision::mixed, t.device, n, t.seconds_per_step,
+                 cpu_steps,
+                 {{"rc", 2.5},
+                  {"skin", 0.3},
+                  {"threads", th},
+                  {"timesteps_per_second_per_core", 1.0 / t.seconds_per_step / th}});
+          if (th == threads && threads == 1) break;
+        }
+        omp_set_num_threads(threads);
+      }
     }
-  }
-  if (!options.json_path.empty()) {
-    write_bench_json(options.json_path, records);
-    std::printf("# wrote %zu records to %s\n", records.size(), options.json_path.c_str());
-  }
-  return 0;
+
+    if (options.sweep) {
+      std::printf("# Liu et al. sweep: total ms for 100 steps, skin 0.5\n%8s", "N");
+      const double rcs[] = {2.5, 3.0, 3.5, 4.0, 4.5};
+      for (double rc : rcs) std::printf("   rc=%.1f", rc);
+      std::printf("\n");
+      for (std::size_t n : {8192u, 16384u, 32768u, 65536u, 131072u}) {
+        std::printf("%8zu", n);
+        for (double rc : rcs) {
+          run.next_case();
+          const System s = in_lj(n, rc);
+          const Timed t = time_engine(backend, Precision::single, s, 0.5, 10, 100);
+          nlohmann::json params{
+              {"rc", rc}, {"skin", 0.5}, {"total_ms_100_steps", t.seconds_per_step * 1e5}};
+          if (options.sweep_cpu) {
+            const Timed c = time_engine(BackendKind::cpu, Precision::single, s, 0.5, 0, 100);
+            params["cpu_total_ms_100_steps"] = c.seconds_per_step * 1e5;
+            params["speedup_vs_cpu"] = c.seconds_per_step / t.seconds_per_step;
+            params["cpu_threads"] = omp_get_max_threads();
+          }
+          BenchRecord r;
+          r.suite = "md";
+          r.case_name = "liu-sweep";
+          r.backend = std::string(to_string(backend));
+          r.precision = "single";
+          r.device = t.device;
+          r.n = n;
+          r.metric = "total_ms_100_steps";
+          r.value = t.seconds_per_step * 1e5;
+          r.unit = "ms";
+          r.time_s = t.seconds_per_step * 100;
+          r.params = params;
+          std::printf(" %9.2f", r.value);
+          if (options.sweep_cpu) std::printf(" (%5.1fx)", double(params["speedup_vs_cpu"]));
+          run.add(r);
+        }
+        std::printf("\n");
+      }
+    }
+  });
+  return run.finish();
 }
 
 int run_rng_bench(const RngBenchOptions& o) {
-  std::vector<BenchRecord> records;
+  BenchRun run("rng", o.json_path);
   const std::size_t count = o.count;
   auto add = [&](const std::string& case_name, const std::string& backend, double seconds,
                  std::size_t draws, std::uint64_t checksum) {
@@ -194,46 +194,49 @@ int run_rng_bench(const RngBenchOptions& o) {
     r.unit = "1/s";
     r.time_s = seconds;
     r.params = {{"generator", "lrand48"}, {"seed", 12345}, {"checksum", checksum}};
-    records.push_back(r);
     std::printf("%-22s %-6s %12zu draws %10.4f s %12.4g draws/s\n", case_name.c_str(),
                 backend.c_str(), draws, seconds, r.value);
+    run.add(r);
     return r.value;
   };
   using Clock = std::chrono::steady_clock;
-  // glibc
-  srand48(12345);
-  auto t0 = Clock::now();
-  std::uint64_t sum = 0;
-  for (std::size_t k = 0; k < count; ++k) sum += std::uint64_t(lrand48());
-  const double glibc_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double glibc = add("glibc-lrand48", "cpu", glibc_s, count, sum);
-  // plain 64-bit loop
-  random::Rand48 r{12345};
-  t0 = Clock::now();
-  std::uint64_t sum2 = 0;
-  for (std::size_t k = 0; k < count; ++k) sum2 += std::uint64_t(r.lrand48());
-  const double plain_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double plain = add("plain-64bit-loop", "cpu", plain_s, count, sum2);
-  if (sum2 != sum) throw Error("bench rng: the 64-bit loop differs from glibc");
-  double secs = 0;
-  auto states = rand48_states(BackendKind::cpu, 12345, count, &secs);
-  std::uint64_t sum3 = 0;
-  for (auto x : states) sum3 += std::uint64_t(random::rand48_lrand(x));
-  if (sum3 != sum) throw Error("bench rng: the cpu backend differs from glibc");
-  add("leap-ahead", "cpu", secs, count, sum3);
-  if (!cuda_devices().empty()) {
-    states = rand48_states(BackendKind::cuda, 12345, count, &secs);
-    std::uint64_t sum4 = 0;
-    for (auto x : states) sum4 += std::uint64_t(random::rand48_lrand(x));
-    if (sum4 != sum) throw Error("bench rng: the cuda backend differs from glibc");
-    const double gpu = add("leap-ahead", "cuda", secs, count, sum4);
-    records.back().params["speedup_vs_glibc"] = gpu / glibc;
-    records.back().params["speedup_vs_plain_loop"] = gpu / plain;
-    std::printf("# cuda vs glibc %.1fx, vs the plain 64-bit loop %.1fx (paper: 150x, 40x)\n",
-                gpu / glibc, gpu / plain);
-  }
-  if (!o.json_path.empty()) write_bench_json(o.json_path, records);
-  return 0;
+  run.cases([&] {
+    run.next_case();  // glibc
+    srand48(12345);
+    auto t0 = Clock::now();
+    std::uint64_t sum = 0;
+    for (std::size_t k = 0; k < count; ++k) sum += std::uint64_t(lrand48());
+    const double glibc_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double glibc = add("glibc-lrand48", "cpu", glibc_s, count, sum);
+    run.next_case();  // plain 64-bit loop
+    random::Rand48 r{12345};
+    t0 = Clock::now();
+    std::uint64_t sum2 = 0;
+    for (std::size_t k = 0; k < count; ++k) sum2 += std::uint64_t(r.lrand48());
+    const double plain_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double plain = add("plain-64bit-loop", "cpu", plain_s, count, sum2);
+    if (sum2 != sum) throw Error("bench rng: the 64-bit loop differs from glibc");
+    run.next_case();
+    double secs = 0;
+    auto states = rand48_states(BackendKind::cpu, 12345, count, &secs);
+    std::uint64_t sum3 = 0;
+    for (auto x : states) sum3 += std::uint64_t(random::rand48_lrand(x));
+    if (sum3 != sum) throw Error("bench rng: the cpu backend differs from glibc");
+    add("leap-ahead", "cpu", secs, count, sum3);
+    if (!cuda_devices().empty()) {
+      run.next_case();
+      states = rand48_states(BackendKind::cuda, 12345, count, &secs);
+      std::uint64_t sum4 = 0;
+      for (auto x : states) sum4 += std::uint64_t(random::rand48_lrand(x));
+      if (sum4 != sum) throw Error("bench rng: the cuda backend differs from glibc");
+      const double gpu = add("leap-ahead", "cuda", secs, count, sum4);
+      run.records().back().params["speedup_vs_glibc"] = gpu / glibc;
+      run.records().back().params["speedup_vs_plain_loop"] = gpu / plain;
+      std::printf("# cuda vs glibc %.1fx, vs the plain 64-bit loop %.1fx (paper: 150x, 40x)\n",
+                  gpu / glibc, gpu / plain);
+    }
+  });
+  return run.finish();
 }
 
 }  // namespace pairwise::md

@@ -100,7 +100,7 @@ int run_nbody_bench(const BenchOptions& options) {
   std::string note;
   const BackendKind backend = resolve_backend(options.backend, &note);
   std::printf("# %s\n", note.c_str());
-  std::vector<BenchRecord> records;
+  BenchRun run("nbody", options.json_path);
   std::vector<Row> rows;
   std::map<std::string, double> last_rate;  // precision/case -> interactions/s at the previous N
   const bool with_cpu = options.compare_cpu && backend != BackendKind::cpu;
@@ -127,95 +127,102 @@ int run_nbody_bench(const BenchOptions& options) {
     params["gflops"] = r.value * flops * 1e-9;
     params["ms"] = seconds * 1e3;
     r.params = params;
-    records.push_back(r);
     const double speedup = params.contains("speedup_vs_cpu") ? double(params["speedup_vs_cpu"]) : 0;
     rows.push_back({n, r.precision, case_name, r.backend, seconds * 1e3, r.value,
                     r.value * flops * 1e-9, speedup});
+    run.add(r);
     return r.value;
   };
 
-  for (const std::size_t n : options.sizes) {
-    if (n == 0) throw Error("bench nbody: N = 0 in --sizes");
-    const Particles p = random_sphere(n, 1);
-    const double n2 = double(n) * double(n);
-    for (const Precision prec : options.precisions) {
-      const std::string key = std::string(to_string(prec));
-      KernelOptions ko;
-      ko.precision = prec;
-      ko.eps2 = kEps2;
-      std::unique_ptr<GravityKernel> k;
-      try {
-        k = make_gravity_kernel(backend, ko);
-        k->set_particles(p);
-      } catch (const Error& e) {
-        std::printf("# N=%zu %s: skipped (%s)\n", n, key.c_str(), e.what());
-        continue;
-      }
-      // The cpu backend of the same precision, timed where N allows.
-      double cpu_ga = 0, cpu_gaj = 0;
-      std::unique_ptr<GravityKernel> cpu;
-      if (with_cpu && n <= kCpuMaxN) {
+  run.cases([&] {
+    for (const std::size_t n : options.sizes) {
+      if (n == 0) throw Error("bench nbody: N = 0 in --sizes");
+      const Particles p = random_sphere(n, 1);
+      const double n2 = double(n) * double(n);
+      for (const Precision prec : options.precisions) {
+        const std::string key = std::string(to_string(prec));
+        KernelOptions ko;
+        ko.precision = prec;
+        ko.eps2 = kEps2;
+        std::unique_ptr<GravityKernel> k;
         try {
-          cpu = make_gravity_kernel(BackendKind::cpu, ko);
-          cpu->set_particles(p);
-          const int reps = adapt_repeats(options.repeats, n2, last_rate[key + "/cpu-GA"]);
-          cpu_ga = cpu->time_compute(ForceKind::accel, reps);
-          last_rate[key + "/cpu-GA"] = n2 / cpu_ga;
-          add(*cpu, n, "GA", cpu_ga, n2, 19, reps, {{"potential", true}});
-          const int reps_j = adapt_repeats(options.repeats, n2, last_rate[key + "/cpu-GAJ"]);
-          cpu_gaj = cpu->time_compute(ForceKind::accel_jerk, reps_j);
-          last_rate[key + "/cpu-GAJ"] = n2 / cpu_gaj;
-          add(*cpu, n, "GAJ", cpu_gaj, n2, 42, reps_j, {});
+          k = make_gravity_kernel(backend, ko);
+          k->set_particles(p);
         } catch (const Error& e) {
-          std::printf("# N=%zu %s cpu: skipped (%s)\n", n, key.c_str(), e.what());
+          std::printf("# N=%zu %s: skipped (%s)\n", n, key.c_str(), e.what());
+          continue;
         }
+        // The cpu backend of the same precision, timed where N allows.
+        double cpu_ga = 0, cpu_gaj = 0;
+        std::unique_ptr<GravityKernel> cpu;
+        if (with_cpu && n <= kCpuMaxN) {
+          try {
+            cpu = make_gravity_kernel(BackendKind::cpu, ko);
+            cpu->set_particles(p);
+            run.next_case();
+            const int reps = adapt_repeats(options.repeats, n2, last_rate[key + "/cpu-GA"]);
+            cpu_ga = cpu->time_compute(ForceKind::accel, reps);
+            last_rate[key + "/cpu-GA"] = n2 / cpu_ga;
+            add(*cpu, n, "GA", cpu_ga, n2, 19, reps, {{"potential", true}});
+            run.next_case();
+            const int reps_j = adapt_repeats(options.repeats, n2, last_rate[key + "/cpu-GAJ"]);
+            cpu_gaj = cpu->time_compute(ForceKind::accel_jerk, reps_j);
+            last_rate[key + "/cpu-GAJ"] = n2 / cpu_gaj;
+            add(*cpu, n, "GAJ", cpu_gaj, n2, 42, reps_j, {});
+          } catch (const Error& e) {
+            std::printf("# N=%zu %s cpu: skipped (%s)\n", n, key.c_str(), e.what());
+          }
+        }
+
+        run.next_case();
+        int reps = adapt_repeats(options.repeats, n2, last_rate[key + "/GA"]);
+        const double ga = k->time_compute(ForceKind::accel, reps);
+        nlohmann::json params{{"potential", true}};
+#ifdef PAIRWISE_HAVE_CUDA
+        const std::string ga_path = cuda_force_path(*k, false);
+        if (!ga_path.empty()) params["kernel"] = ga_path;
+#endif
+        if (cpu_ga > 0) params["speedup_vs_cpu"] = cpu_ga / ga, params["cpu_time_s"] = cpu_ga;
+        last_rate[key + "/GA"] = add(*k, n, "GA", ga, n2, 19, reps, params);
+
+#ifdef PAIRWISE_HAVE_CUDA
+        // GA without the potential term: the 12 FP32 instructions + 1 rsqrt interaction.
+        if (const double t = cuda_time_accel_without_potential(*k, reps); t > 0)
+          add(*k, n, "GA-nopot", t, n2, 19, reps,
+              {{"potential", false}, {"note", "acceleration only, no potential accumulation"}});
+#endif
+
+        run.next_case();
+        reps = adapt_repeats(options.repeats, n2, last_rate[key + "/GAJ"]);
+        const double gaj = k->time_compute(ForceKind::accel_jerk, reps);
+        params = nlohmann::json::object();
+#ifdef PAIRWISE_HAVE_CUDA
+        const std::string gaj_path = cuda_force_path(*k, true);
+        if (!gaj_path.empty()) params["kernel"] = gaj_path;
+        if (!ga_path.empty())
+          std::printf("# N=%zu %s: GA on %s, GAJ on %s\n", n, key.c_str(), ga_path.c_str(),
+                      gaj_path.c_str());
+#endif
+        if (cpu_gaj > 0) params["speedup_vs_cpu"] = cpu_gaj / gaj, params["cpu_time_s"] = cpu_gaj;
+        last_rate[key + "/GAJ"] = add(*k, n, "GAJ", gaj, n2, 42, reps, params);
+
+        // Block steps at 1 % active (at least one particle).
+        run.next_case();
+        const int n_active = int(std::max<std::size_t>(1, n / 100));
+        const double block_interactions = double(n_active) * double(n);
+        reps = std::max(adapt_repeats(std::max(options.repeats, 20), block_interactions,
+                                      last_rate[key + "/block"]),
+                        5);
+        const double block = time_block_steps(*k, p, n_active, reps);
+        last_rate[key + "/block"] =
+            add(*k, n, "block-1pct", block, block_interactions, 42, reps,
+                {{"n_active", n_active},
+                 {"timed",
+                  "predict_and_compute + commit through the GravityKernel interface, "
+                  "host clock, transfers included"}});
       }
-
-      int reps = adapt_repeats(options.repeats, n2, last_rate[key + "/GA"]);
-      const double ga = k->time_compute(ForceKind::accel, reps);
-      nlohmann::json params{{"potential", true}};
-#ifdef PAIRWISE_HAVE_CUDA
-      const std::string ga_path = cuda_force_path(*k, false);
-      if (!ga_path.empty()) params["kernel"] = ga_path;
-#endif
-      if (cpu_ga > 0) params["speedup_vs_cpu"] = cpu_ga / ga, params["cpu_time_s"] = cpu_ga;
-      last_rate[key + "/GA"] = add(*k, n, "GA", ga, n2, 19, reps, params);
-
-#ifdef PAIRWISE_HAVE_CUDA
-      // GA without the potential term: the 12 FP32 instructions + 1 rsqrt interaction.
-      if (const double t = cuda_time_accel_without_potential(*k, reps); t > 0)
-        add(*k, n, "GA-nopot", t, n2, 19, reps,
-            {{"potential", false}, {"note", "acceleration only, no potential accumulation"}});
-#endif
-
-      reps = adapt_repeats(options.repeats, n2, last_rate[key + "/GAJ"]);
-      const double gaj = k->time_compute(ForceKind::accel_jerk, reps);
-      params = nlohmann::json::object();
-#ifdef PAIRWISE_HAVE_CUDA
-      const std::string gaj_path = cuda_force_path(*k, true);
-      if (!gaj_path.empty()) params["kernel"] = gaj_path;
-      if (!ga_path.empty())
-        std::printf("# N=%zu %s: GA on %s, GAJ on %s\n", n, key.c_str(), ga_path.c_str(),
-                    gaj_path.c_str());
-#endif
-      if (cpu_gaj > 0) params["speedup_vs_cpu"] = cpu_gaj / gaj, params["cpu_time_s"] = cpu_gaj;
-      last_rate[key + "/GAJ"] = add(*k, n, "GAJ", gaj, n2, 42, reps, params);
-
-      // Block steps at 1 % active (at least one particle).
-      const int n_active = int(std::max<std::size_t>(1, n / 100));
-      const double block_interactions = double(n_active) * double(n);
-      reps = std::max(adapt_repeats(std::max(options.repeats, 20), block_interactions,
-                                    last_rate[key + "/block"]),
-                      5);
-      const double block = time_block_steps(*k, p, n_active, reps);
-      last_rate[key + "/block"] =
-          add(*k, n, "block-1pct", block, block_interactions, 42, reps,
-              {{"n_active", n_active},
-               {"timed",
-                "predict_and_compute + commit through the GravityKernel interface, "
-                "host clock, transfers included"}});
     }
-  }
+  });
 
   std::printf("%10s  %-9s %-11s %-9s %12s %16s %10s %9s\n", "N", "precision", "case", "backend",
               "ms", "T interact./s", "GFLOP/s", "vs cpu");
@@ -225,11 +232,7 @@ int run_nbody_bench(const BenchOptions& options) {
     std::printf("%10zu  %-9s %-11s %-9s %12.4f %16.4f %10.1f %9s\n", r.n, r.precision.c_str(),
                 r.case_name.c_str(), r.backend.c_str(), r.ms, r.rate * 1e-12, r.gflops, speed);
   }
-  if (!options.json_path.empty()) {
-    write_bench_json(options.json_path, records);
-    std::printf("# wrote %zu records to %s\n", records.size(), options.json_path.c_str());
-  }
-  return 0;
+  return run.finish();
 }
 
 }  // namespace pairwise::nbody

@@ -79,7 +79,7 @@ int run_potmap_bench(const BenchOptions& options) {
         "--backend");
   }
   std::printf("# %s\n", note.c_str());
-  std::vector<BenchRecord> records;
+  BenchRun run("potmap", options.json_path);
   const int repeats = std::max(1, options.repeats);
 
   auto record = [&](const MapResult& r, std::size_t n, const std::string& case_name,
@@ -97,11 +97,10 @@ int run_potmap_bench(const BenchOptions& options) {
     rec.unit = unit;
     rec.time_s = time_s;
     rec.params = std::move(params);
-    records.push_back(rec);
     std::printf("%-14s %-9s %-7s n=%-8zu %-28s %12.4g %-4s time %.4g ms\n", case_name.c_str(),
                 rec.backend.c_str(), rec.precision.c_str(), n, metric.c_str(), value, unit.c_str(),
                 time_s * 1e3);
-    std::fflush(stdout);
+    run.add(rec);
   };
 
   // ---- The benchmark map.
@@ -120,30 +119,29 @@ int run_potmap_bench(const BenchOptions& options) {
   if (options.e2e && !options.input.empty()) {
     BenchOptions e = options;
     e.backend = backend;
-    run_e2e_cases(e, atoms,
-                  [&](const std::string& name, std::size_t n, const std::string& metric,
-                      double value, const std::string& unit, double time_s, nlohmann::json p) {
-                    BenchRecord rec;
-                    rec.suite = "potmap";
-                    rec.case_name = name;
-                    rec.backend = std::string(to_string(backend));
-                    rec.precision = "single";
-                    rec.device = note;
-                    rec.n = n;
-                    rec.metric = metric;
-                    rec.value = value;
-                    rec.unit = unit;
-                    rec.time_s = time_s;
-                    rec.params = std::move(p);
-                    records.push_back(rec);
-                    std::printf("%-20s %-6s n=%-8zu %-18s %10.4g %s\n", name.c_str(),
-                                rec.backend.c_str(), n, metric.c_str(), value, unit.c_str());
-                    std::fflush(stdout);
-                  });
-    if (options.e2e_only) {
-      if (!options.json_path.empty()) write_bench_json(options.json_path, records);
-      return 0;
-    }
+    run.cases([&] {
+      run_e2e_cases(e, atoms,
+                    [&](const std::string& name, std::size_t n, const std::string& metric,
+                        double value, const std::string& unit, double time_s, nlohmann::json p) {
+                      BenchRecord rec;
+                      rec.suite = "potmap";
+                      rec.case_name = name;
+                      rec.backend = std::string(to_string(backend));
+                      rec.precision = "single";
+                      rec.device = note;
+                      rec.n = n;
+                      rec.metric = metric;
+                      rec.value = value;
+                      rec.unit = unit;
+                      rec.time_s = time_s;
+                      rec.params = std::move(p);
+                      std::printf("%-20s %-6s n=%-8zu %-18s %10.4g %s\n", name.c_str(),
+                                  rec.backend.c_str(), n, metric.c_str(), value, unit.c_str());
+                      run.add(rec);
+                      run.next_case();  // between two end-to-end cases
+                    });
+    });
+    if (options.e2e_only || run.stop_signal()) return run.finish();
   }
   MapOptions o;
   o.precision = Precision::single;
@@ -185,103 +183,109 @@ int run_potmap_bench(const BenchOptions& options) {
                                 "binning, summation, exclusions (CUDA events on the GPU); "
                                 "no file I/O, no host-device copies of atoms or map"}};
 
-  double cpu_seconds = 0;
-  if (options.compare_cpu && backend != BackendKind::cpu) {
-    const Timed c = time_map(BackendKind::cpu, atoms, lattice, o, 1);
-    cpu_seconds = c.seconds;
-    nlohmann::json p = base;
-    const auto e = sampled_errors(atoms, lattice, o, c.result.values, idx, ref);
-    p["max_relative_error"] = e.max_relative, p["max_absolute_error"] = e.max_absolute;
-    p["repeats"] = c.repeats;
-    record(c.result, atoms.size(), "cutoff", "time", c.seconds * 1e3, "ms", c.seconds, p);
-  }
-  for (const auto& [prec, kahan, bin, name] :
-       {std::tuple{Precision::single, false, 0.0, "cutoff"},
-        std::tuple{Precision::single, false, 2.0, "cutoff-bin2"},
-        std::tuple{Precision::single, false, 1.0, "cutoff-bin1"},
-        std::tuple{Precision::single, true, 0.0, "cutoff-kahan"},
-        std::tuple{Precision::mixed, false, 0.0, "cutoff-mixed"}}) {
-    if (bin > 0 && backend != BackendKind::cuda) continue;  // bins are the cuda backend's
-    MapOptions oo = o;
-    oo.precision = prec;
-    oo.kahan = kahan;
-    oo.bin_size = bin;
-    const Timed t = time_map(backend, atoms, lattice, oo, repeats);
-    nlohmann::json p = base;
-    const auto e = sampled_errors(atoms, lattice, oo, t.result.values, idx, ref);
-    p["max_relative_error"] = e.max_relative, p["max_absolute_error"] = e.max_absolute;
-    p["error_points_over_1e-4"] = e.points;
-    p["repeats"] = t.repeats;
-    p["kahan"] = kahan;
-    if (bin > 0) p["bin_size"] = bin;
-    p["pairs_within_cutoff_per_second"] = pairs / t.seconds;
-    p["slabs"] = t.result.slabs;
-    if (cpu_seconds > 0)
-      p["speedup_vs_cpu"] = cpu_seconds / t.seconds, p["cpu_time_s"] = cpu_seconds;
-    record(t.result, atoms.size(), name, "time", t.seconds * 1e3, "ms", t.seconds, p);
-  }
-
-  // ---- Direct summation: every atom at every point of a 128³ lattice inside the box (32³ on the
-  // cpu).
-  {
-    Lattice d = lattice;
-    const std::size_t edge = backend == BackendKind::cuda ? 128 : 32;
-    for (auto& c : d.counts) c = std::min<std::size_t>(c, edge);
-    for (int a = 0; a < 3; ++a)
-      d.origin[std::size_t(a)] += 0.25 * double(lattice.counts[std::size_t(a)]) * kSpacing;
-    MapOptions od;
-    od.precision = Precision::single;
-    const double evals = double(d.size()) * double(atoms.size());
-    const auto didx = sample_indices(d.size(), 1024);
-    const auto dref = reference_points(atoms, d, od, didx);
-    for (const bool kahan : {false, true}) {
-      od.kahan = kahan;
-      const Timed t = time_map(backend, atoms, d, od, repeats);
-      std::vector<double> got(didx.size());
-      for (std::size_t p = 0; p < didx.size(); ++p) got[p] = t.result.values[didx[p]];
-      const auto e = map_errors(got, dref);
-      nlohmann::json p = {{"points", d.size()},
-                          {"counts", d.counts},
-                          {"evaluations", evals},
-                          {"flops_per_evaluation", kDirectFlops},
-                          {"gflops", evals / t.seconds * kDirectFlops * 1e-9},
-                          {"max_relative_error", e.max_relative},
-                          {"max_absolute_error", e.max_absolute},
-                          {"error_points_sampled", didx.size()},
-                          {"kahan", kahan},
-                          {"repeats", t.repeats},
-                          {"statistic", "median"}};
-      record(t.result, atoms.size(), kahan ? "direct-kahan" : "direct", "evaluations_per_second",
-             evals / t.seconds, "1/s", t.seconds, p);
+  run.cases([&] {
+    double cpu_seconds = 0;
+    if (options.compare_cpu && backend != BackendKind::cpu) {
+      run.next_case();
+      const Timed c = time_map(BackendKind::cpu, atoms, lattice, o, 1);
+      cpu_seconds = c.seconds;
+      nlohmann::json p = base;
+      const auto e = sampled_errors(atoms, lattice, o, c.result.values, idx, ref);
+      p["max_relative_error"] = e.max_relative, p["max_absolute_error"] = e.max_absolute;
+      p["repeats"] = c.repeats;
+      record(c.result, atoms.size(), "cutoff", "time", c.seconds * 1e3, "ms", c.seconds, p);
     }
-  }
+    for (const auto& [prec, kahan, bin, name] :
+         {std::tuple{Precision::single, false, 0.0, "cutoff"},
+          std::tuple{Precision::single, false, 2.0, "cutoff-bin2"},
+          std::tuple{Precision::single, false, 1.0, "cutoff-bin1"},
+          std::tuple{Precision::single, true, 0.0, "cutoff-kahan"},
+          std::tuple{Precision::mixed, false, 0.0, "cutoff-mixed"}}) {
+      if (bin > 0 && backend != BackendKind::cuda) continue;  // bins are the cuda backend's
+      MapOptions oo = o;
+      oo.precision = prec;
+      oo.kahan = kahan;
+      oo.bin_size = bin;
+      run.next_case();
+      const Timed t = time_map(backend, atoms, lattice, oo, repeats);
+      nlohmann::json p = base;
+      const auto e = sampled_errors(atoms, lattice, oo, t.result.values, idx, ref);
+      p["max_relative_error"] = e.max_relative, p["max_absolute_error"] = e.max_absolute;
+      p["error_points_over_1e-4"] = e.points;
+      p["repeats"] = t.repeats;
+      p["kahan"] = kahan;
+      if (bin > 0) p["bin_size"] = bin;
+      p["pairs_within_cutoff_per_second"] = pairs / t.seconds;
+      p["slabs"] = t.result.slabs;
+      if (cpu_seconds > 0)
+        p["speedup_vs_cpu"] = cpu_seconds / t.seconds, p["cpu_time_s"] = cpu_seconds;
+      record(t.result, atoms.size(), name, "time", t.seconds * 1e3, "ms", t.seconds, p);
+    }
 
-  // ---- Scaling over generated water boxes (Figures 4-6 of the paper).
-  if (options.scaling) {
-    for (const double volume : options.volumes) {
-      // The cpu backend alone: only the boxes up to cpu_max_volume.
-      if (backend == BackendKind::cpu && volume > options.cpu_max_volume) continue;
-      const double edge = std::cbrt(volume);
-      const Atoms w = water_box(edge, 1);
-      const Lattice l = lattice_around(w, kSpacing, kPadding);
-      double cpu_s = 0;
-      if (options.compare_cpu && backend != BackendKind::cpu && volume <= options.cpu_max_volume) {
-        const Timed c = time_map(BackendKind::cpu, w, l, o, 1);
-        cpu_s = c.seconds;
-        record(c.result, w.size(), "scaling-cutoff", "time", c.seconds * 1e3, "ms", c.seconds,
-               {{"box_volume_A3", volume}, {"points", l.size()}, {"cutoff", kCutoff}});
+    // ---- Direct summation: every atom at every point of a 128³ lattice inside the box (32³ on the
+    // cpu).
+    {
+      Lattice d = lattice;
+      const std::size_t edge = backend == BackendKind::cuda ? 128 : 32;
+      for (auto& c : d.counts) c = std::min<std::size_t>(c, edge);
+      for (int a = 0; a < 3; ++a)
+        d.origin[std::size_t(a)] += 0.25 * double(lattice.counts[std::size_t(a)]) * kSpacing;
+      MapOptions od;
+      od.precision = Precision::single;
+      const double evals = double(d.size()) * double(atoms.size());
+      const auto didx = sample_indices(d.size(), 1024);
+      const auto dref = reference_points(atoms, d, od, didx);
+      for (const bool kahan : {false, true}) {
+        od.kahan = kahan;
+        run.next_case();
+        const Timed t = time_map(backend, atoms, d, od, repeats);
+        std::vector<double> got(didx.size());
+        for (std::size_t p = 0; p < didx.size(); ++p) got[p] = t.result.values[didx[p]];
+        const auto e = map_errors(got, dref);
+        nlohmann::json p = {{"points", d.size()},
+                            {"counts", d.counts},
+                            {"evaluations", evals},
+                            {"flops_per_evaluation", kDirectFlops},
+                            {"gflops", evals / t.seconds * kDirectFlops * 1e-9},
+                            {"max_relative_error", e.max_relative},
+                            {"max_absolute_error", e.max_absolute},
+                            {"error_points_sampled", didx.size()},
+                            {"kahan", kahan},
+                            {"repeats", t.repeats},
+                            {"statistic", "median"}};
+        record(t.result, atoms.size(), kahan ? "direct-kahan" : "direct", "evaluations_per_second",
+               evals / t.seconds, "1/s", t.seconds, p);
       }
-      const Timed t = time_map(backend, w, l, o, repeats);
-      nlohmann::json p = {{"box_volume_A3", volume}, {"points", l.size()},
-                          {"cutoff", kCutoff},       {"exclusion", kExclusion},
-                          {"repeats", t.repeats},    {"slabs", t.result.slabs}};
-      if (cpu_s > 0) p["speedup_vs_cpu"] = cpu_s / t.seconds, p["cpu_time_s"] = cpu_s;
-      record(t.result, w.size(), "scaling-cutoff", "time", t.seconds * 1e3, "ms", t.seconds, p);
     }
-  }
 
-  if (!options.json_path.empty()) write_bench_json(options.json_path, records);
-  return 0;
+    // ---- Scaling over generated water boxes (Figures 4-6 of the paper).
+    if (options.scaling) {
+      for (const double volume : options.volumes) {
+        // The cpu backend alone: only the boxes up to cpu_max_volume.
+        if (backend == BackendKind::cpu && volume > options.cpu_max_volume) continue;
+        const double edge = std::cbrt(volume);
+        const Atoms w = water_box(edge, 1);
+        const Lattice l = lattice_around(w, kSpacing, kPadding);
+        double cpu_s = 0;
+        if (options.compare_cpu && backend != BackendKind::cpu &&
+            volume <= options.cpu_max_volume) {
+          run.next_case();
+          const Timed c = time_map(BackendKind::cpu, w, l, o, 1);
+          cpu_s = c.seconds;
+          record(c.result, w.size(), "scaling-cutoff", "time", c.seconds * 1e3, "ms", c.seconds,
+                 {{"box_volume_A3", volume}, {"points", l.size()}, {"cutoff", kCutoff}});
+        }
+        run.next_case();
+        const Timed t = time_map(backend, w, l, o, repeats);
+        nlohmann::json p = {{"box_volume_A3", volume}, {"points", l.size()},
+                            {"cutoff", kCutoff},       {"exclusion", kExclusion},
+                            {"repeats", t.repeats},    {"slabs", t.result.slabs}};
+        if (cpu_s > 0) p["speedup_vs_cpu"] = cpu_s / t.seconds, p["cpu_time_s"] = cpu_s;
+        record(t.result, w.size(), "scaling-cutoff", "time", t.seconds * 1e3, "ms", t.seconds, p);
+      }
+    }
+  });
+  return run.finish();
 }
 
 }  // namespace pairwise::potmap

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 
+#include "core/bench_json.hpp"
 #include "core/io/trajectory.hpp"
 #include "pairwise/error.hpp"
 #include "potmap/bench.hpp"
@@ -27,6 +29,15 @@ double time_process(const std::string& args) {
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = std::system(cmd.c_str());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // std::system ignores SIGINT in this process while the child runs: a Ctrl-C ends the child
+  // alone. Passed on, the suite stops as for a signal to itself (core/bench_json.hpp).
+  if (rc != -1 && WIFSIGNALED(rc)) {
+    const int sig = WTERMSIG(rc);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGUSR1 || sig == SIGXCPU) {
+      std::raise(sig);
+      throw BenchStopped{};
+    }
+  }
   if (rc != 0) throw Error("end-to-end case failed: " + cmd, "bench potmap");
   return s;
 }
@@ -42,6 +53,13 @@ void run_e2e_cases(const BenchOptions& o, const Atoms& atoms, const E2eRecorder&
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("pw_e2e_" + std::to_string(::getpid()));
   fs::create_directories(dir);
+  struct RemoveDir {  // also when a stop signal ends the cases early (BenchStopped)
+    fs::path path;
+    ~RemoveDir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_dir{dir};
   const std::string backend = " --backend " + std::string(to_string(o.backend));
   const std::string map_flags = " --spacing 0.5 --padding 0.5 --cutoff 12 --exclusion 1" + backend;
   for (const char* ext : {"npy", "dx", "dx.gz"}) {
@@ -105,8 +123,6 @@ void run_e2e_cases(const BenchOptions& o, const Atoms& atoms, const E2eRecorder&
              "the whole process, once: start, CUDA context, reading every frame of the "
              "DCD (page cache warm: just written), maps, average, writing"}});
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
 }
 
 }  // namespace pairwise::potmap

@@ -595,16 +595,26 @@ void sum_slab(Workspace<T>& ws, const Plan<T>& p, int n, const Slab& s, Out* d_m
   }
 }
 
+// FP32 map values widened to FP64 on the device (the host then receives the MapResult's doubles
+// straight into its vector: no host-side FP32 buffer and conversion pass).
+__global__ void widen_map(const float* __restrict__ in, double* __restrict__ out, long long n) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = double(in[i]);
+}
+
 template <class T, class Out, int M>
-MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
+MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o,
+              std::vector<double> values) {
   const int n = int(atoms.size());
   const Plan<T> plan = make_plan<T>(l, o);
   const Slab& whole = plan.whole;
+  constexpr bool kWiden = !std::is_same_v<Out, double>;  // FP32 slabs widened on the device
 
   // Memory: atoms (absolute D4, relative, sorted), keys, cells, sort scratch; the rest may
-  // hold the map.
+  // hold the map (and, for FP32 maps, its FP64 copy).
   const std::size_t fixed = Workspace<T>::bytes(plan, n);
-  const std::size_t plane_bytes = std::size_t(whole.ny) * std::size_t(whole.nz) * sizeof(Out);
+  const std::size_t plane_points = std::size_t(whole.ny) * std::size_t(whole.nz);
+  const std::size_t plane_bytes = plane_points * (sizeof(Out) + (kWiden ? sizeof(double) : 0));
   std::size_t budget = o.device_memory_limit;
   if (budget == 0) {
     std::size_t free_b = 0, total_b = 0;
@@ -633,10 +643,11 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
   const std::vector<D4> host_atoms = pack_atoms(atoms);
   Workspace<T> ws;
   ws.reserve(plan, n);
-  Buffer<Out> d_map(plane_bytes / sizeof(Out) * std::size_t(planes));
+  Buffer<Out> d_map(plane_points * std::size_t(planes));
+  Buffer<double> d_wide(kWiden ? plane_points * std::size_t(planes) : 0);
   PW_CUDA(
       cudaMemcpy(ws.abs.p, host_atoms.data(), std::size_t(n) * sizeof(D4), cudaMemcpyHostToDevice));
-  std::vector<Out> host_map(l.size());
+  values.resize(l.size());  // a no-op when the caller allocated it (compute_map's note)
 
   Events ev;
   PW_CUDA(cudaEventRecord(ev.start));
@@ -646,15 +657,20 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
     s.i0 = sl * planes;
     s.planes = std::min(planes, whole.nx - s.i0);
     sum_slab<T, Out, M>(ws, plan, n, s, d_map.p, nullptr);
-    if (sl + 1 < n_slabs) {  // later slabs reuse the buffer: this one goes to the host first
-      PW_CUDA(cudaMemcpy(host_map.data() + std::size_t(s.i0) * (plane_bytes / sizeof(Out)), d_map.p,
-                         plane_bytes * std::size_t(s.planes), cudaMemcpyDeviceToHost));
+    if (sl + 1 == n_slabs) PW_CUDA(cudaEventRecord(ev.stop));
+    // Later slabs reuse the buffers: each slab goes to the host before the next one is summed.
+    const std::size_t points = plane_points * std::size_t(s.planes);
+    const double* slab_values = nullptr;
+    if constexpr (kWiden) {
+      const int tb = 256;
+      widen_map<<<unsigned((points + tb - 1) / tb), tb>>>(d_map.p, d_wide.p, (long long)points);
+      PW_CUDA_LAUNCH("potmap widen_map");
+      slab_values = d_wide.p;
     } else {
-      PW_CUDA(cudaEventRecord(ev.stop));
-      PW_CUDA(cudaEventSynchronize(ev.stop));
-      PW_CUDA(cudaMemcpy(host_map.data() + std::size_t(s.i0) * (plane_bytes / sizeof(Out)), d_map.p,
-                         plane_bytes * std::size_t(s.planes), cudaMemcpyDeviceToHost));
+      slab_values = d_map.p;
     }
+    PW_CUDA(cudaMemcpy(values.data() + std::size_t(s.i0) * plane_points, slab_values,
+                       points * sizeof(double), cudaMemcpyDeviceToHost));
   }
   float ms = 0;
   PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
@@ -671,11 +687,7 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o) {
         " bytes each; the map needs " + std::to_string(map_bytes) + ", the budget is " +
         std::to_string(budget) + "); the time includes the copies of all slabs but the last";
   }
-  r.values.resize(host_map.size());
-  const long points = long(host_map.size());
-  double* values = r.values.data();
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < points; ++i) values[i] = double(host_map[std::size_t(i)]);
+  r.values = std::move(values);
   return r;
 }
 
@@ -812,20 +824,21 @@ void check_ranges(const Atoms& atoms, const Lattice& lattice) {
 
 }  // namespace
 
-MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options) {
+MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options,
+                   std::vector<double> values) {
   const std::string device = use_device(options);
   check_ranges(atoms, lattice);
   MapResult r;
   switch (options.precision) {
     case Precision::double_:
-      r = run<double, double, kPlain>(atoms, lattice, options);
+      r = run<double, double, kPlain>(atoms, lattice, options, std::move(values));
       break;
     case Precision::mixed:
-      r = run<float, float, kWide>(atoms, lattice, options);
+      r = run<float, float, kWide>(atoms, lattice, options, std::move(values));
       break;
     case Precision::single:
-      r = options.kahan ? run<float, float, kKahan>(atoms, lattice, options)
-                        : run<float, float, kPlain>(atoms, lattice, options);
+      r = options.kahan ? run<float, float, kKahan>(atoms, lattice, options, std::move(values))
+                        : run<float, float, kPlain>(atoms, lattice, options, std::move(values));
       break;
   }
   r.device = device;
@@ -851,31 +864,63 @@ std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOpti
   return std::make_unique<CudaFrames<float, float, kPlain>>(lattice, options, combine, device);
 }
 
-void cuda_warm_up(int device) noexcept {
-  if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) return;
-  // CUDA loads kernels lazily, at their first launch (several ms each): load those of the
-  // default map (single precision, cutoff or direct) here, including cub's radix sort by a sort of
-  // 2^17 zero keys, while the caller still reads the input.
+bool cuda_start_context(int device) noexcept {
+  return cudaSetDevice(device) == cudaSuccess && cudaFree(nullptr) == cudaSuccess;
+}
+
+namespace {
+
+template <class T, class Out, int M>
+void load_map_kernels(const MapOptions& o) {
   cudaFuncAttributes a;
-  cudaFuncGetAttributes(&a, bin_atoms<float>);
-  cudaFuncGetAttributes(&a, gather_atoms<float>);
-  cudaFuncGetAttributes(&a, cell_starts);
-  cudaFuncGetAttributes(&a, cutoff_regions<float, float, kPlain>);
-  cudaFuncGetAttributes(&a, direct_regions<float, float, kPlain>);
-  cudaFuncGetAttributes(&a, exclusions<float>);
-  cudaFuncGetAttributes(&a, fold_map<float>);
-  constexpr int n = 1 << 17;  // the sort kernels of ~10^5 atoms
-  std::size_t bytes = 0;
-  cub::DeviceRadixSort::SortPairs(nullptr, bytes, (unsigned*)nullptr, (unsigned*)nullptr,
-                                  (int*)nullptr, (int*)nullptr, n);
-  void* p = nullptr;
-  if (cudaMalloc(&p, bytes + 4 * n * sizeof(int)) != cudaSuccess) return;
-  cudaMemset(p, 0, bytes + 4 * n * sizeof(int));
-  auto* k = static_cast<unsigned*>(p);
-  auto* v = reinterpret_cast<int*>(k + 2 * n);
-  cub::DeviceRadixSort::SortPairs(v + 2 * n, bytes, k, k + n, v, v + n, n);
-  cudaDeviceSynchronize();
-  cudaFree(p);
+  cudaFuncGetAttributes(&a, bin_atoms<T>);
+  if (o.cutoff > 0) {
+    cudaFuncGetAttributes(&a, gather_atoms<T>);
+    cudaFuncGetAttributes(&a, cell_starts);
+    cudaFuncGetAttributes(&a, cutoff_regions<T, Out, M>);
+  } else {
+    cudaFuncGetAttributes(&a, direct_regions<T, Out, M>);
+  }
+  if (o.exclusion > 0) cudaFuncGetAttributes(&a, exclusions<Out>);
+  if (!std::is_same_v<Out, double>) cudaFuncGetAttributes(&a, widen_map);
+}
+
+}  // namespace
+
+void cuda_warm_up(const MapOptions& options) noexcept {
+  // CUDA loads kernels lazily, at their first launch (ms each): load those this map will launch,
+  // and for a cutoff map cub's radix sort (by a sort of 2^17 zero keys: cub picks its kernels by
+  // size), while the caller may still read the input.
+  switch (options.precision) {
+    case Precision::double_:
+      load_map_kernels<double, double, kPlain>(options);
+      break;
+    case Precision::mixed:
+      load_map_kernels<float, float, kWide>(options);
+      break;
+    case Precision::single:
+      if (options.kahan) {
+        load_map_kernels<float, float, kKahan>(options);
+      } else {
+        load_map_kernels<float, float, kPlain>(options);
+      }
+      break;
+  }
+  if (options.cutoff > 0) {
+    constexpr int n = 1 << 17;  // the sort kernels of ~10^5 atoms
+    std::size_t bytes = 0;
+    cub::DeviceRadixSort::SortPairs(nullptr, bytes, (unsigned*)nullptr, (unsigned*)nullptr,
+                                    (int*)nullptr, (int*)nullptr, n);
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes + 4 * n * sizeof(int)) == cudaSuccess) {
+      cudaMemset(p, 0, bytes + 4 * n * sizeof(int));
+      auto* k = static_cast<unsigned*>(p);
+      auto* v = reinterpret_cast<int*>(k + 2 * n);
+      cub::DeviceRadixSort::SortPairs(v + 2 * n, bytes, k, k + n, v, v + n, n);
+      cudaDeviceSynchronize();
+      cudaFree(p);
+    }
+  }
   cudaGetLastError();  // nothing of the warm-up is reported
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "potmap/frames.hpp"
 #include "potmap/map.hpp"
@@ -12,8 +13,10 @@ namespace pairwise::potmap {
 // Direct or cutoff map on the GPU: atoms binned on the device (a counting sort into cells), each
 // region of lattice points scanning the bins its cutoff sphere reaches, exclusions on the device;
 // lattices larger than the memory limit in slabs of x-planes. MapResult::seconds is measured with
-// CUDA events around everything after the atoms' upload (binning, summation, exclusions).
-MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options);
+// CUDA events around everything after the atoms' upload (binning, summation, exclusions). The map
+// is copied into `values` (resized to the lattice; see compute_map for why a caller gives it).
+MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options,
+                   std::vector<double> values = {});
 
 // Maps of many frames on the device (frames.hpp): buffers kept across frames, each frame's atoms
 // uploaded from pinned memory on a stream and its map folded into an FP64 device accumulator
@@ -23,9 +26,12 @@ std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOpti
                                            Combine combine);
 
 // Creates the CUDA context of `device` (cudaFree(0)): called on a thread of its own while the
-// host reads the input, so that the 0.2-0.4 s of context creation overlap with reading. Never
-// throws (the map's own calls report errors); does nothing without the cuda backend.
-void cuda_warm_up(int device) noexcept;
+// host reads the input, so that the 0.2-0.4 s of context creation overlap with reading. Returns
+// whether it worked; never throws (the map's own calls report errors).
+bool cuda_start_context(int device) noexcept;
+// Then loads the kernels a map with these options launches (CUDA loads each at its first launch
+// otherwise). Never throws; both do nothing without the cuda backend.
+void cuda_warm_up(const MapOptions& options) noexcept;
 
 // Default edge of the cuda backend's atom bins (Å).
 inline constexpr double kDefaultBinSize = 4.0;

@@ -151,7 +151,7 @@ std::string describe_units(Units u) {
 }
 
 MapResult compute_map(BackendKind backend, const Atoms& atoms, const Lattice& lattice,
-                      const MapOptions& options) {
+                      const MapOptions& options, std::vector<double> values) {
   validate(atoms, lattice, options);
   if (parallel::split_across_ranks()) return map_across_ranks(backend, atoms, lattice, options);
   if (options.custom) return custom_map(backend, atoms, lattice, options);  // [map] phi
@@ -161,7 +161,7 @@ MapResult compute_map(BackendKind backend, const Atoms& atoms, const Lattice& la
     case BackendKind::cpu:
       return cpu_map(atoms, lattice, options);
     case BackendKind::cuda:
-      return cuda_map(atoms, lattice, options);
+      return cuda_map(atoms, lattice, options, std::move(values));
     case BackendKind::automatic:
       break;
   }
@@ -222,12 +222,15 @@ MapErrors map_errors(const std::vector<double>& got, const std::vector<double>& 
 
 #ifndef PAIRWISE_HAVE_CUDA
 namespace pairwise::potmap {
-MapResult cuda_map(const Atoms&, const Lattice&, const MapOptions&) {
+MapResult cuda_map(const Atoms&, const Lattice&, const MapOptions&, std::vector<double>) {
   throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
 }
 std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice&, const MapOptions&, Combine) {
   throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
 }
-void cuda_warm_up(int) noexcept {}
+bool cuda_start_context(int) noexcept {
+  return false;
+}
+void cuda_warm_up(const MapOptions&) noexcept {}
 }  // namespace pairwise::potmap
 #endif

@@ -87,9 +87,13 @@ struct MapResult {
   std::string slab_note;  // "3 slabs of at most 67 x-planes (...)", or empty for one
 };
 
-// Computes the map on a resolved backend (not automatic). Validates first.
+// Computes the map on a resolved backend (not automatic). Validates first. The cuda backend
+// copies the map into `values` (resized to the lattice size): a caller may allocate and touch
+// that memory beforehand, off the critical path (run_single does it while the CUDA context
+// starts), since the first touch of a fresh 10^7-point map costs tens of ms in page faults. The
+// other backends allocate their own.
 MapResult compute_map(BackendKind backend, const Atoms& atoms, const Lattice& lattice,
-                      const MapOptions& options);
+                      const MapOptions& options, std::vector<double> values = {});
 
 // Backends (validated input).
 MapResult reference_map(const Atoms& atoms, const Lattice& lattice, const MapOptions& options);

@@ -21,6 +21,7 @@
 #include "core/io/pqr.hpp"
 #include "pairwise/error.hpp"
 #include "potmap/cuda_map.hpp"
+#include "potmap/map_output.hpp"
 
 namespace pairwise::potmap {
 
@@ -273,21 +274,6 @@ void parse_frame_range(std::string_view text, PotmapConfig& c) {
 
 namespace {
 
-enum class OutputKind { dx, dx_gz, npy };
-
-OutputKind output_kind(const std::filesystem::path& output) {
-  if (output.empty()) throw Error("no output file", "output");
-  std::string name = output.filename().string();
-  for (auto& ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  auto ends = [&](std::string_view e) {
-    return name.size() >= e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends(".dx.gz")) return OutputKind::dx_gz;
-  if (ends(".dx")) return OutputKind::dx;
-  if (ends(".npy")) return OutputKind::npy;
-  throw Error("output file must end in .dx, .dx.gz or .npy", output.string());
-}
-
 std::string method_text(const MapOptions& m) {
   if (m.custom)  // [map] phi
     return "sum of q phi(r), phi = " + m.custom->text() +
@@ -297,49 +283,33 @@ std::string method_text(const MapOptions& m) {
              : std::string("direct summation");
 }
 
-// The grid of a map (e/Å) in the config's units; FP32 maps are stored as FP32 values (also in the
-// .dx, whose values read back bit for bit).
+// The grid of a map (e/Å) in the config's units; FP32 maps are stored as FP32 values (in the .npy
+// as float32, in the .dx as the shortest text of each FP32 value, which reads back as that value).
 io::ScalarGrid to_grid(const Lattice& lattice, std::vector<double> values, bool single,
-                       const PotmapConfig& c, std::vector<std::string> comments) {
-  io::ScalarGrid grid;
-  grid.origin = lattice.origin;
-  grid.spacing = {lattice.spacing, lattice.spacing, lattice.spacing};
-  grid.counts = lattice.counts;
-  grid.values = std::move(values);
-  const double f = unit_factor(c.units);
-  double* v = grid.values.data();
-  const long n = long(grid.values.size());
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) v[i] = single ? double(float(v[i] * f)) : v[i] * f;
-  grid.comments = {"pairwise potmap " PAIRWISE_VERSION ": " + describe_units(c.units),
-                   "units: " + std::string(to_string(c.units))};
-  for (auto& line : comments) grid.comments.push_back(std::move(line));
-  return grid;
+                       const PotmapConfig& c, const std::vector<std::string>& comments) {
+  convert_units(values, c.units, single);
+  return map_grid(lattice, std::move(values), single, c.units, comments);
 }
 
-void write_grid(const std::filesystem::path& path, const io::ScalarGrid& grid, bool single) {
-  switch (output_kind(path)) {
-    case OutputKind::npy:
-      io::write_npy(path, grid, single);
-      break;
-    case OutputKind::dx:
-      io::write_dx(path, grid);
-      break;
-    case OutputKind::dx_gz:
-      io::write_dx_gz(path, grid);
-      break;
-  }
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Resolves the backend on a thread of its own and, for cuda, creates the context there, while
-// the caller reads the input (the context takes 0.2-0.4 s on an H200 host).
+// Resolves the backend on a thread of its own and, for cuda, creates the context there and loads
+// the map's kernels, while the caller reads the input (the context takes 0.2-0.4 s on an H200
+// host). Records when the context was up and when the kernels were loaded (s after t0).
 class BackendStart {
  public:
-  BackendStart(BackendKind requested, int device)
-      : thread_([this, requested, device] {
+  BackendStart(BackendKind requested, const MapOptions& options, Clock::time_point t0)
+      : thread_([this, requested, options, t0] {
           try {
             backend_ = resolve_backend(requested, &note_);
-            if (backend_ == BackendKind::cuda) cuda_warm_up(device);
+            if (backend_ == BackendKind::cuda && cuda_start_context(options.device)) {
+              context_seconds_ = since(t0);
+              cuda_warm_up(options);
+              warm_seconds_ = since(t0);
+            }
           } catch (...) {
             error_ = std::current_exception();
           }
@@ -353,22 +323,24 @@ class BackendStart {
     note = note_;
     return backend_;
   }
+  // "CUDA context 0.21, kernels loaded 0.23, " (after get(); empty for the host backends).
+  std::string times() const {
+    if (context_seconds_ <= 0) return {};
+    return "CUDA context " + std::to_string(context_seconds_) + ", kernels loaded " +
+           std::to_string(warm_seconds_) + ", ";
+  }
 
  private:
   BackendKind backend_ = BackendKind::reference;
   std::string note_;
   std::exception_ptr error_;
+  double context_seconds_ = 0, warm_seconds_ = 0;
   std::thread thread_;
 };
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 int run_single(const PotmapConfig& c, std::ostream& log) {
   const auto t0 = Clock::now();
-  BackendStart start(c.backend, c.map.device);
+  BackendStart start(c.backend, c.map, t0);
   Atoms atoms = load_atoms(c);
   const std::size_t input_atoms = atoms.size();
   const double t_read = since(t0);
@@ -388,6 +360,13 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
     lattice = make_lattice(c, atoms);
   }
   validate(atoms, lattice, c.map);
+  // The map's host memory, allocated and touched now, while the CUDA context may still be
+  // starting: the first touch of a fresh map (66 MB at 202^3 points) costs tens of ms in page
+  // faults (compute_map's note). Only the cuda backend fills it; the others allocate their own.
+  std::vector<double> values;
+  if (c.backend == BackendKind::cuda || c.backend == BackendKind::automatic)
+    values.resize(lattice.size());
+  const double t_prepared = since(t0);
   std::string note;
   const BackendKind backend = start.get(note);
   const double t_backend = since(t0);
@@ -399,7 +378,7 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
   log << "potmap: lattice " << lattice.counts[0] << " x " << lattice.counts[1] << " x "
       << lattice.counts[2] << " points, spacing " << lattice.spacing << " A, origin ("
       << lattice.origin[0] << ", " << lattice.origin[1] << ", " << lattice.origin[2] << ")\n";
-  MapResult r = compute_map(backend, atoms, lattice, c.map);
+  MapResult r = compute_map(backend, atoms, lattice, c.map, std::move(values));
   const double t_map = since(t0);
   const std::string method = method_text(c.map);
   log << "potmap: " << method << ", exclusion " << c.map.exclusion << " A"
@@ -414,10 +393,11 @@ int run_single(const PotmapConfig& c, std::ostream& log) {
            "; exclusion radius " + std::to_string(c.map.exclusion) + " A",
        "backend " + std::string(to_string(r.backend)) + ", " + std::string(to_string(r.precision)) +
            " precision" + (c.map.kahan ? ", compensated sums" : "")});
-  write_grid(c.output, grid, single);
+  write_map_file(c.output, grid, single);
   const double t_end = since(t0);
   log << "potmap: wrote " << c.output.string() << " (" << to_string(c.units) << ")\n";
-  log << "potmap: times (s): read " << t_read << ", backend ready " << t_backend << ", map "
+  log << "potmap: times (s after start): read " << t_read << ", map memory ready " << t_prepared
+      << ", " << start.times() << "backend ready " << t_backend << "; durations (s): map "
       << t_map - t_backend << " (device " << r.seconds << "), write " << t_end - t_map << ", total "
       << t_end << "\n";
   return 0;
@@ -456,7 +436,7 @@ class FrameOutputs {
     const auto final_path = output_.parent_path() / (stem + number + (gz ? ".dx.gz" : ".dx"));
     auto temp = final_path;
     temp += ".frames.tmp";
-    write_grid(temp.string() + (gz ? ".dx.gz" : ".dx"), grid, single);
+    write_map_file(temp.string() + (gz ? ".dx.gz" : ".dx"), grid, single);
     temps_.emplace_back(final_path, temp.string() + (gz ? ".dx.gz" : ".dx"));
   }
   void commit() {
@@ -474,7 +454,7 @@ class FrameOutputs {
 int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   const auto t0 = Clock::now();
   output_kind(c.output);
-  BackendStart start(c.backend, c.map.device);
+  BackendStart start(c.backend, c.map, t0);
   if (c.input.empty()) {
     throw Error("a trajectory needs a topology with the charges (--topology ATOMS.pqr)",
                 "topology");
@@ -591,7 +571,7 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   if (outputs) {
     outputs->commit();
   } else {
-    write_grid(c.output, to_grid(lattice, maps->result(), single, c, comments), single);
+    write_map_file(c.output, to_grid(lattice, maps->result(), single, c, comments), single);
   }
   const double t = since(t0);
   log << "potmap: " << method << ", exclusion " << c.map.exclusion << " A"

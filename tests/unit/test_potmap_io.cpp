@@ -160,6 +160,45 @@ TEST(PotmapIo, OpenDxRoundTripAndLayout) {
   fs::remove_all(d);
 }
 
+TEST(PotmapIo, SinglePrecisionOpenDxHoldsTheShortestFloatText) {
+  // A grid of FP32 values large enough for several formatting batches (blocks of 24,576 values, 2
+  // a thread): written as single precision, every value reads back as the same FP32 value, the
+  // layout stays three a line, and the file is smaller than the FP64 text of the same values.
+  const auto d = temp_dir();
+  io::ScalarGrid g;
+  g.spacing = {0.25, 0.25, 0.25};
+  g.counts = {61, 67, 71};  // 290,177 values: not a multiple of 3 or of the block size
+  g.values.resize(g.size());
+  for (std::size_t i = 0; i < g.size(); ++i)
+    g.values[i] = double(float(std::sin(0.37 * double(i)) * std::exp(double(i % 40) - 20)));
+  g.values[7] = 0, g.values[8] = -0.0;
+  io::write_dx(d / "double.dx", g);
+  g.single_precision = true;
+  io::write_dx(d / "single.dx", g);
+  const auto r = io::read_dx(d / "single.dx");
+  ASSERT_EQ(r.values.size(), g.values.size());
+  for (std::size_t i = 0; i < g.values.size(); ++i)
+    ASSERT_EQ(float(r.values[i]), float(g.values[i])) << i;
+  EXPECT_EQ(io::read_dx(d / "double.dx").values, g.values);  // FP64 text: bit for bit
+  EXPECT_LT(fs::file_size(d / "single.dx"), fs::file_size(d / "double.dx") * 3 / 4);
+  std::ifstream in(d / "single.dx");
+  std::string line;
+  std::size_t data_lines = 0, values = 0;
+  bool data = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("attribute", 0) == 0) break;
+    if (data) {
+      ++data_lines;
+      std::istringstream words(line);
+      for (std::string w; words >> w;) ++values;
+    }
+    data = data || line.rfind("object 3", 0) == 0;
+  }
+  EXPECT_EQ(values, g.values.size());
+  EXPECT_EQ(data_lines, (g.values.size() + 2) / 3);
+  fs::remove_all(d);
+}
+
 TEST(PotmapIo, OpenDxReadsBackInGridDataFormats) {
   // GridDataFormats (python3-griddataformats) is installed for the system python.
   std::string python;

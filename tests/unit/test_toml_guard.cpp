@@ -38,5 +38,35 @@ TEST(TomlGuard, UnsupportedCharactersOnlyInComments) {
   EXPECT_NO_THROW(config::Config::parse("# \xc3\xbc\n[run]\nt_end = 1\n", "x.toml"));
 }
 
+// toml++ 3.3.0's parse_table_header() calls parse_key() on whatever follows '[' or '[[' and blanks;
+// parse_key() asserts (debug) or assumes (release: undefined behaviour) a bare-key character or a
+// quote there. Found replaying the fuzz corpora under the debug preset.
+TEST(TomlGuard, TableHeadersMustStartWithAKey) {
+  EXPECT_EQ(message_of("a = 1\n[ =x]\n"),
+            "a table header must start with a key (letters, digits, _ and -, or a quoted key), "
+            "saw '=', f.toml:2");
+  EXPECT_NE(message_of("[}").find("saw '}', f.toml:1"), std::string::npos);
+  EXPECT_NE(message_of("[[ #x\n").find("saw '#'"), std::string::npos);
+  EXPECT_NE(message_of("  [\t.a]").find("saw '.'"), std::string::npos);
+  EXPECT_NE(message_of("[\n").find("saw byte 0x0A"), std::string::npos);
+  EXPECT_NE(message_of("# c\n[+]\n").find("f.toml:2"), std::string::npos);
+  EXPECT_THROW(config::Config::parse("[ $run]\nt_end = 1\n", "x.toml"), Error);
+}
+
+TEST(TomlGuard, ValidTablesAndArraysThatLookLikeHeadersPass) {
+  // Headers with blanks, quoted and dotted keys, arrays of tables, an empty header (toml++'s
+  // own error), and multi-line arrays whose lines start with '[' followed by anything a value may
+  // start with: not headers.
+  const std::string valid =
+      "[ run ]\nt_end = 1\n[\"a b\".c]\nx = 1\n[[ 'atoms' ]]\nq = -1\n[[t]]\n"
+      "m = [\n  [ +1.5, -2 ],\n  [ { x = 1 }, { y = 2 } ],\n  [ \"s\" ], [ 5 ],\n]\n"
+      "n = [ # comment [$\n[ +inf ]]\ns = \"\"\"\n[ = not a header\n\"\"\"\n";
+  EXPECT_EQ(message_of(valid), "");
+  EXPECT_EQ(message_of("[]\n"), "");  // toml++ reports it (blank key), without the assertion
+  EXPECT_NO_THROW(config::Config::parse(
+      "[run]\nt_end = 1\nlist = [\n  [ +1, 2 ],\n  [ {a = 1} ],\n]\n[output]\ninterval = 2\n",
+      "x.toml"));
+}
+
 }  // namespace
 }  // namespace pairwise

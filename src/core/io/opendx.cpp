@@ -1,5 +1,6 @@
 #include "core/io/opendx.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <sstream>
 
 #include "core/io/atomic_file.hpp"
@@ -59,29 +62,82 @@ const char* const kDxTrailer =
     "component \"connections\" value 2\n"
     "component \"data\" value 3\n";
 
-// The values as text, three a line, in blocks of kBlockValues values (a multiple of 3) formatted
-// in parallel (std::to_chars; OpenMP): block b holds values [b kBlockValues, ...).
-constexpr std::size_t kBlockValues = 3 * 43690;  // ~2.6 MB of text
+// The values as text, three a line: value i is followed by '\n' when i % 3 == 2 or it is the
+// last, else by ' '. A value takes at most kMaxChars bytes with its separator: the shortest FP32
+// text is at most 15 characters ("-1.17549435e-38"), the shortest FP64 text 24, %.*e fewer than
+// 32 for the digits APBS uses.
+std::size_t max_chars(const ScalarGrid& grid, int digits) {
+  return grid.single_precision && digits <= 0 ? 16 : 32;
+}
 
-std::vector<std::string> format_blocks(const ScalarGrid& grid, int digits) {
+// Formats values [i0, i1) into `out` (room for (i1 - i0) * max_chars bytes); returns the end.
+char* format_values(const ScalarGrid& grid, int digits, std::size_t i0, std::size_t i1, char* out) {
+  const std::size_t total = grid.values.size();
+  const std::size_t room = max_chars(grid, digits) - 1;
+  for (std::size_t i = i0; i < i1; ++i) {
+    const double v = grid.values[i];
+    const auto r =
+        digits > 0 ? std::to_chars(out, out + room, v, std::chars_format::scientific, digits - 1)
+        : grid.single_precision ? std::to_chars(out, out + room, float(v))
+                                : std::to_chars(out, out + room, v);
+    out = r.ptr;
+    *out++ = (i % 3 == 2 || i + 1 == total) ? '\n' : ' ';
+  }
+  return out;
+}
+
+// Hands the values' text to `sink(data, size)` in order, block by block. Blocks of kBlockValues
+// values are formatted in parallel (OpenMP), a batch of 2 per thread at a time into buffers that
+// are reused (no fresh memory, and so no page faults, after the first batch), and each batch is
+// handed to the sink on a second thread while the next one is formatted.
+constexpr std::size_t kBlockValues = 3 * 8192;
+
+template <class Sink>
+void for_each_text_block(const ScalarGrid& grid, int digits, Sink&& sink) {
   const std::size_t total = grid.values.size();
   const std::size_t blocks = (total + kBlockValues - 1) / kBlockValues;
+  const std::size_t per_batch =
+      std::min<std::size_t>(blocks, 2 * std::size_t(std::max(1, omp_get_max_threads())));
+  const std::size_t block_bytes = kBlockValues * max_chars(grid, digits);
+  struct Batch {
+    std::unique_ptr<char[]> text;  // per_batch blocks of block_bytes
+    std::vector<std::size_t> sizes;
+  };
+  Batch batch[2];
+  for (auto& b : batch) b.text.reset(new char[per_batch * block_bytes]), b.sizes.resize(per_batch);
+  std::future<void> writing;
+  for (std::size_t first = 0, k = 0; first < blocks; first += per_batch, ++k) {
+    Batch& b = batch[k % 2];  // batch k - 2, its previous user, was handed over before k - 1
+    const std::size_t count = std::min(per_batch, blocks - first);
+#pragma omp parallel for schedule(dynamic)
+    for (long j = 0; j < long(count); ++j) {
+      const std::size_t i0 = (first + std::size_t(j)) * kBlockValues;
+      char* start = b.text.get() + std::size_t(j) * block_bytes;
+      b.sizes[std::size_t(j)] = std::size_t(
+          format_values(grid, digits, i0, std::min(total, i0 + kBlockValues), start) - start);
+    }
+    if (writing.valid()) writing.get();  // batch k - 1 handed over (its errors rethrown here)
+    writing = std::async(std::launch::async, [&sink, &b, count, block_bytes] {
+      for (std::size_t j = 0; j < count; ++j) sink(b.text.get() + j * block_bytes, b.sizes[j]);
+    });
+  }
+  if (writing.valid()) writing.get();
+}
+
+// The values' text in blocks of about 2.6 MB (for compression in parallel).
+std::vector<std::string> format_blocks(const ScalarGrid& grid, int digits) {
+  constexpr std::size_t kValues = 3 * 43690;
+  const std::size_t total = grid.values.size();
+  const std::size_t blocks = (total + kValues - 1) / kValues;
   std::vector<std::string> out(blocks);
 #pragma omp parallel for schedule(dynamic)
   for (long b = 0; b < long(blocks); ++b) {
-    const std::size_t i0 = std::size_t(b) * kBlockValues;
-    const std::size_t i1 = std::min(total, i0 + kBlockValues);
+    const std::size_t i0 = std::size_t(b) * kValues;
+    const std::size_t i1 = std::min(total, i0 + kValues);
     std::string& text = out[std::size_t(b)];
-    text.resize((i1 - i0) * 32);
-    char* p = text.data();
-    for (std::size_t i = i0; i < i1; ++i) {
-      const auto r = digits > 0 ? std::to_chars(p, p + 31, grid.values[i],
-                                                std::chars_format::scientific, digits - 1)
-                                : std::to_chars(p, p + 31, grid.values[i]);
-      p = r.ptr;
-      *p++ = (i % 3 == 2 || i + 1 == total) ? '\n' : ' ';
-    }
-    text.resize(std::size_t(p - text.data()));
+    text.resize((i1 - i0) * max_chars(grid, digits));
+    char* end = format_values(grid, digits, i0, i1, text.data());
+    text.resize(std::size_t(end - text.data()));
   }
   return out;
 }
@@ -90,10 +146,11 @@ std::vector<std::string> format_blocks(const ScalarGrid& grid, int digits) {
 
 void write_dx(const std::filesystem::path& path, const ScalarGrid& grid, int digits) {
   check_grid(grid, path);
-  const auto blocks = format_blocks(grid, digits);
   write_file_atomically(path, [&](std::ostream& out) {
     out << dx_header(grid);
-    for (const auto& b : blocks) out.write(b.data(), std::streamsize(b.size()));
+    for_each_text_block(grid, digits, [&out](const char* data, std::size_t size) {
+      out.write(data, std::streamsize(size));
+    });
     out << kDxTrailer;
   });
 }
@@ -237,13 +294,16 @@ void write_npy(const std::filesystem::path& path, const ScalarGrid& grid, bool s
     const char len_bytes[2] = {char(len & 0xff), char(len >> 8)};
     out.write(len_bytes, 2);
     out.write(header.data(), std::streamsize(header.size()));
-    if (single) {
-      std::vector<float> f(grid.values.size());
-      const long n = long(f.size());
-      const double* v = grid.values.data();
+    if (single) {  // converted a chunk at a time into one reused buffer (no fresh full-size copy)
+      const std::size_t total = grid.values.size(), chunk = std::min<std::size_t>(total, 1 << 20);
+      const std::unique_ptr<float[]> f(new float[chunk]);
+      for (std::size_t i0 = 0; i0 < total; i0 += chunk) {
+        const long n = long(std::min(chunk, total - i0));
+        const double* v = grid.values.data() + i0;
 #pragma omp parallel for schedule(static)
-      for (long i = 0; i < n; ++i) f[std::size_t(i)] = float(v[i]);
-      out.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size() * sizeof(float)));
+        for (long i = 0; i < n; ++i) f[std::size_t(i)] = float(v[i]);
+        out.write(reinterpret_cast<const char*>(f.get()), std::streamsize(std::size_t(n) * 4));
+      }
     } else {
       out.write(reinterpret_cast<const char*>(grid.values.data()),
                 std::streamsize(grid.values.size() * sizeof(double)));

@@ -29,14 +29,19 @@ struct ScalarGrid {
   std::array<std::size_t, 3> counts{};  // nx, ny, nz
   // values[(i * ny + j) * nz + k]: z fastest, as OpenDX and C-ordered .npy of shape (nx, ny, nz).
   std::vector<double> values;
+  // The values are FP32 numbers (a single or mixed precision map): the .dx holds the shortest
+  // text of each FP32 value (about 9 significant digits instead of 17), which reads back as the
+  // same FP32 value; the header still says "type double", which PyMOL requires.
+  bool single_precision = false;
   std::vector<std::string> comments;  // written as "# ..." lines before the header
   std::size_t size() const { return counts[0] * counts[1] * counts[2]; }
 };
 
 // Writes OpenDX through a temporary file renamed on success (io::write_file_atomically). Values
 // are written with `digits` significant digits (%.*e; APBS writes 7), or with digits = 0 (the
-// default) as the shortest text that reads back as the same double: the file then holds exactly
-// the values in memory. Origin and deltas are always written exactly.
+// default) as the shortest text that reads back as the same double (FP32 value for a
+// single-precision grid): the file then holds exactly the values in memory. Origin and deltas are
+// always written exactly.
 void write_dx(const std::filesystem::path& path, const ScalarGrid& grid, int digits = 0);
 // The same, gzip-compressed (zlib; read back by gzip, GridDataFormats, VMD): blocks of the text
 // are compressed in parallel as consecutive gzip members (RFC 1952 allows several; one stream).
