@@ -3,6 +3,7 @@
 #include <chrono>
 #include <complex>
 
+#include "core/backend_factory.hpp"
 #include "core/timing.hpp"
 #include "fredholm/matvec.hpp"
 #include "fredholm/row_block_matvec.hpp"
@@ -59,21 +60,10 @@ std::unique_ptr<Matvec<S>> make_backend_matvec(const MatvecOptions& options, con
   if (spec.custom && options.backend == BackendKind::cuda)
     throw Error("a custom kernel runs on the reference and cpu backends (not yet on cuda)",
                 "backend");
-  switch (options.backend) {
-    case BackendKind::reference:
-      return make_reference_matvec<S>(spec, nodes);
-    case BackendKind::cpu:
-      return make_cpu_matvec<S>(options.precision, spec, nodes);
-    case BackendKind::cuda:
-#ifdef PAIRWISE_HAVE_CUDA
-      return make_cuda_matvec<S>(options.precision, options.device, spec, nodes);
-#else
-      throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
-#endif
-    case BackendKind::automatic:
-      break;
-  }
-  throw Error("make_matvec needs a resolved backend, not auto");
+  return make_for_backend(
+      options.backend, "make_matvec", [&] { return make_reference_matvec<S>(spec, nodes); },
+      [&] { return make_cpu_matvec<S>(options.precision, spec, nodes); },
+      [&] { return make_cuda_matvec<S>(options.precision, options.device, spec, nodes); });
 }
 }  // namespace
 

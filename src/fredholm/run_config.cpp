@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "core/output_keys.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::fredholm {
@@ -75,17 +76,14 @@ RunConfig read_run_config(config::Config& config) {
   }
   {
     const auto s = config.section("run");
-    rc.backend = s.choice("backend", "auto", parse_backend);
-    rc.precision = s.choice("precision", "double", parse_precision);
+    const RunOptions run = config::read_run_options(s, "double");
+    rc.backend = run.backend, rc.precision = run.precision;
   }
   {
     const auto s = config.section("output");
     auto& o = rc.output;
-    o.directory = (config.base_directory() / s.string("directory", ".")).lexically_normal();
-    const std::string stem = std::filesystem::path(config.source()).stem().string();
-    o.prefix = s.string("prefix", stem.empty() ? "fredholm" : stem);
-    if (o.prefix.empty() || o.prefix.find('/') != std::string::npos)
-      s.fail("prefix", "must be a non-empty file name without '/'");
+    const config::OutputNames names = config::read_output_names(config, s, "fredholm");
+    o.directory = names.directory, o.prefix = names.prefix;
     o.nodes = s.boolean("nodes", true);
     o.grid_points = s.integer("grid_points", 0, 0, 100000000);
     o.grid_a = s.number("grid_a", sp.lower[0]);

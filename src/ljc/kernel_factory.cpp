@@ -1,3 +1,4 @@
+#include "core/backend_factory.hpp"
 #include "ljc/backends.hpp"
 #include "ljc/custom_nonbonded.hpp"
 #include "pairwise/error.hpp"
@@ -10,21 +11,9 @@ std::unique_ptr<LjcKernel> make_ljc_kernel(BackendKind backend, const LjcKernelO
     plain.custom = nullptr;
     return with_custom_nonbonded(make_ljc_kernel(backend, plain), options.custom);
   }
-  switch (backend) {
-    case BackendKind::reference:
-      return make_reference_ljc_kernel(options);
-    case BackendKind::cpu:
-      return make_cpu_ljc_kernel(options);
-    case BackendKind::cuda:
-#ifdef PAIRWISE_HAVE_CUDA
-      return make_cuda_ljc_kernel(options);
-#else
-      throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
-#endif
-    case BackendKind::automatic:
-      break;
-  }
-  throw Error("make_ljc_kernel needs a resolved backend, not auto");
+  return make_for_backend(
+      backend, "make_ljc_kernel", [&] { return make_reference_ljc_kernel(options); },
+      [&] { return make_cpu_ljc_kernel(options); }, [&] { return make_cuda_ljc_kernel(options); });
 }
 
 }  // namespace pairwise::ljc

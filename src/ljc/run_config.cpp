@@ -2,6 +2,7 @@
 
 #include "core/io/pdb.hpp"
 #include "core/io/pqr.hpp"
+#include "core/output_keys.hpp"
 #include "ljc/pdb_molecule.hpp"
 #include "ljc/pqr_molecule.hpp"
 #include "ljc/topology_io.hpp"
@@ -108,8 +109,8 @@ void read_integrator(config::Config& config, RunConfig& rc) {
 void read_run(config::Config& config, RunConfig& rc) {
   const auto s = config.section("run");
   rc.steps = s.integer("steps", 1000, 0, std::int64_t(1) << 40);
-  rc.backend = s.choice("backend", "auto", parse_backend);
-  rc.precision = s.choice("precision", "mixed", parse_precision);
+  const RunOptions run = config::read_run_options(s, "mixed");
+  rc.backend = run.backend, rc.precision = run.precision;
   rc.pair_kernel = s.choice("pair_kernel", "auto", parse_pair_kernel);
   rc.step_kernel = s.choice("step_kernel", "auto", parse_step_kernel);
 }
@@ -117,22 +118,15 @@ void read_run(config::Config& config, RunConfig& rc) {
 void read_output(config::Config& config, RunConfig& rc) {
   const auto s = config.section("output");
   auto& o = rc.output;
-  o.directory = (config.base_directory() / s.string("directory", ".")).lexically_normal();
-  const std::string stem = std::filesystem::path(config.source()).stem().string();
-  o.prefix = s.string("prefix", stem.empty() ? "ljc" : stem);
-  if (o.prefix.empty() || o.prefix.find('/') != std::string::npos) {
-    s.fail("prefix", "must be a non-empty file name without '/'");
-  }
+  const config::OutputNames names = config::read_output_names(config, s, "ljc");
+  o.directory = names.directory, o.prefix = names.prefix;
   o.interval = s.integer(
       "interval", std::max<std::int64_t>(1, std::min<std::int64_t>(100, rc.steps)), 1, INT64_MAX);
-  const std::string csv = s.string("csv", o.prefix + ".csv");
-  const std::string final_topology = s.string("final", o.prefix + ".final.json");
-  o.csv = csv.empty() ? std::filesystem::path() : o.directory / csv;
-  o.final_topology =
-      final_topology.empty() ? std::filesystem::path() : o.directory / final_topology;
+  o.csv = config::read_output_file(s, "csv", o.directory, o.prefix + ".csv");
+  o.final_topology = config::read_output_file(s, "final", o.directory, o.prefix + ".final.json");
   o.progress = s.boolean("progress", true);
-  o.checkpoint = o.directory / s.string("checkpoint", o.prefix + ".ckpt");
-  o.checkpoint_every = s.integer("checkpoint_every", 0, 0, INT64_MAX);
+  const config::CheckpointKeys checkpoint = config::read_checkpoint_keys(s, names, INT64_MAX);
+  o.checkpoint = checkpoint.path, o.checkpoint_every = checkpoint.every;
   if (rc.steps / o.interval > 10000000) s.fail("interval", "gives more than 10^7 rows");
 }
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/output_keys.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::md {
@@ -102,8 +103,8 @@ MdRunConfig read_md_config(config::Config& config) {
   }
   {
     const auto s = config.section("run");
-    rc.backend = s.choice("backend", "auto", parse_backend);
-    rc.precision = s.choice("precision", "mixed", parse_precision);
+    const RunOptions run = config::read_run_options(s, "mixed");
+    rc.backend = run.backend, rc.precision = run.precision;
   }
   {
     const auto s = config.section("output");
@@ -112,18 +113,17 @@ MdRunConfig read_md_config(config::Config& config) {
     if (rc.directory.empty()) rc.directory = ".";
     rc.prefix = s.string("prefix", std::filesystem::path(config.source()).stem().string());
     rc.thermo_every = s.integer("thermo_every", 10, 1, std::int64_t(1) << 40);
-    const std::string csv = s.string("csv", rc.prefix + ".csv");
-    rc.csv = csv.empty() ? std::filesystem::path() : rc.directory / csv;
+    rc.csv = config::read_output_file(s, "csv", rc.directory, rc.prefix + ".csv");
     rc.dump_every = s.integer("dump_every", 0, 0, std::int64_t(1) << 40);
     rc.dump_format = s.string("dump_format", "lammps");
     if (rc.dump_format != "lammps" && rc.dump_format != "xyz")
       s.fail("dump_format", "expected lammps or xyz, got '" + rc.dump_format + "'");
     rc.dump = rc.directory / (rc.prefix + (rc.dump_format == "xyz" ? ".xyz" : ".lammpstrj"));
-    const std::string final_data = s.string("final_data", "");
-    if (!final_data.empty()) rc.final_data = rc.directory / final_data;
+    rc.final_data = config::read_output_file(s, "final_data", rc.directory, "");
     rc.progress = s.boolean("progress", true);
-    rc.checkpoint = rc.directory / s.string("checkpoint", rc.prefix + ".ckpt");
-    rc.checkpoint_every = s.integer("checkpoint_every", 0, 0, std::int64_t(1) << 40);
+    const config::CheckpointKeys checkpoint =
+        config::read_checkpoint_keys(s, {rc.directory, rc.prefix}, std::int64_t(1) << 40);
+    rc.checkpoint = checkpoint.path, rc.checkpoint_every = checkpoint.every;
   }
   config.check_unused();
   return rc;

@@ -1,5 +1,7 @@
 #include "nbody/run_config.hpp"
 
+#include "core/output_keys.hpp"
+
 #include <cmath>
 #include <cstdio>
 
@@ -101,30 +103,23 @@ void read_integrator(config::Config& config, RunConfig& rc) {
 void read_run(config::Config& config, RunConfig& rc) {
   const auto s = config.section("run");
   rc.t_end = s.number("t_end", 1.0, config::Range::positive());
-  rc.backend = s.choice("backend", "auto", parse_backend);
-  rc.precision = s.choice("precision", "mixed", parse_precision);
+  const RunOptions run = config::read_run_options(s, "mixed");
+  rc.backend = run.backend, rc.precision = run.precision;
 }
 
 void read_output(config::Config& config, RunConfig& rc) {
   const auto s = config.section("output");
   auto& o = rc.output;
-  o.directory = (config.base_directory() / s.string("directory", ".")).lexically_normal();
-  const std::string stem = std::filesystem::path(config.source()).stem().string();
-  o.prefix = s.string("prefix", stem.empty() ? "nbody" : stem);
-  if (o.prefix.empty() || o.prefix.find('/') != std::string::npos) {
-    s.fail("prefix", "must be a non-empty file name without '/'");
-  }
+  const config::OutputNames names = config::read_output_names(config, s, "nbody");
+  o.directory = names.directory, o.prefix = names.prefix;
   o.interval = s.number("interval", std::min(0.125, rc.t_end), config::Range::positive());
   o.snapshot_every = s.integer("snapshot_every", 0, 0, INT64_MAX);
   // An empty string switches an output off; a relative path is relative to output.directory.
-  const std::string csv = s.string("csv", o.prefix + ".csv");
-  const std::string final_snapshot = s.string("final", o.prefix + ".final.txt");
-  o.csv = csv.empty() ? std::filesystem::path() : o.directory / csv;
-  o.final_snapshot =
-      final_snapshot.empty() ? std::filesystem::path() : o.directory / final_snapshot;
+  o.csv = config::read_output_file(s, "csv", o.directory, o.prefix + ".csv");
+  o.final_snapshot = config::read_output_file(s, "final", o.directory, o.prefix + ".final.txt");
   o.progress = s.boolean("progress", true);
-  o.checkpoint = o.directory / s.string("checkpoint", o.prefix + ".ckpt");
-  o.checkpoint_every = s.integer("checkpoint_every", 0, 0, INT64_MAX);
+  const config::CheckpointKeys checkpoint = config::read_checkpoint_keys(s, names, INT64_MAX);
+  o.checkpoint = checkpoint.path, o.checkpoint_every = checkpoint.every;
   if (rc.t_end / o.interval > 1e7) s.fail("interval", "gives more than 10^7 rows up to t_end");
   if (rc.integrator.kind == IntegratorKind::hermite_block) {
     // Block steps synchronize all particles only at multiples of dt_max (the largest block).
