@@ -68,10 +68,7 @@ struct ForceResult {
   double lj = 0, coulomb = 0, bond = 0;
 };
 
-struct State {
-  std::int64_t step = 0;
-  std::vector<double> positions, velocities;  // Å, Å/fs
-};
+using State = DynamicsState;  // positions in Å, velocities in Å/fs
 
 class Simulation {
  public:
@@ -98,7 +95,7 @@ class Simulation {
 
   // Runs `steps` steps; observers as in types.hpp. Throws pairwise::Error when the state becomes
   // non-finite (checked at every observer call and at the end).
-  void run(std::int64_t steps, const std::vector<Observer>& observers = {});
+  void run(std::int64_t steps, const Observers& observers = {});
 
  private:
   struct Impl;

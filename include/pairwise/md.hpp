@@ -74,14 +74,12 @@ struct ThermoRow {
   long long rebuilds = 0;
 };
 
-// The state in the order the atoms were given: positions wrapped into the box, image flags,
-// velocities (3N each, interleaved).
-struct State {
-  std::int64_t step = 0;
+// The state in the order the atoms were given (DynamicsState): positions wrapped into the box,
+// velocities, and the box, ids, types and image flags (3N, interleaved) of the atoms.
+struct State : DynamicsState {
   PeriodicBox box;
   std::vector<std::uint32_t> ids;
   std::vector<int> types;
-  std::vector<double> positions, velocities;
   std::vector<int> images;
 };
 
@@ -124,7 +122,7 @@ class Simulation {
   // Runs `steps` steps. Every observer is called after each multiple of its `every` (counted in
   // absolute steps) and after the last step. Throws pairwise::Error when the system blows up (the
   // CLI's message, checked at every observer call and at the end).
-  void run(std::int64_t steps, const std::vector<Observer>& observers = {});
+  void run(std::int64_t steps, const Observers& observers = {});
 
  private:
   struct Impl;

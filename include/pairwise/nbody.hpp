@@ -81,7 +81,7 @@ class Simulation {
   // Integrates to t_end (> time()). Observers are called at every multiple of their interval and
   // at t_end, with every particle synchronized. Throws pairwise::Error when the state becomes
   // non-finite or a step underflows dt_min (the CLI's messages).
-  void run_to(double t_end, const std::vector<TimeObserver>& observers = {});
+  void run_to(double t_end, const TimeObservers& observers = {});
 
  private:
   struct Impl;

@@ -1,11 +1,13 @@
 // Shared types of the public API (DESIGN.md, "Library first"): the choice of backend and precision,
-// a periodic orthorhombic box, and the observer that a run calls every K steps. Compiles with g++
+// a periodic orthorhombic box, the observers that a run calls every K steps and the state it hands
+// back. Compiles with g++
 // alone; every workload header (nbody.hpp, md.hpp, ljc.hpp, potmap.hpp, fredholm.hpp) includes it.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "pairwise/backend.hpp"
 #include "pairwise/error.hpp"
@@ -47,6 +49,18 @@ struct Observer {
 struct TimeObserver {
   double interval = 0.125;
   std::function<void(double time)> call;
+};
+
+// The observers of a run, called in this order when several are due after the same step: md and
+// ljc run(steps, Observers), nbody run_to(t_end, TimeObservers).
+using Observers = std::vector<Observer>;
+using TimeObservers = std::vector<TimeObserver>;
+
+// The state a dynamics run hands back (md and ljc State): the steps taken, positions and
+// velocities (3N each, x0 y0 z0 x1 ..., in the order the particles were given).
+struct DynamicsState {
+  std::int64_t step = 0;
+  std::vector<double> positions, velocities;
 };
 
 }  // namespace pairwise

@@ -154,7 +154,7 @@ backend 'auto' | 'reference' | 'cpu' | 'cuda'; precision 'single' | 'mixed' | 'd
           [](nb::Simulation& s, double t_end, py::object callback, double interval,
              bool diagnostics) -> py::object {
             check_callback(callback);
-            std::vector<TimeObserver> observers;
+            TimeObservers observers;
             std::vector<nb::DiagnosticsRow> rows;
             if (diagnostics) {
               rows.push_back(s.diagnostics());

@@ -34,9 +34,9 @@ void call_with_views(const py::object& callback, At at, std::vector<double>&& po
 // now and after every thermo_every steps into `rows` (none when thermo_every is 0), and
 // callback(step, positions, velocities) after every `every` steps (none when it is None).
 template <class Simulation, class Row>
-std::vector<Observer> step_observers(Simulation& s, const py::object& callback, std::int64_t every,
-                                     std::int64_t thermo_every, std::vector<Row>& rows) {
-  std::vector<Observer> observers;
+Observers step_observers(Simulation& s, const py::object& callback, std::int64_t every,
+                         std::int64_t thermo_every, std::vector<Row>& rows) {
+  Observers observers;
   if (thermo_every > 0) {
     rows.push_back(s.thermo());
     observers.push_back({thermo_every, [&](std::int64_t) { rows.push_back(s.thermo()); }});

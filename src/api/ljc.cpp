@@ -186,7 +186,7 @@ State Simulation::state() const {
   return {impl_->session.step, a.positions, a.velocities};
 }
 
-void Simulation::run(std::int64_t steps, const std::vector<Observer>& observers) {
+void Simulation::run(std::int64_t steps, const Observers& observers) {
   if (steps < 0) throw InvalidArgument("steps must be >= 0, got " + std::to_string(steps), "run");
   Session& s = impl_->session;
   if (!s.have_e0) s.thermo_row();  // E0 of the drift column: the state before the first step

@@ -259,7 +259,7 @@ void Simulation::set_state(const std::vector<double>& positions,
   s = std::move(next);
 }
 
-void Simulation::run(std::int64_t steps, const std::vector<Observer>& observers) {
+void Simulation::run(std::int64_t steps, const Observers& observers) {
   if (steps < 0) throw InvalidArgument("steps must be >= 0, got " + std::to_string(steps), "run");
   Session& session = impl_->session;
   api::run_in_chunks(

@@ -168,7 +168,7 @@ ParticleArrays Simulation::state() const {
   return to_arrays(impl_->session.integrator->state());
 }
 
-void Simulation::run_to(double t_end, const std::vector<TimeObserver>& observers) {
+void Simulation::run_to(double t_end, const TimeObservers& observers) {
   const double t0 = time();
   if (!(t_end > t0) || !std::isfinite(t_end))
     throw InvalidArgument("t_end must be finite and exceed the current time " + std::to_string(t0),

@@ -15,8 +15,7 @@ namespace pairwise::api {
 // `step` is the number of steps taken so far; advance(first, count) takes steps
 // first..first+count-1 (1-based step indices) and leaves `step` = first + count - 1. `check` runs
 // before the observers of a chunk end (e.g. the blow-up test) and once at the end.
-inline void run_in_chunks(const std::int64_t& step, std::int64_t steps,
-                          const std::vector<Observer>& observers,
+inline void run_in_chunks(const std::int64_t& step, std::int64_t steps, const Observers& observers,
                           const std::function<void(std::int64_t, std::int64_t)>& advance,
                           const std::function<void()>& check) {
   for (const auto& o : observers)
