@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.hpp"
 #include "commands.hpp"
 #include "config_overrides.hpp"
 #include "core/config.hpp"
@@ -34,13 +35,10 @@ int fredholm(const FredholmArgs& args) {
 }
 
 struct BenchArgs {
+  BenchFlags flags;
   std::vector<long long> sizes;
-  std::vector<std::string> precisions;
   std::vector<std::string> solve_sizes;
-  std::string backend = "auto";
-  int repeats = 0;
-  bool no_cpu = false, no_solve = false;
-  std::string json;
+  bool no_solve = false;
 };
 
 }  // namespace
@@ -67,21 +65,17 @@ Command add_fredholm_bench(CLI::App& bench) {
   CLI::App* sub = bench.add_subcommand(
       "fredholm",
       "Fredholm matrix-vector product (kernel evaluations/s) and GMRES time to solution");
-  sub->add_option("--json", args->json, "Write the records to this JSON file");
+  args->flags.add_json(sub);
   sub->add_option("--sizes", args->sizes, "Node counts of the product, e.g. 65536,1048576")
       ->delimiter(',')
       ->check(CLI::Range(1LL, 1LL << 31, "a node count from 1 to 2^31"));
   sub->add_option("--solve-sizes", args->solve_sizes,
                   "Node counts of the GMRES time to solution, e.g. 100000,1000000")
       ->delimiter(',');
-  sub->add_option("--precision", args->precisions, "Precisions, e.g. single,double")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"single", "mixed", "double"}));
-  sub->add_option("--backend", args->backend, "auto | reference | cpu | cuda")
-      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}));
-  sub->add_option("--repeats", args->repeats, "Timed repetitions per case (median reported)")
-      ->check(CLI::Range(1, 1000000, "a count from 1 to 10^6"));
-  sub->add_flag("--no-cpu", args->no_cpu, "Skip the cpu-backend comparison");
+  args->flags.add_precision(sub, "single,double");
+  args->flags.add_backend(sub);
+  args->flags.add_repeats(sub);
+  args->flags.add_no_cpu(sub);
   sub->add_flag("--no-solve", args->no_solve, "Skip the time-to-solution cases");
   return {sub, [args] {
             fredholm::BenchOptions o;
@@ -97,15 +91,8 @@ Command add_fredholm_bench(CLI::App& bench) {
                 if (o.solve_sizes.back() < 1) throw Error("--solve-sizes: counts must be >= 1");
               }
             }
-            if (!args->precisions.empty()) {
-              o.precisions.clear();
-              for (const auto& p : args->precisions) o.precisions.push_back(parse_precision(p));
-            }
-            o.backend = parse_backend(args->backend);
-            if (args->repeats > 0) o.repeats = args->repeats;
-            o.compare_cpu = !args->no_cpu;
+            args->flags.apply_to(o);
             o.solve = !args->no_solve;
-            o.json_path = args->json;
             return fredholm::run_fredholm_bench(o);
           }};
 }

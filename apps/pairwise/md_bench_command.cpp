@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.hpp"
 #include "commands.hpp"
 #include "md/bench.hpp"
 #include "pairwise/backend.hpp"
@@ -12,38 +13,28 @@ namespace pairwise::cli {
 
 Command add_md_bench(CLI::App& bench) {
   auto md = std::make_shared<md::MdBenchOptions>();
+  auto flags = std::make_shared<BenchFlags>();
   auto md_sizes = std::make_shared<std::vector<std::size_t>>();
-  auto md_precisions = std::make_shared<std::vector<std::string>>();
-  auto md_backend = std::make_shared<std::string>("auto");
   CLI::App* mdc = bench.add_subcommand(
       "md", "Lennard-Jones MD with the LAMMPS bench/in.lj settings (+ Liu et al.'s sweep)");
-  mdc->add_option("--json", md->json_path, "Write the records to this JSON file");
+  flags->add_json(mdc);
   mdc->add_option("--sizes", *md_sizes, "Atom counts (4 x cells), e.g. 32000,256000,2048000")
       ->delimiter(',')
       ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 31, "an atom count from 4 to 2^31"));
-  mdc->add_option("--precision", *md_precisions, "Precisions, e.g. single,mixed")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"single", "mixed", "double"}));
-  mdc->add_option("--backend", *md_backend, "auto | reference | cpu | cuda")
-      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}));
+  flags->add_precision(mdc, "single,mixed");
+  flags->add_backend(mdc);
   mdc->add_option("--steps", md->steps, "Timed steps per case (default 2000, 200 above 256k)")
       ->check(CLI::Range(1, 10000000, "a step count from 1 to 10^7"));
-  mdc->add_flag(
-      "--no-cpu", [md](std::int64_t) { md->compare_cpu = false; },
-      "Skip the cpu-backend comparison");
+  flags->add_no_cpu(mdc);
   mdc->add_option("--sort-every", md->sort_every, "Steps between space-filling-curve reorders")
       ->check(CLI::Range(0, 1000000000, "a step count >= 0"));
   mdc->add_flag("--sweep", md->sweep, "Also run Liu et al.'s N x rc sweep (100 steps each)");
   mdc->add_flag("--sweep-cpu", md->sweep_cpu, "Time the cpu backend on the sweep too");
-  mdc->final_callback([=] {
-    if (!md_sizes->empty()) md->sizes = *md_sizes;
-    if (!md_precisions->empty()) {
-      md->precisions.clear();
-      for (const auto& p : *md_precisions) md->precisions.push_back(parse_precision(p));
-    }
-    md->backend = parse_backend(*md_backend);
-  });
-  return {mdc, [md] { return md::run_md_bench(*md); }};
+  return {mdc, [md, flags, md_sizes] {
+            if (!md_sizes->empty()) md->sizes = *md_sizes;
+            flags->apply_to(*md);
+            return md::run_md_bench(*md);
+          }};
 }
 
 Command add_rng_bench(CLI::App& bench) {
