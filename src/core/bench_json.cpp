@@ -41,6 +41,13 @@ std::string BenchRecord::utc_now_iso8601() {
   return buf;
 }
 
+BackendKind resolve_bench_backend(BackendKind requested) {
+  std::string note;
+  const BackendKind backend = resolve_backend(requested, &note);
+  std::printf("# %s\n", note.c_str());
+  return backend;
+}
+
 nlohmann::json to_json(const BenchRecord& r) {
   nlohmann::json json{{"suite", r.suite},     {"case", r.case_name},
                       {"backend", r.backend}, {"precision", r.precision},

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "core/signals.hpp"
+#include "pairwise/backend.hpp"
+#include "pairwise/precision.hpp"
 
 namespace pairwise {
 
@@ -45,6 +47,26 @@ struct BenchRecord {
   static std::string git_revision();
   static std::string utc_now_iso8601();
 };
+
+// A record of `suite`'s case on `kernel` (any of the suites' kernels, engines and matvecs: it has
+// backend(), precision() and device_name()) with n particles or nodes; the caller adds the metric,
+// value, unit, time_s and params.
+template <class Kernel>
+BenchRecord bench_record(std::string suite, std::string case_name, const Kernel& kernel,
+                         std::size_t n) {
+  BenchRecord r;
+  r.suite = std::move(suite);
+  r.case_name = std::move(case_name);
+  r.backend = std::string(to_string(kernel.backend()));
+  r.precision = std::string(to_string(kernel.precision()));
+  r.device = kernel.device_name();
+  r.n = n;
+  return r;
+}
+
+// The backend a suite runs on (`requested` resolved), after printing the resolution's note as the
+// suite's first line ("# ...").
+BackendKind resolve_bench_backend(BackendKind requested);
 
 nlohmann::json to_json(const BenchRecord& r);
 // Writes the records as a JSON array to `path` (via path.tmp + rename). Throws pairwise::Error.

@@ -34,9 +34,7 @@ struct Row {
 }  // namespace
 
 int run_fredholm_bench(const BenchOptions& options) {
-  std::string note;
-  const BackendKind backend = resolve_backend(options.backend, &note);
-  std::printf("# %s\n", note.c_str());
+  const BackendKind backend = resolve_bench_backend(options.backend);
   const bool with_cpu = options.compare_cpu && backend != BackendKind::cpu;
   BenchRun run("fredholm", options.json_path);
   std::vector<Row> rows;
@@ -44,13 +42,7 @@ int run_fredholm_bench(const BenchOptions& options) {
   auto record = [&](const Matvec<double>& m, long long n, const std::string& case_name,
                     const std::string& metric, double value, const std::string& unit,
                     double seconds, nlohmann::json params) {
-    BenchRecord r;
-    r.suite = "fredholm";
-    r.case_name = case_name;
-    r.backend = std::string(to_string(m.backend()));
-    r.precision = std::string(to_string(m.precision()));
-    r.device = m.device_name();
-    r.n = std::size_t(n);
+    BenchRecord r = bench_record("fredholm", case_name, m, std::size_t(n));
     r.metric = metric;
     r.value = value;
     r.unit = unit;

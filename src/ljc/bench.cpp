@@ -68,9 +68,7 @@ int paper_flops(physics::DielectricKind d) {
 }
 
 int run_ljc_bench(const BenchOptions& options) {
-  std::string note;
-  const BackendKind backend = resolve_backend(options.backend, &note);
-  std::printf("# %s\n", note.c_str());
+  const BackendKind backend = resolve_bench_backend(options.backend);
   BenchRun run("ljc", options.json_path);
   std::map<std::string, double> cpu_seconds;  // "n/precision/dielectric" -> cpu force time
   const bool with_cpu = options.compare_cpu && backend != BackendKind::cpu;
@@ -80,13 +78,7 @@ int run_ljc_bench(const BenchOptions& options) {
   auto add = [&](const LjcKernel& k, std::size_t n, const std::string& case_name,
                  const std::string& metric, double value, const std::string& unit, double seconds,
                  nlohmann::json params) {
-    BenchRecord r;
-    r.suite = "ljc";
-    r.case_name = case_name;
-    r.backend = std::string(to_string(k.backend()));
-    r.precision = std::string(to_string(k.precision()));
-    r.device = k.device_name();
-    r.n = n;
+    BenchRecord r = bench_record("ljc", case_name, k, n);
     r.params = std::move(params);
     r.metric = metric;
     r.value = value;

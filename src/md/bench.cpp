@@ -68,9 +68,7 @@ Timed time_engine(BackendKind b, Precision p, const System& s, double skin, int 
 }  // namespace
 
 int run_md_bench(const MdBenchOptions& options) {
-  std::string note;
-  const BackendKind backend = resolve_backend(options.backend, &note);
-  std::printf("# %s\n", note.c_str());
+  const BackendKind backend = resolve_bench_backend(options.backend);
   BenchRun run("md", options.json_path);
   auto record = [&](const std::string& case_name, BackendKind b, Precision p,
                     const std::string& device, std::size_t n, double sec_per_step, int steps,

@@ -97,9 +97,7 @@ struct Row {
 }  // namespace
 
 int run_nbody_bench(const BenchOptions& options) {
-  std::string note;
-  const BackendKind backend = resolve_backend(options.backend, &note);
-  std::printf("# %s\n", note.c_str());
+  const BackendKind backend = resolve_bench_backend(options.backend);
   BenchRun run("nbody", options.json_path);
   std::vector<Row> rows;
   std::map<std::string, double> last_rate;  // precision/case -> interactions/s at the previous N
@@ -108,13 +106,7 @@ int run_nbody_bench(const BenchOptions& options) {
   auto add = [&](const GravityKernel& k, std::size_t n, const std::string& case_name,
                  double seconds, double interactions, int flops, int repeats,
                  nlohmann::json params) {
-    BenchRecord r;
-    r.suite = "nbody";
-    r.case_name = case_name;
-    r.backend = std::string(to_string(k.backend()));
-    r.precision = std::string(to_string(k.precision()));
-    r.device = k.device_name();
-    r.n = n;
+    BenchRecord r = bench_record("nbody", case_name, k, n);
     r.metric = "interactions_per_second";
     r.value = interactions / seconds;
     r.unit = "1/s";
