@@ -78,7 +78,8 @@ void bind_ljc(py::module_& parent) {
        molecule_doc)
           .c_str());
 
-  py::class_<lj::Simulation>(m, "Simulation", R"(An LJ + Coulomb molecule simulation on one backend.
+  py::class_<lj::Simulation> cls(m, "Simulation",
+                                 R"(An LJ + Coulomb molecule simulation on one backend.
 
 Simulation(positions, charges, sigmas, epsilons, masses, *, velocities=None, bonds=None,
            bond_params=None, exclusions=None, backend='auto', precision='mixed',
@@ -89,67 +90,53 @@ or Simulation.from_config(path). Arrays are float32/float64 C-contiguous; bonds 
 atom indices with bond_params (B, 2) r0 (Angstrom), k (kcal/(mol A^2)); exclusions (E, 2).
 Without velocities, thermal ones at `temperature` are drawn (zero momentum). run(steps,
 callback=..., every=K, thermo_every=K) releases the GIL.
-Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run, MemoryError.)")
-      .def(py::init([](py::object positions, py::object charges, py::object sigmas,
-                       py::object epsilons, py::object masses, py::object velocities,
-                       py::object bonds, py::object bond_params, py::object exclusions,
-                       const std::string& backend, const std::string& precision,
-                       const std::string& dielectric, double epsilon, double linear_factor,
-                       double scale14_lj, double scale14_coulomb, const std::string& thermostat,
-                       double dt, double temperature, double friction, std::uint64_t seed) {
-             lj::MoleculeArrays a;
-             a.positions = doubles(positions, "positions", -1, 3);
-             const auto n = py::ssize_t(a.positions.size() / 3);
-             a.charges = doubles(charges, "charges", n, 0);
-             a.sigmas = doubles(sigmas, "sigmas", n, 0);
-             a.epsilons = doubles(epsilons, "epsilons", n, 0);
-             a.masses = doubles(masses, "masses", n, 0);
-             if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
-             const auto bond_pairs = index_pairs(bonds, "bonds");
-             if (!bond_pairs.empty()) {
-               if (bond_params.is_none())
-                 throw py::value_error("bonds need bond_params (B, 2): r0 and k per bond");
-               const auto p =
-                   doubles(bond_params, "bond_params", py::ssize_t(bond_pairs.size()), 2);
-               for (std::size_t b = 0; b < bond_pairs.size(); ++b)
-                 a.bonds.push_back(
-                     {bond_pairs[b].first, bond_pairs[b].second, p[2 * b], p[2 * b + 1]});
-             }
-             a.exclusions = index_pairs(exclusions, "exclusions");
-             lj::Settings s;
-             s.run = {backend_arg(backend), precision_arg(precision)};
-             s.dielectric = dielectric, s.epsilon = epsilon, s.linear_factor = linear_factor;
-             s.scale14_lj = scale14_lj, s.scale14_coulomb = scale14_coulomb;
-             s.thermostat = thermostat, s.dt = dt, s.temperature = temperature;
-             s.friction = friction, s.seed = seed;
-             return as_value_error([&] { return std::make_unique<lj::Simulation>(a, s); });
-           }),
-           "positions"_a, "charges"_a, "sigmas"_a, "epsilons"_a, "masses"_a, py::kw_only(),
-           "velocities"_a = py::none(), "bonds"_a = py::none(), "bond_params"_a = py::none(),
-           "exclusions"_a = py::none(), "backend"_a = "auto", "precision"_a = "mixed",
-           "dielectric"_a = "constant", "epsilon"_a = 1.0, "linear_factor"_a = 1.0,
-           "scale14_lj"_a = 0.5, "scale14_coulomb"_a = 1.0 / 1.2, "thermostat"_a = "none",
-           "dt"_a = 1.0, "temperature"_a = 300.0, "friction"_a = 1.0, "seed"_a = 1,
-           "Builds a simulation from numpy arrays (see the class docstring).")
-      .def_static(
-          "from_config",
-          [](const std::string& path) {
-            return as_value_error([&] { return lj::Simulation::from_config(path); });
-          },
-          "path"_a,
-          "A simulation of a TOML config as `pairwise run` reads it (workload = 'ljc'); "
-          "configured_steps and configured_interval give [run] steps and [output] interval.")
-      .def_property_readonly("size", &lj::Simulation::size, "Number of atoms.")
-      .def("__len__", &lj::Simulation::size)
-      .def_property_readonly(
-          "backend", [](const lj::Simulation& s) { return std::string(to_string(s.backend())); },
-          "The backend in use.")
-      .def_property_readonly(
-          "precision",
-          [](const lj::Simulation& s) { return std::string(to_string(s.precision())); },
-          "The precision in use.")
-      .def_property_readonly("device_name", &lj::Simulation::device_name, "The device in use.")
-      .def_property_readonly("step", &lj::Simulation::step, "Steps taken so far.")
+Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run, MemoryError.)");
+  cls.def(
+      py::init([](py::object positions, py::object charges, py::object sigmas, py::object epsilons,
+                  py::object masses, py::object velocities, py::object bonds,
+                  py::object bond_params, py::object exclusions, const std::string& backend,
+                  const std::string& precision, const std::string& dielectric, double epsilon,
+                  double linear_factor, double scale14_lj, double scale14_coulomb,
+                  const std::string& thermostat, double dt, double temperature, double friction,
+                  std::uint64_t seed) {
+        lj::MoleculeArrays a;
+        a.positions = doubles(positions, "positions", -1, 3);
+        const auto n = py::ssize_t(a.positions.size() / 3);
+        a.charges = doubles(charges, "charges", n, 0);
+        a.sigmas = doubles(sigmas, "sigmas", n, 0);
+        a.epsilons = doubles(epsilons, "epsilons", n, 0);
+        a.masses = doubles(masses, "masses", n, 0);
+        if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
+        const auto bond_pairs = index_pairs(bonds, "bonds");
+        if (!bond_pairs.empty()) {
+          if (bond_params.is_none())
+            throw py::value_error("bonds need bond_params (B, 2): r0 and k per bond");
+          const auto p = doubles(bond_params, "bond_params", py::ssize_t(bond_pairs.size()), 2);
+          for (std::size_t b = 0; b < bond_pairs.size(); ++b)
+            a.bonds.push_back({bond_pairs[b].first, bond_pairs[b].second, p[2 * b], p[2 * b + 1]});
+        }
+        a.exclusions = index_pairs(exclusions, "exclusions");
+        lj::Settings s;
+        s.run = {backend_arg(backend), precision_arg(precision)};
+        s.dielectric = dielectric, s.epsilon = epsilon, s.linear_factor = linear_factor;
+        s.scale14_lj = scale14_lj, s.scale14_coulomb = scale14_coulomb;
+        s.thermostat = thermostat, s.dt = dt, s.temperature = temperature;
+        s.friction = friction, s.seed = seed;
+        return as_value_error([&] { return std::make_unique<lj::Simulation>(a, s); });
+      }),
+      "positions"_a, "charges"_a, "sigmas"_a, "epsilons"_a, "masses"_a, py::kw_only(),
+      "velocities"_a = py::none(), "bonds"_a = py::none(), "bond_params"_a = py::none(),
+      "exclusions"_a = py::none(), "backend"_a = "auto", "precision"_a = "mixed",
+      "dielectric"_a = "constant", "epsilon"_a = 1.0, "linear_factor"_a = 1.0, "scale14_lj"_a = 0.5,
+      "scale14_coulomb"_a = 1.0 / 1.2, "thermostat"_a = "none", "dt"_a = 1.0,
+      "temperature"_a = 300.0, "friction"_a = 1.0, "seed"_a = 1,
+      "Builds a simulation from numpy arrays (see the class docstring).");
+  def_simulation_basics(
+      cls,
+      {"A simulation of a TOML config as `pairwise run` reads it (workload = 'ljc'); "
+       "configured_steps and configured_interval give [run] steps and [output] interval.",
+       "Number of atoms.", "The backend in use.", "The precision in use.", "The device in use."});
+  cls.def_property_readonly("step", &lj::Simulation::step, "Steps taken so far.")
       .def_property_readonly("configured_steps", &lj::Simulation::configured_steps,
                              "from_config: [run] steps (else 0).")
       .def_property_readonly("configured_interval", &lj::Simulation::configured_interval,

@@ -110,7 +110,7 @@ kind: 'fcc', 'bcc' or 'sc'; density: reduced density rho* (atoms per sigma^3); c
 3N-3 degrees of freedom); seed: the velocity seed.
 Returns a dict: positions (N, 3) float64, velocities (N, 3) float64, box ((lo), (hi)).)");
 
-  py::class_<md::Simulation>(m, "Simulation", R"(A Lennard-Jones md simulation on one backend.
+  py::class_<md::Simulation> cls(m, "Simulation", R"(A Lennard-Jones md simulation on one backend.
 
 Build it from numpy arrays (the constructor), a LAMMPS data file (from_data_file) or a TOML config
 as `pairwise run` reads it (from_config). compute_forces() evaluates the current state once;
@@ -119,44 +119,44 @@ Python callback every K steps with read-only numpy views of the state.
 
 Errors: bad arrays or parameters raise ValueError; a failed run (the system blew up, a CUDA error)
 raises pairwise.Error (a RuntimeError); out of memory raises MemoryError. Messages are the
-command line's.)")
-      .def(
-          py::init([](py::object positions, py::object box, py::object velocities, py::object types,
-                      py::object masses, py::object pairs, const std::string& style, double cutoff,
-                      const std::string& mixing, const std::string& backend,
-                      const std::string& precision, double skin, double dt,
-                      const std::string& thermostat, double temperature, double gamma, double nu,
-                      std::uint64_t seed, int sort_every, int neighbor_capacity,
-                      bool allow_overlap) {
-            md::SystemArrays a;
-            a.positions = doubles(positions, "positions", -1, 3);
-            const auto n = py::ssize_t(a.positions.size() / 3);
-            a.box = box_arg(box);
-            if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
-            if (!types.is_none())
-              for (long long t : integers(types, "types", n)) a.types.push_back(int(t));
-            a.force_field = force_field_arg(style, cutoff, mixing, masses, pairs);
-            const md::Settings s =
-                settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
-                             sort_every, neighbor_capacity, allow_overlap);
-            return as_value_error([&] { return std::make_unique<md::Simulation>(a, s); });
-          }),
-          "positions"_a, "box"_a, py::kw_only(), "velocities"_a = py::none(),
-          "types"_a = py::none(), "masses"_a = py::none(), "pairs"_a = py::none(),
-          "style"_a = "cut", "cutoff"_a = 2.5, "mixing"_a = "geometric", "backend"_a = "auto",
-          "precision"_a = "mixed", "skin"_a = 0.3, "dt"_a = 0.005, "thermostat"_a = "none",
-          "temperature"_a = 1.0, "gamma"_a = 1.0, "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000,
-          "neighbor_capacity"_a = 0, "allow_overlap"_a = false,
-          (std::string(
-               R"(Simulation(positions, box, *, velocities=None, types=None, masses=None, pairs=None, ...)
+command line's.)");
+  cls.def(
+         py::init([](py::object positions, py::object box, py::object velocities, py::object types,
+                     py::object masses, py::object pairs, const std::string& style, double cutoff,
+                     const std::string& mixing, const std::string& backend,
+                     const std::string& precision, double skin, double dt,
+                     const std::string& thermostat, double temperature, double gamma, double nu,
+                     std::uint64_t seed, int sort_every, int neighbor_capacity,
+                     bool allow_overlap) {
+           md::SystemArrays a;
+           a.positions = doubles(positions, "positions", -1, 3);
+           const auto n = py::ssize_t(a.positions.size() / 3);
+           a.box = box_arg(box);
+           if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
+           if (!types.is_none())
+             for (long long t : integers(types, "types", n)) a.types.push_back(int(t));
+           a.force_field = force_field_arg(style, cutoff, mixing, masses, pairs);
+           const md::Settings s =
+               settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
+                            sort_every, neighbor_capacity, allow_overlap);
+           return as_value_error([&] { return std::make_unique<md::Simulation>(a, s); });
+         }),
+         "positions"_a, "box"_a, py::kw_only(), "velocities"_a = py::none(), "types"_a = py::none(),
+         "masses"_a = py::none(), "pairs"_a = py::none(), "style"_a = "cut", "cutoff"_a = 2.5,
+         "mixing"_a = "geometric", "backend"_a = "auto", "precision"_a = "mixed", "skin"_a = 0.3,
+         "dt"_a = 0.005, "thermostat"_a = "none", "temperature"_a = 1.0, "gamma"_a = 1.0,
+         "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000, "neighbor_capacity"_a = 0,
+         "allow_overlap"_a = false,
+         (std::string(
+              R"(Simulation(positions, box, *, velocities=None, types=None, masses=None, pairs=None, ...)
 
 positions: (N, 3) float32/float64 C-contiguous array (sigma); box: (3,) lengths from 0 or (2, 3)
 [lo, hi]; velocities: (N, 3) (default zero); types: (N,) integers 1..T (default all 1); masses:
 (T,) per type (default 1); pairs: [(i, j, epsilon, sigma[, cutoff]), ...] (default epsilon = sigma
 = 1 for every type; unlisted pairs mix); style 'cut' | 'shift' | 'shifted_force'; cutoff: the
 global cutoff; mixing 'geometric' | 'arithmetic'.)") +
-           kSettingsDoc)
-              .c_str())
+          kSettingsDoc)
+             .c_str())
       .def_static(
           "from_data_file",
           [](const std::string& path, const std::string& style, double cutoff,
@@ -179,28 +179,15 @@ global cutoff; mixing 'geometric' | 'arithmetic'.)") +
                R"(A simulation of a LAMMPS data file (atomic style, .gz read too) with its Masses and
 Pair Coeffs; style, cutoff and mixing complete the force field, pairs override coefficients.)") +
            kSettingsDoc)
-              .c_str())
-      .def_static(
-          "from_config",
-          [](const std::string& path) {
-            return as_value_error([&] { return md::Simulation::from_config(path); });
-          },
-          "path"_a,
-          "A simulation of a TOML config as `pairwise run` reads it (workload = 'md'); "
-          "configured_steps and configured_thermo_every give its [integrator] steps and [output] "
-          "thermo_every. Unknown keys raise ValueError with a did-you-mean.")
-      .def_property_readonly("size", &md::Simulation::size, "Number of atoms.")
-      .def("__len__", &md::Simulation::size)
-      .def_property_readonly(
-          "backend", [](const md::Simulation& s) { return std::string(to_string(s.backend())); },
-          "The backend in use: 'reference', 'cpu' or 'cuda'.")
-      .def_property_readonly(
-          "precision",
-          [](const md::Simulation& s) { return std::string(to_string(s.precision())); },
-          "The precision in use: 'single', 'mixed' or 'double'.")
-      .def_property_readonly("device_name", &md::Simulation::device_name,
-                             "The device (GPU name or CPU threads) the engine runs on.")
-      .def_property_readonly("step", &md::Simulation::step, "Steps taken so far.")
+              .c_str());
+  def_simulation_basics(
+      cls, {"A simulation of a TOML config as `pairwise run` reads it (workload = 'md'); "
+            "configured_steps and configured_thermo_every give its [integrator] steps and [output] "
+            "thermo_every. Unknown keys raise ValueError with a did-you-mean.",
+            "Number of atoms.", "The backend in use: 'reference', 'cpu' or 'cuda'.",
+            "The precision in use: 'single', 'mixed' or 'double'.",
+            "The device (GPU name or CPU threads) the engine runs on."});
+  cls.def_property_readonly("step", &md::Simulation::step, "Steps taken so far.")
       .def_property_readonly("time", &md::Simulation::time, "step * dt (tau).")
       .def_property_readonly("configured_steps", &md::Simulation::configured_steps,
                              "from_config: [integrator] steps (else 0).")

@@ -76,59 +76,45 @@ void bind_nbody(py::module_& parent) {
       "Reads a particle table (m x y z vx vy vz a line, docs/formats.md): a dict of masses, "
       "positions, velocities and the time of its header.");
 
-  py::class_<nb::Simulation>(m, "Simulation",
-                             R"(A direct-summation gravity simulation on one backend.
+  py::class_<nb::Simulation> cls(m, "Simulation",
+                                 R"(A direct-summation gravity simulation on one backend.
 
 Build it from numpy arrays (the constructor) or a TOML config (from_config); run_to(t_end,
 callback=..., interval=dt) integrates with the GIL released, calling the callback at every
 multiple of interval with every particle synchronized.
 Errors: bad arrays or parameters raise ValueError; a failed run raises pairwise.Error
-(a RuntimeError); out of memory raises MemoryError.)")
-      .def(
-          py::init([](py::object masses, py::object positions, py::object velocities,
-                      const std::string& backend, const std::string& precision, double eps,
-                      const std::string& integrator, double dt, double eta, double dt_max,
-                      double dt_min) {
-            nb::ParticleArrays a;
-            a.masses = doubles(masses, "masses", -1, 0);
-            const auto n = py::ssize_t(a.masses.size());
-            a.positions = doubles(positions, "positions", n, 3);
-            if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
-            nb::Settings s;
-            s.run = {backend_arg(backend), precision_arg(precision)};
-            s.eps = eps, s.integrator = integrator, s.dt = dt, s.eta = eta, s.dt_max = dt_max;
-            s.dt_min = dt_min;
-            return as_value_error([&] { return std::make_unique<nb::Simulation>(a, s); });
-          }),
-          "masses"_a, "positions"_a, "velocities"_a = py::none(), py::kw_only(),
-          "backend"_a = "auto", "precision"_a = "mixed", "eps"_a = 0.01,
-          "integrator"_a = "hermite_block", "dt"_a = 1.0 / 128, "eta"_a = 0.01,
-          "dt_max"_a = 1.0 / 16, "dt_min"_a = 1.0 / double(1ull << 40),
-          R"(Simulation(masses, positions, velocities=None, *, backend='auto', precision='mixed', eps=0.01, ...)
+(a RuntimeError); out of memory raises MemoryError.)");
+  cls.def(
+      py::init([](py::object masses, py::object positions, py::object velocities,
+                  const std::string& backend, const std::string& precision, double eps,
+                  const std::string& integrator, double dt, double eta, double dt_max,
+                  double dt_min) {
+        nb::ParticleArrays a;
+        a.masses = doubles(masses, "masses", -1, 0);
+        const auto n = py::ssize_t(a.masses.size());
+        a.positions = doubles(positions, "positions", n, 3);
+        if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
+        nb::Settings s;
+        s.run = {backend_arg(backend), precision_arg(precision)};
+        s.eps = eps, s.integrator = integrator, s.dt = dt, s.eta = eta, s.dt_max = dt_max;
+        s.dt_min = dt_min;
+        return as_value_error([&] { return std::make_unique<nb::Simulation>(a, s); });
+      }),
+      "masses"_a, "positions"_a, "velocities"_a = py::none(), py::kw_only(), "backend"_a = "auto",
+      "precision"_a = "mixed", "eps"_a = 0.01, "integrator"_a = "hermite_block", "dt"_a = 1.0 / 128,
+      "eta"_a = 0.01, "dt_max"_a = 1.0 / 16, "dt_min"_a = 1.0 / double(1ull << 40),
+      R"(Simulation(masses, positions, velocities=None, *, backend='auto', precision='mixed', eps=0.01, ...)
 
 masses (N,), positions (N, 3), velocities (N, 3): float32/float64 C-contiguous arrays in Henon
 units. eps: Plummer softening length. integrator: 'leapfrog' (fixed dt), 'hermite' (shared
 adaptive step from eta, at most dt_max) or 'hermite_block' (individual power-of-two steps).
-backend 'auto' | 'reference' | 'cpu' | 'cuda'; precision 'single' | 'mixed' | 'double'.)")
-      .def_static(
-          "from_config",
-          [](const std::string& path) {
-            return as_value_error([&] { return nb::Simulation::from_config(path); });
-          },
-          "path"_a,
-          "A simulation of a TOML config as `pairwise run` reads it (workload = 'nbody'); "
-          "configured_t_end and configured_interval give its [run] t_end and [output] interval.")
-      .def_property_readonly("size", &nb::Simulation::size, "Number of particles.")
-      .def("__len__", &nb::Simulation::size)
-      .def_property_readonly(
-          "backend", [](const nb::Simulation& s) { return std::string(to_string(s.backend())); },
-          "The backend in use.")
-      .def_property_readonly(
-          "precision",
-          [](const nb::Simulation& s) { return std::string(to_string(s.precision())); },
-          "The precision in use.")
-      .def_property_readonly("device_name", &nb::Simulation::device_name, "The device in use.")
-      .def_property_readonly("time", &nb::Simulation::time, "The current (synchronized) time.")
+backend 'auto' | 'reference' | 'cpu' | 'cuda'; precision 'single' | 'mixed' | 'double'.)");
+  def_simulation_basics(
+      cls, {"A simulation of a TOML config as `pairwise run` reads it (workload = 'nbody'); "
+            "configured_t_end and configured_interval give its [run] t_end and [output] interval.",
+            "Number of particles.", "The backend in use.", "The precision in use.",
+            "The device in use."});
+  cls.def_property_readonly("time", &nb::Simulation::time, "The current (synchronized) time.")
       .def_property_readonly("configured_t_end", &nb::Simulation::configured_t_end,
                              "from_config: [run] t_end (else 1).")
       .def_property_readonly("configured_interval", &nb::Simulation::configured_interval,

@@ -13,6 +13,8 @@
 
 namespace pairwise::python {
 
+using namespace pybind11::literals;
+
 // Raises ValueError unless `callback` is None or callable.
 inline void check_callback(const py::object& callback) {
   if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
@@ -47,6 +49,36 @@ Observers step_observers(Simulation& s, const py::object& callback, std::int64_t
       call_with_views(callback, step, std::move(st.positions), std::move(st.velocities));
     }));
   return observers;
+}
+
+// The docstrings of a Simulation's shared members, which each workload words for its own units.
+struct SimulationDocs {
+  const char* from_config;
+  const char* size;
+  const char* backend;
+  const char* precision;
+  const char* device_name;
+};
+
+// Simulation.from_config(path) (a bad file raises ValueError), size and len(), and the backend,
+// precision and device_name properties: the members every workload's Simulation has.
+template <class Simulation>
+void def_simulation_basics(py::class_<Simulation>& cls, const SimulationDocs& docs) {
+  cls.def_static(
+         "from_config",
+         [](const std::string& path) {
+           return as_value_error([&] { return Simulation::from_config(path); });
+         },
+         "path"_a, docs.from_config)
+      .def_property_readonly("size", &Simulation::size, docs.size)
+      .def("__len__", &Simulation::size)
+      .def_property_readonly(
+          "backend", [](const Simulation& s) { return std::string(to_string(s.backend())); },
+          docs.backend)
+      .def_property_readonly(
+          "precision", [](const Simulation& s) { return std::string(to_string(s.precision())); },
+          docs.precision)
+      .def_property_readonly("device_name", &Simulation::device_name, docs.device_name);
 }
 
 // One numpy column of a table of rows: its name and the member of Row it holds (as float64).
