@@ -2,8 +2,8 @@
 // all-pairs kernel generated from the formula and compiled at run time by NVRTC (formula/
 // nvrtc_loader), beside the built-in cuda kernel (which keeps LJ + Coulomb and the bonds, or the
 // bonds alone with custom_replaces). One thread per target i, sources staged 256 at a time in
-// shared memory; the displacements in double (from the double positions), the term in T (float
-// in single and mixed, double in double), sums in float (single) or double; the exclusions and
+// shared memory; the displacements in float (single) or double, the term in T (float in single
+// and mixed, double in double), sums in float (single) or double; the exclusions and
 // 1-4 scales by a merge walk along the target's sorted row of scaled pairs, so every excluded pair
 // is skipped exactly (no subtraction afterwards). Plain C++: the CPU tests check the source and
 // that it compiles.
@@ -36,12 +36,13 @@ class CudaCustomTerm {
   bool from_cache() const { return compiled_.from_cache; }
 
  private:
-  formula::CompiledKernel compiled_;
+  formula::CompiledProgram compiled_;
   std::unique_ptr<formula::DeviceKernel> kernel_;
   int n_ = 0;
   Precision precision_ = Precision::single;
   unsigned long long d_x_ = 0, d_par_ = 0, d_row_ = 0, d_j_ = 0, d_scale_ = 0, d_f_ = 0, d_e_ = 0;
   std::vector<double> xyz_, f_, e_;
+  std::vector<float> xyz_f_;  // single: float positions
   void release();
 };
 

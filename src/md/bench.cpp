@@ -153,8 +153,19 @@ int run_md_bench(const MdBenchOptions& options) {
           continue;
         const double builtin = records.back().value;
         const System f = in_lj_formula(n);
-        if (backend == BackendKind::cuda && p == Precision::single && n == options.sizes.front())
-          std::printf("# NVRTC compile: %s\n", formula_compile_times(f).dump().c_str());
+        if (backend == BackendKind::cuda && p == Precision::single && n == options.sizes.front()) {
+          const nlohmann::json c = formula_compile_times(f);
+          std::printf("# NVRTC compile: %s\n", c.dump().c_str());
+          for (const char* what : {"first_use_s", "cache_read_s"}) {
+            BenchRecord r;
+            r.suite = "md", r.case_name = "formula-compile", r.backend = "cuda";
+            r.precision = "single", r.device = records.back().device, r.n = n;
+            r.metric =
+                what == std::string("first_use_s") ? "compile_first_use" : "compile_from_cache";
+            r.value = r.time_s = double(c[what]), r.unit = "s", r.params = c;
+            records.push_back(r);
+          }
+        }
         const Timed t = time_engine(backend, p, f, 0.3, 100, steps, options.sort_every);
         record("in.lj-formula", backend, p, t.device, n, t.seconds_per_step, steps,
                {{"rc", 2.5},

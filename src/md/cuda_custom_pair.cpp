@@ -86,6 +86,13 @@ std::string md_custom_pair_source(const CustomPairs& pairs, const CustomMdVarian
   return src.str();
 }
 
+bool any_shifted_force(const CustomPairs& pairs) {
+  for (const auto& pair : pairs.pairs)
+    if (const auto* f = dynamic_cast<const formula::FormulaPair*>(pair.get()))
+      if (f->potential().truncation == formula::Truncation::shifted_force) return true;
+  return false;
+}
+
 std::vector<std::string> md_custom_kernel_names(const CustomMdVariant& v) {
   return {forces_name(v), energy_name(v)};
 }

@@ -38,6 +38,11 @@ std::vector<std::string> md_custom_kernel_names(const CustomMdVariant& v);
 formula::CudaProgram md_custom_program(const CustomPairs& pairs, const CustomMdVariant& v,
                                        int arch = 0);
 
+// Whether a formula pair is truncated with shifted_force: its F/r near rc is a difference of
+// nearly equal terms, so single precision keeps IEEE division and square root there (as the
+// built-in kernels keep the exact reciprocal for lj/sf).
+bool any_shifted_force(const CustomPairs& pairs);
+
 // The compiled and loaded kernels of one variant.
 struct CustomMdKernels {
   CustomMdKernels(const CustomPairs& pairs, const CustomMdVariant& v);

@@ -621,7 +621,7 @@ class CudaEngine final : public MdEngine {
     auto name = [](auto x) { return std::is_same_v<decltype(x), float> ? "float" : "double"; };
     v.r = name(R{}), v.p = name(P{}), v.a = name(A{});
     v.one_type = types_ == 1;
-    v.fast_math = fast_rcp_ && std::is_same_v<P, float>;
+    v.fast_math = fast_rcp_ && std::is_same_v<P, float> && !any_shifted_force(*custom_);
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
     v.fixed = false;
     if (std::is_same_v<R, double> && std::is_same_v<P, float> && vec && fixed_) {

@@ -47,6 +47,7 @@ PairPotential compile_pair_potential(const PairPotentialSpec& spec) {
   PairPotential p;
   Graph& g = p.graph;
   p.cutoff = spec.cutoff, p.rc2 = spec.cutoff * spec.cutoff;
+  p.truncation = spec.truncation;
   // Variable 0 is r²; the formula's r is √r². Another variable slot holds r itself for the
   // derivative: U is built over a variable "r" (index 1), differentiated in it, then r is
   // replaced by √r² when the outputs are formed.
