@@ -407,7 +407,7 @@ TEST(MdCustomCuda, MatchesReferenceForEveryStyleAndPrecision) {
         // The virial Σ r·F cancels (repulsive against attractive pairs: W = -320 in the
         // three-type liquid, printed below with U), so its FP32 rounding (float positions, 5e-7
         // absolute) is bounded against the scale of its terms, |W| + |U|, as tolerances.hpp
-        // floors cancelling sums (measured on the H200: 1.1e-5 of |W| there, single).
+        // floors cancelling sums (H200, three types, single: 1.1e-5 of |W|, 1.5e-6 of |W| + |U|).
         const double w_scale = std::abs(ref.thermo.virial) + std::abs(ref.thermo.potential);
         EXPECT_NEAR(got.thermo.virial, ref.thermo.virial, tol * w_scale)
             << name << " " << to_string(p) << " step " << steps;
