@@ -18,11 +18,12 @@ struct LjcBenchArgs {
   std::string backend = "auto";
   int repeats = 0, lj_types = 0;
   bool no_cpu = false, constant_only = false, no_md = false, per_atom_lj = false;
-  std::string json;
+  std::string json, style = "builtin";
 };
 
 int bench_ljc(const LjcBenchArgs& args) {
   ljc::BenchOptions options;
+  options.formula = args.style == "custom";
   if (!args.sizes.empty()) options.sizes = args.sizes;
   if (!args.precisions.empty()) {
     options.precisions.clear();
@@ -66,6 +67,9 @@ Command add_ljc_bench(CLI::App& bench) {
   ljc->add_flag("--no-cpu", largs->no_cpu, "Skip the cpu-backend comparison");
   ljc->add_flag("--constant-only", largs->constant_only, "Time the constant dielectric only");
   ljc->add_flag("--no-md", largs->no_md, "Skip the full MD step timings");
+  ljc->add_option("--style", largs->style,
+                  "builtin | custom (also time LJ + Coulomb as a formula: case forces-formula)")
+      ->check(CLI::IsMember({"builtin", "custom"}));
   ljc->add_flag("--per-atom-lj", largs->per_atom_lj,
                 "Give every atom its own LJ sigma and epsilon (default: the same for all)");
   ljc->add_option("--lj-types", largs->lj_types,
