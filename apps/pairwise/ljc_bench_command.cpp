@@ -19,10 +19,12 @@ struct LjcBenchArgs {
   std::vector<std::string> kernels;
   int lj_types = 0;
   bool constant_only = false, no_md = false, per_atom_lj = false;
+  std::string style = "builtin";
 };
 
 int bench_ljc(const LjcBenchArgs& args) {
   ljc::BenchOptions options;
+  options.formula = args.style == "custom";
   if (!args.sizes.empty()) options.sizes = args.sizes;
   args.flags.apply_to(options);
   if (!args.kernels.empty()) {
@@ -55,6 +57,9 @@ Command add_ljc_bench(CLI::App& bench) {
   largs->flags.add_no_cpu(ljc);
   ljc->add_flag("--constant-only", largs->constant_only, "Time the constant dielectric only");
   ljc->add_flag("--no-md", largs->no_md, "Skip the full MD step timings");
+  ljc->add_option("--style", largs->style,
+                  "builtin | custom (also time LJ + Coulomb as a formula: case forces-formula)")
+      ->check(CLI::IsMember({"builtin", "custom"}));
   ljc->add_flag("--per-atom-lj", largs->per_atom_lj,
                 "Give every atom its own LJ sigma and epsilon (default: the same for all)");
   ljc->add_option("--lj-types", largs->lj_types,

@@ -28,6 +28,10 @@ Command add_md_bench(CLI::App& bench) {
   flags->add_no_cpu(mdc);
   mdc->add_option("--sort-every", md->sort_every, "Steps between space-filling-curve reorders")
       ->check(CLI::Range(0, 1000000000, "a step count >= 0"));
+  mdc->add_option_function<std::string>(
+         "--style", [md](const std::string& v) { md->formula = v == "custom"; },
+         "builtin | custom (also time LJ written as a formula: case in.lj-formula)")
+      ->check(CLI::IsMember({"builtin", "custom"}));
   mdc->add_flag("--sweep", md->sweep, "Also run Liu et al.'s N x rc sweep (100 steps each)");
   mdc->add_flag("--sweep-cpu", md->sweep_cpu, "Time the cpu backend on the sweep too");
   return {mdc, [md, flags, md_sizes] {

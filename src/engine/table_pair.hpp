@@ -2,8 +2,12 @@
 // table's inner radius the first bin is extrapolated (LAMMPS stops the run there instead).
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "core/io/pair_table.hpp"
 #include "engine/radial_pair.hpp"
+#include "pairwise/error.hpp"
 
 namespace pairwise::engine {
 
@@ -31,5 +35,22 @@ class TablePair final : public RadialPair {
   io::PairTableInterpolator table_;
   std::string description_;
 };
+
+// Reads section `keyword` of the LAMMPS table `file` and builds its interpolator (style "linear" |
+// "spline", LAMMPS's N = n, cutoff 0: the table's own): md's style = "table" and ljc's
+// table_file. Errors name the file and `label` (the configuration key).
+inline std::shared_ptr<const TablePair> make_table_pair(const std::string& file,
+                                                        const std::string& keyword,
+                                                        const std::string& style, int n,
+                                                        double cutoff, const std::string& label) {
+  const auto table = io::read_pair_table(file, keyword);
+  try {
+    return std::make_shared<TablePair>(
+        io::PairTableInterpolator(table, io::parse_table_style(style), n, cutoff),
+        "table " + keyword + " (" + style + ")");
+  } catch (const Error& e) {
+    throw Error(e.message(), file + " (" + label + ")");
+  }
+}
 
 }  // namespace pairwise::engine

@@ -15,6 +15,7 @@
 
 #include "core/bench_json.hpp"
 #include "ljc/backends.hpp"
+#include "ljc/custom_nonbonded.hpp"
 #include "ljc/generator.hpp"
 #include "pairwise/error.hpp"
 
@@ -125,6 +126,28 @@ int run_ljc_bench(const BenchOptions& options) {
         params);
   };
 
+  // LJ + Coulomb as a formula instead of the built-in term (ε = 1, the bench's constant
+  // dielectric): forces per second of the whole evaluation (built-in bonds + the formula term).
+  auto time_formula = [&](BackendKind b, Precision p, std::size_t n, const Molecule& mol) {
+    run.next_case();
+    LjcKernelOptions ko;
+    ko.precision = p;
+    ko.custom = std::make_shared<const CustomNonbonded>(
+        "4*eps*((sig/r)^12 - (sig/r)^6) + 332.0636*q1*q2/r; eps = sqrt(epsilon1*epsilon2); "
+        "sig = (sigma1 + sigma2)/2",
+        true, "[bench] formula", "bench ljc");
+    auto k = make_ljc_kernel(b, ko);
+    k->set_system(mol, NonbondedOptions{});
+    const double s = k->time_compute(std::max(3, options.repeats));
+    const double pairs = double(n) * double(n);
+    std::printf("%8zu %-7s %-10s %-10s %-9s %11.4f %12.4g\n", n, std::string(to_string(p)).c_str(),
+                "formula", "constant", std::string(to_string(b)).c_str(), s * 1e3, pairs / s);
+    add(*k, n, "forces-formula", "n2_pairs_per_second", pairs / s, "1/s", s,
+        {{"dielectric", "constant"},
+         {"formula", "LJ (Lorentz-Berthelot) + Coulomb, custom_replaces"},
+         {"lj_params", lj_params(options)}});
+  };
+
   // Full MD steps (velocity Verlet, 1 fs, constant dielectric): the cuda backend with the whole
   // step on the device (CUDA graphs around pair kernel pk, or the persistent kernel); the cpu
   // backend through the shared host dynamics.
@@ -213,6 +236,8 @@ int run_ljc_bench(const BenchOptions& options) {
           }
           if (backend == BackendKind::cuda) {
             for (PairKernel pk : options.pair_kernels) time_forces(backend, p, pk, n, d, mol);
+            if (options.formula && d == physics::DielectricKind::constant)
+              time_formula(backend, p, n, mol);
           } else {
             time_forces(backend, p, PairKernel::automatic, n, d, mol);
           }

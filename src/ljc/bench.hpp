@@ -25,6 +25,9 @@ struct BenchOptions {
   bool per_atom_lj = false;     // σ and ε varied per atom (default: the same for every atom)
   int lj_types = 0;             // > 1: σ and ε by atom type, this many types (unless per_atom_lj)
   int repeats = 10;
+  // --style custom: case "forces-formula": LJ + Coulomb (constant ε = 1) written as a formula in
+  // place of the built-in term (ljc/custom_nonbonded.hpp), timed beside "forces-constant".
+  bool formula = false;
   std::string json_path;
 };
 

@@ -1,10 +1,13 @@
 #include "ljc/custom_nonbonded.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
 #include "engine/formula/parser.hpp"
+#include "engine/table_pair.hpp"
+#include "ljc/cuda_custom_term.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::ljc {
@@ -39,6 +42,25 @@ CustomNonbonded::CustomNonbonded(const std::string& energy, bool replaces, const
   program_ = formula::Program(g, {energy_, force_over_r_});
 }
 
+CustomNonbonded::CustomNonbonded(std::shared_ptr<const engine::RadialPair> table, bool replaces)
+    : replaces_(replaces), text_(table->describe()), table_(std::move(table)) {}
+
+std::shared_ptr<const CustomNonbonded> make_table_nonbonded(config::Config& config,
+                                                            const config::Section& s) {
+  const std::string file = (config.base_directory() / s.string("table_file", "")).string();
+  if (!s.has("table_keyword"))
+    s.fail("table_keyword", "table_file needs table_keyword = \"<section of the table file>\"");
+  const std::string style = s.string("table_style", "linear");
+  s.choice("table_style", "linear",
+           [](std::string_view t) { return io::parse_table_style(std::string(t)); });
+  const int n = int(s.integer("table_n", 1000, 2, 1 << 24));
+  const double cutoff = s.number("table_cutoff", 0.0, config::Range::non_negative());
+  return std::make_shared<const CustomNonbonded>(
+      engine::make_table_pair(file, s.string("table_keyword", ""), style, n, cutoff,
+                              "[forcefield] table_file"),
+      s.boolean("custom_replaces", false));
+}
+
 void CustomNonbonded::reference(const double* in, double& energy, double& force_over_r) const {
   thread_local std::vector<double> out;
   graph_.evaluate({energy_, force_over_r_}, std::vector<double>(in, in + kInputs), out);
@@ -69,6 +91,10 @@ class CustomTermKernel final : public LjcKernel {
       inner_->set_system(m, nb);
     }
     x_ = m.x, y_ = m.y, z_ = m.z;
+    if (inner_->backend() == BackendKind::cuda) {  // the term by an NVRTC kernel
+      if (!gpu_) gpu_ = std::make_unique<CudaCustomTerm>(*custom_, inner_->precision());
+      gpu_->set_system(m, system_);
+    }
   }
   void set_positions(const double* x, const double* y, const double* z) override {
     inner_->set_positions(x, y, z);
@@ -78,10 +104,25 @@ class CustomTermKernel final : public LjcKernel {
     inner_->compute(out);
     add_custom(out);
   }
-  double time_compute(int repeats) override { return inner_->time_compute(repeats); }
+  // The whole evaluation (built-in kernel + the term, transfers included), median of `repeats`.
+  double time_compute(int repeats) override {
+    LjcForces f;
+    f.resize(mol_.size());
+    compute(f);  // warm-up
+    std::vector<double> t;
+    for (int k = 0; k < std::max(1, repeats); ++k) {
+      f.resize(mol_.size());
+      const auto start = std::chrono::steady_clock::now();
+      compute(f);
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::nth_element(t.begin(), t.begin() + long(t.size() / 2), t.end());
+    return t[t.size() / 2];
+  }
 
  private:
   void add_custom(LjcForces& out) {
+    if (gpu_) return gpu_->add(x_.data(), y_.data(), z_.data(), out);
     const long n = static_cast<long>(mol_.size());
     const bool reference = inner_->backend() == BackendKind::reference;
     std::vector<double> energy(std::size_t(n), 0.0);
@@ -99,7 +140,15 @@ class CustomTermKernel final : public LjcKernel {
         const ScaledPair* end = s.pairs.data() + s.row[std::size_t(i) + 1];
         int m = 0;
         auto flush = [&] {
-          if (reference) {
+          if (const engine::RadialPair* table = custom_->table()) {
+            for (int k = 0; k < m; ++k) {
+              const double r2 = in[0][k];
+              if (r2 < table->rc2())
+                table->reference(r2, e[std::size_t(k)], fr[std::size_t(k)]);
+              else
+                e[std::size_t(k)] = fr[std::size_t(k)] = 0;
+            }
+          } else if (reference) {
             for (int k = 0; k < m; ++k) {
               const double point[kInputs] = {in[0][k], in[1][k], in[2][k], in[3][k],
                                              in[4][k], in[5][k], in[6][k]};
@@ -152,15 +201,13 @@ class CustomTermKernel final : public LjcKernel {
   Molecule mol_;
   PreparedSystem system_;
   std::vector<double> x_, y_, z_;
+  std::unique_ptr<CudaCustomTerm> gpu_;  // cuda: the term on the device
 };
 
 }  // namespace
 
 std::unique_ptr<LjcKernel> with_custom_nonbonded(std::unique_ptr<LjcKernel> inner,
                                                  std::shared_ptr<const CustomNonbonded> custom) {
-  if (inner->backend() != BackendKind::reference && inner->backend() != BackendKind::cpu)
-    throw Error("a custom non-bonded term runs on the reference and cpu backends (not yet on cuda)",
-                "backend");
   return std::make_unique<CustomTermKernel>(std::move(inner), std::move(custom));
 }
 

@@ -76,8 +76,13 @@ void read_forcefield(config::Config& config, RunConfig& rc) {
     rc.custom = std::make_shared<const CustomNonbonded>(s.string("custom", ""),
                                                         s.boolean("custom_replaces", false),
                                                         "[forcefield] custom", s.where("custom"));
+  else if (s.has("table_file"))  // a LAMMPS pair_style table term (ljc/custom_nonbonded.hpp)
+    rc.custom = make_table_nonbonded(config, s);
   else if (s.has("custom_replaces"))
-    s.fail("custom_replaces", "is used with custom = \"<formula>\" only");
+    s.fail("custom_replaces", "is used with custom = \"<formula>\" or table_file only");
+  if (!s.has("table_file"))
+    for (auto key : {"table_keyword", "table_style", "table_n", "table_cutoff"})
+      if (s.has(key)) s.fail(key, "is used with table_file = \"<LAMMPS table>\" only");
   const std::string with = "with dielectric = '" + std::string(to_string(f.dielectric)) + "'";
   using physics::DielectricKind;
   if (f.dielectric != DielectricKind::constant) reject_unused(s, "epsilon", with);

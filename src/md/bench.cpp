@@ -7,6 +7,9 @@
 #include <cstdlib>
 
 #include "core/bench_json.hpp"
+#include "engine/formula/nvrtc_loader.hpp"
+#include "md/cuda_custom_pair.hpp"
+#include "md/custom_force_field.hpp"
 #include "md/engine.hpp"
 #include "md/rand48.hpp"
 #include "pairwise/error.hpp"
@@ -38,6 +41,38 @@ System in_lj(std::size_t n, double cutoff) {
   s.ff.cutoff = cutoff;
   create_velocities(s, 1.44, 87287);
   return s;
+}
+
+// in.lj with LJ as examples/custom-lj.toml writes it (style = "custom", truncation cut).
+System in_lj_formula(std::size_t n) {
+  System s = in_lj(n, 2.5);
+  CustomForceFieldSpec spec;
+  spec.kind = CustomForceFieldSpec::Kind::formula;
+  spec.cutoff = 2.5;
+  spec.energy = {"4*epsilon*(s6^2 - s6); s6 = (sigma/r)^6", "[bench] energy", "bench md"};
+  spec.globals = {{"epsilon", 1.0}, {"sigma", 1.0}};
+  s.ff.custom = build_custom_pairs(spec, 1);
+  return s;
+}
+
+// NVRTC compile seconds of the single-precision in.lj-formula kernels: the first compile of the
+// process (libnvrtc loaded then), a second compile, and a read from the disk cache.
+nlohmann::json formula_compile_times(const System& s) {
+  CustomMdVariant v;
+  v.fast_math = true;
+  formula::CudaProgram p = md_custom_program(*s.ff.custom, v);
+  p.use_cache = false;
+  const double first = formula::compile_cuda_program(p).seconds;
+  const double again = formula::compile_cuda_program(p).seconds;
+  p.use_cache = true;
+  formula::compile_cuda_program(p);  // written to the cache unless there already
+  const formula::CompiledProgram cached = formula::compile_cuda_program(p);
+  return {{"first_use_s", first},
+          {"recompile_s", again},
+          {"cache_read_s", cached.seconds},
+          {"from_cache", cached.from_cache},
+          {"kernels", "forces_kick + energy_terms, one program"},
+          {"cache_file", cached.cache_file}};
 }
 
 struct Timed {
@@ -112,6 +147,37 @@ int run_md_bench(const MdBenchOptions& options) {
                   {"timed", "advance() incl. the end-of-run overflow check; warm-up 100 steps"}});
         } catch (const Error& e) {
           std::printf("# N=%zu %s: skipped (%s)\n", n, std::string(to_string(p)).c_str(), e.what());
+        }
+        if (options.formula) {
+          auto& records = run.records();
+          if (records.empty() || records.back().n != n || records.back().case_name != "in.lj")
+            continue;
+          const double builtin = records.back().value;
+          const System f = in_lj_formula(n);
+          if (backend == BackendKind::cuda && p == Precision::single &&
+              n == options.sizes.front()) {
+            run.next_case();
+            const nlohmann::json c = formula_compile_times(f);
+            std::printf("# NVRTC compile: %s\n", c.dump().c_str());
+            for (const char* what : {"first_use_s", "cache_read_s"}) {
+              BenchRecord r;
+              r.suite = "md", r.case_name = "formula-compile", r.backend = "cuda";
+              r.precision = "single", r.device = run.records().back().device, r.n = n;
+              r.metric =
+                  what == std::string("first_use_s") ? "compile_first_use" : "compile_from_cache";
+              r.value = r.time_s = double(c[what]), r.unit = "s", r.params = c;
+              run.add(r);
+            }
+          }
+          run.next_case();
+          const Timed t = time_engine(backend, p, f, 0.3, 100, steps, options.sort_every);
+          record("in.lj-formula", backend, p, t.device, n, t.seconds_per_step, steps,
+                 {{"rc", 2.5},
+                  {"formula", "4*epsilon*(s6^2 - s6); s6 = (sigma/r)^6"},
+                  {"ratio_to_builtin", double(n) / t.seconds_per_step / builtin},
+                  {"kernel_compile_s", t.stats.custom_compile_seconds},
+                  {"kernel_from_cache", t.stats.custom_compiled_from_cache},
+                  {"neighbor_builds", t.stats.rebuilds}});
         }
       }
       if (options.compare_cpu && n <= 32000) {

@@ -5,6 +5,8 @@
 //  md, case "liu-sweep" (--sweep): Liu et al.'s Table 4 grid, N ∈ {8192 … 131072} × rc ∈ {2.5 …
 //     4.5}σ, skin 0.5σ, 100 steps: total milliseconds, and the speedup over the cpu backend
 //     (--sweep-cpu times the cpu backend on the same grid).
+//  md, case "in.lj-formula" (--style custom): in.lj with LJ as a formula, beside the built-in;
+//     case "formula-compile": NVRTC compile seconds of its kernels, first use and from the cache.
 //  rng: lrand48 draws per second: glibc's lrand48() loop, a plain 64-bit loop (pairwise's
 //     sequential Rand48), the cpu backend (OpenMP leap-ahead) and cuda (kernel time).
 #pragma once
@@ -26,6 +28,9 @@ struct MdBenchOptions {
   bool compare_cpu = true;
   int sort_every = 1000;  // steps between space-filling-curve reorders
   bool sweep = false, sweep_cpu = false;
+  // --style custom: case "in.lj-formula" beside "in.lj": LJ written as a formula (style = "custom",
+  // examples/custom-lj.toml's), its ratio to the built-in, and the NVRTC compile times (cuda).
+  bool formula = false;
   std::string json_path;
 };
 int run_md_bench(const MdBenchOptions& o);

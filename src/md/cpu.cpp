@@ -452,41 +452,6 @@ std::unique_ptr<MdEngine> make_cpu_engine(const EngineOptions& o) {
   throw Error("unknown precision");
 }
 
-namespace {
-
-// The cuda engine runs the built-in LJ styles only: a system with custom pairs (formula or table)
-// is refused there instead of running with zero LJ coefficients.
-class BuiltInStylesOnly final : public MdEngine {
- public:
-  explicit BuiltInStylesOnly(std::unique_ptr<MdEngine> e) : e_(std::move(e)) {}
-  BackendKind backend() const override { return e_->backend(); }
-  Precision precision() const override { return e_->precision(); }
-  std::string device_name() const override { return e_->device_name(); }
-  void set_state(const System& s) override {
-    if (s.ff.custom)
-      throw Error(
-          "style = 'custom' and 'table' run on the reference and cpu backends (not yet on "
-          "cuda): use --backend cpu",
-          "[force_field] style");
-    e_->set_state(s);
-  }
-  void get_state(System& s) override { e_->get_state(s); }
-  void advance(std::uint64_t first_step, int steps) override { e_->advance(first_step, steps); }
-  Thermo thermo() override { return e_->thermo(); }
-  std::uint32_t first_bad_atom(double max_speed) override { return e_->first_bad_atom(max_speed); }
-  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
-    e_->forces(fx, fy, fz);
-  }
-  std::vector<std::pair<int, int>> neighbor_pairs() override { return e_->neighbor_pairs(); }
-  EngineStats stats() const override { return e_->stats(); }
-  double time_steps(int steps) override { return e_->time_steps(steps); }
-
- private:
-  std::unique_ptr<MdEngine> e_;
-};
-
-}  // namespace
-
 std::unique_ptr<MdEngine> make_md_engine(BackendKind backend, const EngineOptions& o) {
   // Many ranks: spatial domain decomposition (domain_engine.cpp).
   if (parallel::Communicator& comm = parallel::world(); comm.size() > 1)
@@ -497,7 +462,7 @@ std::unique_ptr<MdEngine> make_md_engine(BackendKind backend, const EngineOption
     case BackendKind::cpu:
       return make_cpu_engine(o);
     case BackendKind::cuda:
-      return std::make_unique<BuiltInStylesOnly>(make_cuda_engine(o));
+      return make_cuda_engine(o);  // formulas: NVRTC kernels (md/cuda_custom_pair.hpp)
     case BackendKind::automatic:
       break;
   }

@@ -40,6 +40,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -52,6 +54,7 @@
 #include "pairwise/physics/dynamics.hpp"
 #include "pairwise/physics/lj_styles.hpp"
 
+#include "md/cuda_custom_pair.hpp"
 #include "md/cuda_md_common.cuh"
 #include "md/cuda_md_forces.cuh"
 #include "md/cuda_md_integrate.cuh"
@@ -165,6 +168,8 @@ class CudaEngine final : public MdEngine {
     if (n_ == 0) throw Error("no atoms", "md cuda engine");
     if (n_ >= (std::size_t(1) << 31)) throw Error("too many atoms for the cuda engine (< 2^31)");
     table_ = build_pair_table(s.ff);
+    custom_ = s.ff.custom;  // formulas: forces_kick and energy_terms compiled by NVRTC
+    custom_kernels_.clear();
     if (table_.types > kMaxTypes)
       throw Error("the cuda engine supports up to " + std::to_string(kMaxTypes) + " atom types");
     types_ = table_.types;
@@ -399,7 +404,18 @@ class CudaEngine final : public MdEngine {
 
   Thermo thermo() override {
     const int blocks = blocks_for(n_);
-    if (any_sf_)
+    if (custom_) {
+      const CustomMdKernels& k = custom_kernels();
+      int n = int(n_), capacity = capacity_, types = types_;
+      const R4 *pos = pos_.as<R4>(), *vel = vel_.as<R4>();
+      const int *nbr = nbr_.as<int>(), *nbr_count = nbr_count_.as<int>();
+      std::size_t si_v = si(), sk_v = sk();
+      BoxP<R> box = box_;
+      double* partial = partial_.as<double>();
+      void* args[] = {&n,    &pos,  &vel, &nbr,   &nbr_count, &capacity,
+                      &si_v, &sk_v, &box, &types, &partial};
+      k.energy->launch_async(stream_, unsigned(blocks), kBlock, args);
+    } else if (any_sf_)
       energy_terms<R, P, true><<<blocks, kBlock, 0, stream_>>>(
           int(n_), pos_.as<R4>(), vel_.as<R4>(), nbr_.as<int>(), nbr_count_.as<int>(), capacity_,
           si(), sk(), box_, types_, partial_.as<double>());
@@ -597,8 +613,62 @@ class CudaEngine final : public MdEngine {
 #undef PW_FORCES_F
   }
 
+  // The instantiation of forces_kick the built-in path would take (launch_forces_t), for a custom
+  // pair: SF and Fast false (the truncation is in the formula; single's approximate division is
+  // the NVRTC option fast_math instead).
+  CustomMdVariant custom_variant() const {
+    CustomMdVariant v;
+    auto name = [](auto x) { return std::is_same_v<decltype(x), float> ? "float" : "double"; };
+    v.r = name(R{}), v.p = name(P{}), v.a = name(A{});
+    v.one_type = types_ == 1;
+    v.fast_math = fast_rcp_ && std::is_same_v<P, float> && !any_shifted_force(*custom_);
+    const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
+    v.fixed = false;
+    if (std::is_same_v<R, double> && std::is_same_v<P, float> && vec && fixed_) {
+      v.tpa = 4, v.vec = true, v.min_blocks = 16, v.fixed = true;
+    } else if (std::is_same_v<P, float> && vec) {
+      v.tpa = 4, v.vec = true, v.min_blocks = 16;
+    } else {
+      v.tpa = tpa_ >= 8 ? 8 : tpa_ >= 4 ? 4 : 1;
+      v.vec = vec && v.tpa == 4;
+      v.min_blocks = 1;
+    }
+    return v;
+  }
+
+  const CustomMdKernels& custom_kernels() {
+    const CustomMdVariant v = custom_variant();
+    auto& k = custom_kernels_[v.key()];
+    if (!k) {
+      k = std::make_unique<CustomMdKernels>(*custom_, v);
+      stats_.custom_compile_seconds += k->compiled.seconds;
+      stats_.custom_compiled_from_cache = k->compiled.from_cache;
+    }
+    return *k;
+  }
+
+  void launch_custom_forces(cudaStream_t s, bool kick) {
+    const CustomMdVariant v = custom_variant();
+    const CustomMdKernels& k = custom_kernels();
+    DynP d = dyn();
+    int n = int(n_), capacity = capacity_, types = types_;
+    R4 *pos = pos_.as<R4>(), *vel = vel_.as<R4>(), *force = force_.as<R4>();
+    const int *nbr = nbr_.as<int>(), *nbr_count = nbr_count_.as<int>();
+    std::size_t si_v = si(), sk_v = sk();
+    BoxP<R> box = box_;
+    const unsigned* id = id_.as<unsigned>();
+    bool kick_v = kick;
+    const Flags* flags = flags_.as<Flags>();
+    const int4* fixed = fixed_pos_.as<int4>();
+    FixedP fixed_p = fixed_p_;
+    void* args[] = {&n,   &pos,   &vel, &force, &nbr,    &nbr_count, &capacity, &si_v,   &sk_v,
+                    &box, &types, &d,   &id,    &kick_v, &flags,     &fixed,    &fixed_p};
+    k.forces->launch_async(s, unsigned(blocks_for(n_ * std::size_t(v.tpa))), kBlock, args);
+  }
+
   void compute_forces(bool kick, cudaStream_t s = nullptr) {
     if (!s) s = stream_;
+    if (custom_) return launch_custom_forces(s, kick);
     const bool one = types_ == 1;
     if (any_sf_)
       one ? launch_forces_t<true, true>(s, kick) : launch_forces_t<true, false>(s, kick);
@@ -833,6 +903,8 @@ class CudaEngine final : public MdEngine {
   cudaGraphExec_t exec_ = nullptr;
   std::size_t n_ = 0;
   PairTable table_;
+  std::shared_ptr<const CustomPairs> custom_;  // style = "custom": the formulas (NVRTC kernels)
+  std::map<std::string, std::unique_ptr<CustomMdKernels>> custom_kernels_;  // by variant
   int types_ = 1;
   bool any_sf_ = false;
   BoxP<R> box_{};

@@ -29,6 +29,15 @@ __device__ __forceinline__ const physics::LjPairParams<double>& pair_params<doub
   return c_params_d[k];
 }
 
+// The pair term of forces_kick and energy_terms: BuiltInPair, the LJ styles of the tables above
+// (nvcc), or a CustomPair generated from formulas (md/cuda_custom_pair.cpp) and compiled with these
+// headers at run time by NVRTC, with
+//   static bool energy_force(int k, P r2, P& energy, P& force_over_r)   (k = ti · types + tj)
+// false outside the pair's cutoff (its rc², like its parameters, folded into the generated code).
+struct BuiltInPair {
+  static constexpr bool custom = false;
+};
+
 template <class R>
 struct Vec4;
 template <>

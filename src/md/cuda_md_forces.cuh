@@ -26,10 +26,12 @@ namespace {
 // pair otherwise: the conversions run at 1/8 of the FP32 rate). Without Fixed (PAIRWISE_MD_FIXED=0
 // or boxes over 256 cutoffs) the kernel is the earlier mixed one, every term added into double.
 //
+// Pair: BuiltInPair (the LJ styles, nvcc) or a formula's CustomPair (NVRTC, cuda_md_common.cuh).
+//
 // Fixed (mixed): the positions of the pairs come from the fixed-point copy (FixedP, 16 bytes a
 // neighbor instead of 32; the minimum image is the integer difference).
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
-          int MinBlocks = 1, bool Fast = false, bool Fixed = false>
+          int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
@@ -56,7 +58,9 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   };
   const int count = min(nbr_count[i], capacity);
   physics::LjPairParams<P> one;
-  if (OneType) one = pair_params<P>(0);
+  if constexpr (!Pair::custom) {
+    if (OneType) one = pair_params<P>(0);
+  }
   auto pair = [&](int j) {
     P dx, dy, dz;
     int tj;
@@ -74,6 +78,12 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
       tj = OneType ? 0 : int(q.w);
     }
     const P r2 = dx * dx + dy * dy + dz * dz;
+    if constexpr (Pair::custom) {
+      P energy, force_over_r;
+      if (Pair::energy_force(OneType ? 0 : ti * types + tj, r2, energy, force_over_r))
+        add(force_over_r, dx, dy, dz);
+      return;
+    }
     const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + tj);
     if (r2 < pp.rc2) {
       if constexpr (Fast) {  // float terms, cut or shift: approximate reciprocal (MUFU.RCP + FMUL)

@@ -12,7 +12,7 @@ namespace pairwise::md {
 namespace {
 
 // Thermo: per block Σ (½ U, ½ r·f, ½ m v²) over the full list, in double.
-template <class R, class P, bool SF>
+template <class R, class P, bool SF, class Pair = BuiltInPair>
 __global__ void __launch_bounds__(kBlock)
     energy_terms(int n, const typename Vec4<R>::type* __restrict__ pos,
                  const typename Vec4<R>::type* __restrict__ vel, const int* __restrict__ nbr,
@@ -31,6 +31,12 @@ __global__ void __launch_bounds__(kBlock)
       const P dy = P(min_image(p.y - q.y, box.L[1], box.half[1]));
       const P dz = P(min_image(p.z - q.z, box.L[2], box.half[2]));
       const P r2 = dx * dx + dy * dy + dz * dz;
+      if constexpr (Pair::custom) {
+        P energy, force_over_r;
+        if (Pair::energy_force(ti * types + int(q.w), r2, energy, force_over_r))
+          e += double(energy), w += double(force_over_r * r2);
+        continue;
+      }
       const auto& pp = pair_params<P>(ti * types + int(q.w));
       if (r2 < pp.rc2) {
         const auto t = physics::lj_truncated<SF>(r2, pp);

@@ -196,15 +196,8 @@ std::shared_ptr<const CustomPairs> build_custom_pairs(const CustomForceFieldSpec
                           " (give table_file and table_keyword, or " + pair_name(i, j) +
                           ".table_file/.table_keyword)",
                       spec.source);
-        const auto table = io::read_pair_table(file, keyword);
-        try {
-          pair = std::make_shared<engine::TablePair>(
-              io::PairTableInterpolator(table, io::parse_table_style(spec.table_style),
-                                        spec.table_n, cutoff),
-              "table " + keyword + " (" + spec.table_style + ")");
-        } catch (const Error& e) {
-          throw Error(e.message(), file + " (" + label + ")");
-        }
+        pair =
+            engine::make_table_pair(file, keyword, spec.table_style, spec.table_n, cutoff, label);
       }
       out->pairs[std::size_t(i - 1) * types + (j - 1)] = pair;
       out->pairs[std::size_t(j - 1) * types + (i - 1)] = pair;

@@ -46,6 +46,9 @@ struct EngineStats {
   long long regrows = 0;   // capacity overflows (each followed by a rebuild in the same step)
   long long reorders = 0;  // space-filling-curve sorts
   int capacity = 0;        // neighbor slots per atom now
+  // cuda, style = "custom": NVRTC compile (or cache read) time of the force + thermo kernels.
+  double custom_compile_seconds = 0;
+  bool custom_compiled_from_cache = false;
 };
 
 class MdEngine {

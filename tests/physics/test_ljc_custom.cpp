@@ -4,9 +4,19 @@
 // beside LJ + Coulomb adds −∇U (central differences, exclusions and 1-4 scaling kept).
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <unistd.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "backend_params.hpp"
+#include "core/config.hpp"
+#include "engine/formula/nvrtc_loader.hpp"
+#include "engine/table_pair.hpp"
+#include "ljc/cuda_custom_term.hpp"
 #include "ljc/custom_nonbonded.hpp"
+#include "ljc/run_config.hpp"
 #include "ljc_sets.hpp"
 #include "pairwise/error.hpp"
 
@@ -20,9 +30,9 @@ const char* kLjCoulomb =
     "sig = (sigma1 + sigma2)/2";
 
 LjcForces forces(BackendKind b, const Molecule& m, const NonbondedOptions& nb,
-                 std::shared_ptr<const CustomNonbonded> custom) {
+                 std::shared_ptr<const CustomNonbonded> custom, Precision p = Precision::double_) {
   LjcKernelOptions o;
-  o.precision = Precision::double_;
+  o.precision = p;
   o.custom = std::move(custom);
   auto k = make_ljc_kernel(b, o);
   return test::ljc_forces(*k, m, nb);
@@ -85,6 +95,123 @@ TEST(LjcCustom, ErrorsNameTheColumn) {
     EXPECT_STREQ(e.what(),
                  "unknown name 'epsilonn2' at column 17 in [forcefield] custom, did you "
                  "mean 'epsilon2'?, g.toml:7");
+  }
+}
+
+// A LAMMPS table of the globule's LJ (uniform σ, ε; RSQ grid from below the closest pair to beyond
+// the farthest) in place of LJ + Coulomb reproduces the built-in LJ (charges zeroed) to the
+// table's interpolation error: linear second order in the bin width, spline far below.
+TEST(LjcCustom, LammpsTableOfLjReproducesBuiltInLj) {
+  const Molecule m = test::ljc_globule(120);
+  NonbondedOptions nb = test::ljc_options(physics::DielectricKind::constant);
+  nb.scale14_lj = 0.5;
+  Molecule neutral = m;
+  std::fill(neutral.q.begin(), neutral.q.end(), 0.0);
+  const LjcForces ref = forces(BackendKind::reference, neutral, nb, nullptr);
+  double rmin = 1e300, rmax = 0;
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = i + 1; j < m.size(); ++j) {
+      const double r = std::sqrt(std::pow(m.x[i] - m.x[j], 2) + std::pow(m.y[i] - m.y[j], 2) +
+                                 std::pow(m.z[i] - m.z[j], 2));
+      rmin = std::min(rmin, r), rmax = std::max(rmax, r);
+    }
+  const double sigma = m.sigma[0], eps = m.epsilon[0], lo = 0.9 * rmin, hi = 1.05 * rmax;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pw_ljc_table_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto error_with = [&](int n, const char* style, BackendKind b) {
+    const auto file = dir / ("lj" + std::to_string(n) + ".table");
+    {
+      std::ofstream out(file);
+      out.precision(17);
+      out << "# LJ of the globule\n\nLJ\nN " << n << " RSQ " << lo << " " << hi << "\n\n";
+      for (int k = 0; k < n; ++k) {
+        const double r = std::sqrt(lo * lo + (hi * hi - lo * lo) * k / (n - 1));
+        const double s6 = std::pow(sigma / r, 6);
+        out << k + 1 << " " << r << " " << 4 * eps * (s6 * s6 - s6) << " "
+            << 24 * eps * (2 * s6 * s6 - s6) / r << "\n";
+      }
+    }
+    auto custom = std::make_shared<const CustomNonbonded>(
+        engine::make_table_pair(file.string(), "LJ", style, n, 0, "[t] table_file"), true);
+    const LjcForces got = forces(b, m, nb, custom);
+    EXPECT_EQ(got.coulomb, 0.0);
+    EXPECT_NEAR(got.custom, ref.lj, 1e-3 * std::abs(ref.lj)) << style << " " << n;
+    return rel(got, ref);
+  };
+  const double lin1 = error_with(2000, "linear", BackendKind::cpu);
+  const double lin2 = error_with(4000, "linear", BackendKind::cpu);
+  const double spl = error_with(2000, "spline", BackendKind::cpu);
+  const double spl_ref = error_with(2000, "spline", BackendKind::reference);
+  std::printf(
+      "ljc table of LJ vs built-in LJ, force error: linear N=2000 %.2e, N=4000 %.2e, "
+      "spline %.2e\n",
+      lin1, lin2, spl);
+  EXPECT_LT(lin1, 1e-2);
+  EXPECT_GT(lin1 / lin2, 3.0);  // second order in the bin width
+  EXPECT_LT(lin1 / lin2, 5.0);
+  EXPECT_LT(spl, 0.05 * lin1);
+  EXPECT_NEAR(spl, spl_ref, 1e-12);
+  // The configuration keys: [forcefield] table_file (relative to the file) and its companions.
+  auto config = config::Config::parse(
+      "workload = \"ljc\"\n[forcefield]\ntable_file = \"lj2000.table\"\ntable_keyword = "
+      "\"LJ\"\ntable_style = \"spline\"\ncustom_replaces = true\n",
+      (dir / "t.toml").string());
+  config.set_base_directory(dir);
+  const RunConfig rc = read_run_config(config);
+  ASSERT_TRUE(rc.custom && rc.custom->table());
+  EXPECT_TRUE(rc.custom->replaces());
+  auto bad = config::Config::parse("workload = \"ljc\"\n[forcefield]\ntable_keyword = \"LJ\"\n",
+                                   (dir / "t.toml").string());
+  EXPECT_THROW(read_run_config(bad), Error);
+  std::filesystem::remove_all(dir);
+}
+
+// The GPU term (ljc/cuda_custom_term.hpp): its source compiles with NVRTC for sm_90 (no device
+// needed; skipped without libnvrtc), in FP32 and FP64.
+TEST(LjcCustom, CudaSourceCompilesWithNvrtc) {
+  const CustomNonbonded c(kLjCoulomb, true, "[t]", "t");
+  for (Precision p : {Precision::single, Precision::double_}) {
+    const std::string src = ljc_custom_term_source(c, p);
+    EXPECT_NE(src.find("pw_ljc_custom"), std::string::npos);
+    if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty())
+      GTEST_SKIP() << why;
+    formula::CudaProgram program;
+    program.source = src;
+    program.name_expressions = {"pw_ljc_custom"};
+    program.arch = 90;
+    program.use_cache = false;
+    const auto k = formula::compile_cuda_program(program);
+    EXPECT_GT(k.cubin.size(), 1000u);
+    EXPECT_EQ(k.lowered.at(0), "pw_ljc_custom");
+  }
+}
+
+// On the GPU (skipped without a device): the formula of LJ + Coulomb in place of the built-in
+// term, and a term beside it, on cuda in every precision against the reference backend at the
+// tolerances of tests/tolerances.hpp (exclusions and 1-4 scaling kept).
+TEST(LjcCustomCuda, MatchesReferenceInEveryPrecision) {
+  if (std::string why; cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const Molecule m = test::ljc_globule_per_atom_lj(300);
+  NonbondedOptions nb = test::ljc_options(physics::DielectricKind::constant);
+  nb.scale14_lj = nb.scale14_coulomb = 0.5;
+  auto replacing = std::make_shared<const CustomNonbonded>(kLjCoulomb, true, "[t]", "t");
+  auto beside = std::make_shared<const CustomNonbonded>(
+      "A*exp(-r/(sigma1 + sigma2))*(1 + q1*q2); A = 0.3", false, "[t]", "t");
+  const LjcForces builtin = forces(BackendKind::reference, m, nb, nullptr);
+  const LjcForces ref_beside = forces(BackendKind::reference, m, nb, beside);
+  for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+    const double tol = p == Precision::double_ ? 1e-12 : 2e-5;
+    const LjcForces got = forces(BackendKind::cuda, m, nb, replacing, p);
+    EXPECT_LT(rel(got, builtin), tol) << to_string(p);
+    EXPECT_NEAR(got.custom, builtin.lj + builtin.coulomb,
+                tol * std::abs(builtin.lj + builtin.coulomb))
+        << to_string(p);
+    const LjcForces b = forces(BackendKind::cuda, m, nb, beside, p);
+    EXPECT_LT(rel(b, ref_beside), tol) << to_string(p);
+    EXPECT_NEAR(b.custom, ref_beside.custom, tol * std::abs(ref_beside.custom)) << to_string(p);
+    std::printf("ljc custom term on cuda %s: replacing %.2e, beside %.2e (force error)\n",
+                std::string(to_string(p)).c_str(), rel(got, builtin), rel(b, ref_beside));
   }
 }
 

@@ -9,7 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "backend_params.hpp"
+#include "cli_runner.hpp"
 #include "core/config.hpp"
+#include "engine/formula/nvrtc_loader.hpp"
+#include "md/cuda_custom_pair.hpp"
 #include "md/custom_force_field.hpp"
 #include "md/engine.hpp"
 #include "md/run.hpp"
@@ -271,6 +275,194 @@ TEST(MdCustom, LammpsTableOfLjReproducesLjCut) {
   EXPECT_LT(spl, 0.05 * lin1);
   EXPECT_NEAR(spl, spl_ref, 1e-9);
   fs::remove_all(dir);
+}
+
+// The GPU path (md/cuda_custom_pair.hpp): the source generated for every style, and for three
+// types with a pair of its own, is the engine's forces_kick / energy_terms with a CustomPair; it
+// compiles with NVRTC for sm_90 (no device needed; skipped where libnvrtc is missing). A table is
+// refused on cuda with a clear error.
+TEST(MdCustom, CudaSourceOfFormulasCompilesWithNvrtc) {
+  md::CustomMdVariant single;  // the 2,048,000-atom single instantiation
+  single.fast_math = true;
+  md::CustomMdVariant mixed = single;
+  mixed.r = "double", mixed.a = "double", mixed.fixed = true, mixed.fast_math = false;
+  md::CustomMdVariant dbl;
+  dbl.r = dbl.p = dbl.a = "double", dbl.min_blocks = 1, dbl.one_type = false;
+  for (const auto& st : styles()) {
+    const md::System s = system_with(st, 2);
+    const std::string src = md::md_custom_pair_source(*s.ff.custom, single);
+    EXPECT_NE(src.find("struct CustomPair"), std::string::npos) << st.name;
+    EXPECT_NE(src.find("#include \"md/cuda_md_forces.cuh\""), std::string::npos);
+    EXPECT_NE(src.find("float(6.25)"), std::string::npos) << st.name << ": rc² folded in";
+    // Even powers of r in r², F/r as −2 dE/d(r²): LJ needs no square root.
+    if (std::string(st.name) == "lj") {
+      EXPECT_EQ(src.find("sqrt"), std::string::npos) << src;
+    }
+  }
+  const auto names = md::md_custom_kernel_names(mixed);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0],
+            "&pairwise::md::forces_kick<double, float, double, false, true, 4, true, 16, false, "
+            "true, pairwise::md::CustomPair>");
+  if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty())
+    GTEST_SKIP() << why;
+  md::System three = test::jittered_lattice("fcc", 0.8442, 2, 0.1, 9, 1.0);
+  test::make_three_types(three, 4);
+  md::CustomForceFieldSpec spec;
+  spec.kind = md::CustomForceFieldSpec::Kind::formula;
+  spec.energy = {"4*eps*((sig/r)^12 - (sig/r)^6)", "[test] energy", "test"};
+  for (int t = 1; t <= 3; ++t) spec.type_params[t] = {{"eps", 1.0 + 0.1 * t}, {"sig", 1.0}};
+  spec.combine["eps"] = {"sqrt(eps1*eps2)", "[test] combine.eps", "test"};
+  spec.combine["sig"] = {"(sig1 + sig2)/2", "[test] combine.sig", "test"};
+  md::CustomForceFieldSpec::Pair p13;
+  p13.i = 1, p13.j = 3, p13.cutoff = 2.2;
+  p13.energy = {"D*(exp(-2*a*(r - 1.1)) - 2*exp(-a*(r - 1.1)))", "[test] pair_1_3.energy", "test"};
+  p13.params = {{"D", 0.5}, {"a", 3}};
+  spec.pairs.push_back(p13);
+  const auto pairs3 = md::build_custom_pairs(spec, 3);
+  for (const auto& [pairs, v] :
+       {std::pair{system_with(styles()[0], 2).ff.custom, single}, {pairs3, dbl}, {pairs3, mixed}}) {
+    auto program = md::md_custom_program(*pairs, v, 90);
+    program.use_cache = false;
+    const formula::CompiledProgram k = formula::compile_cuda_program(program);
+    EXPECT_GT(k.cubin.size(), 1000u);
+    ASSERT_EQ(k.lowered.size(), 2u);
+    EXPECT_NE(k.lowered[0].find("forces_kick"), std::string::npos) << k.lowered[0];
+    std::printf("NVRTC compile of the md custom kernels (%s): %.3f s\n", v.key().c_str(),
+                k.seconds);
+  }
+}
+
+// On the GPU (skipped without a device): examples/custom-lj.toml against examples/lj-melt.toml,
+// both on cuda in double (12³ cells, 100 steps), to 1e-12 relative.
+bool cuda_device(std::string* why) {
+  return !cuda_devices(why).empty();
+}
+
+TEST(MdCustomCuda, CustomLjExampleMatchesLjMeltThermo) {
+  if (std::string why; !cuda_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const auto custom = load(examples() / "custom-lj.toml", "12 12 12");
+  const auto builtin = load(examples() / "lj-melt.toml", "12 12 12");
+  md::System sc = md::build_system(custom), sb = md::build_system(builtin);
+  md::EngineOptions o;
+  o.precision = Precision::double_;
+  o.skin = custom.skin;
+  o.dynamics = custom.dynamics;
+  auto ec = md::make_md_engine(BackendKind::cuda, o), eb = md::make_md_engine(BackendKind::cuda, o);
+  ec->set_state(sc), eb->set_state(sb);
+  double worst = 0;
+  for (int step = 0; step <= 100; step += 10) {
+    if (step > 0)
+      ec->advance(std::uint64_t(step - 9), 10), eb->advance(std::uint64_t(step - 9), 10);
+    const md::Thermo a = ec->thermo(), b = eb->thermo();
+    const double pa = md::pressure(a, sc.box.volume()), pb = md::pressure(b, sb.box.volume());
+    for (auto [x, y] : {std::pair{a.potential, b.potential}, {a.kinetic, b.kinetic}, {pa, pb}}) {
+      worst = std::max(worst, std::abs(x - y) / std::abs(y));
+      EXPECT_NEAR(x, y, 1e-12 * std::abs(y)) << "step " << step;
+    }
+  }
+  std::printf("custom-lj vs lj-melt (6,912 atoms, 100 steps, cuda double): max relative %.2e\n",
+              worst);
+}
+
+// Every style and the three-type combining case on cuda, each precision, against the double
+// reference at the md conformance tolerances (1e-12 double, 1e-5 FP32 pair terms; 10x after
+// steps, as test_md_forces).
+TEST(MdCustomCuda, MatchesReferenceForEveryStyleAndPrecision) {
+  if (std::string why; !cuda_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  std::vector<std::pair<std::string, md::System>> systems;
+  for (const auto& st : styles()) systems.emplace_back(st.name, system_with(st, 5));
+  {
+    md::System s = test::jittered_lattice("fcc", 0.8442, 5, 0.1, 9, 1.0);
+    test::make_three_types(s, 4);
+    md::CustomForceFieldSpec spec;
+    spec.kind = md::CustomForceFieldSpec::Kind::formula;
+    spec.truncation = formula::Truncation::shifted_force;
+    spec.energy = {"4*eps*((sig/r)^12 - (sig/r)^6)", "[test] energy", "test"};
+    spec.type_params[1] = {{"eps", 1.0}, {"sig", 1.0}};
+    spec.type_params[2] = {{"eps", 0.8}, {"sig", 1.1}};
+    spec.type_params[3] = {{"eps", 1.3}, {"sig", 0.9}};
+    spec.combine["eps"] = {"sqrt(eps1*eps2)", "[test] combine.eps", "test"};
+    spec.combine["sig"] = {"(sig1 + sig2)/2", "[test] combine.sig", "test"};
+    md::CustomForceFieldSpec::Pair p13;
+    p13.i = 1, p13.j = 3, p13.cutoff = 2.2;
+    p13.energy = {"4*e13*(s6*s6 - s6); s6 = (0.95/r)^6", "[test] pair_1_3.energy", "test"};
+    p13.params = {{"e13", 0.5}};
+    spec.pairs.push_back(p13);
+    s.ff.custom = md::build_custom_pairs(spec, 3);
+    systems.emplace_back("three types", s);
+  }
+  for (const auto& [name, s] : systems)
+    for (int steps : {0, 5}) {
+      const Forces ref = run(BackendKind::reference, Precision::double_, s, steps);
+      for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+        const Forces got = run(BackendKind::cuda, p, s, steps);
+        const double tol = (p == Precision::double_ ? 1e-12 : 1e-5) *
+                           (steps > 0 && p != Precision::double_ ? 10 : 1);
+        const double fe = force_error(got.f, ref.f);
+        EXPECT_LT(fe, tol) << name << " " << to_string(p) << " step " << steps;
+        EXPECT_NEAR(got.thermo.potential, ref.thermo.potential,
+                    tol * std::abs(ref.thermo.potential))
+            << name << " " << to_string(p) << " step " << steps;
+        // The virial Σ r·F cancels (repulsive against attractive pairs: W = -320 in the
+        // three-type liquid, printed below with U), so its FP32 rounding (float positions, 5e-7
+        // absolute) is bounded against the scale of its terms, |W| + |U|, as tolerances.hpp
+        // floors cancelling sums (H200, three types, single: 1.1e-5 of |W|, 1.5e-6 of |W| + |U|).
+        const double w_scale = std::abs(ref.thermo.virial) + std::abs(ref.thermo.potential);
+        EXPECT_NEAR(got.thermo.virial, ref.thermo.virial, tol * w_scale)
+            << name << " " << to_string(p) << " step " << steps;
+        if (steps == 0)
+          std::printf("md custom %s, cuda %s vs reference: force error %.2e, U %.2e, W %.2e\n",
+                      name.c_str(), std::string(to_string(p)).c_str(), fe,
+                      std::abs(got.thermo.potential - ref.thermo.potential) /
+                          std::abs(ref.thermo.potential),
+                      std::abs(got.thermo.virial - ref.thermo.virial) / w_scale);
+        if (steps == 0 && p == Precision::double_)
+          std::printf("md custom %s: U = %.6g, W = %.6g (reference)\n", name.c_str(),
+                      ref.thermo.potential, ref.thermo.virial);
+      }
+    }
+}
+
+// A table on cuda, and a formula on cuda where libnvrtc cannot be loaded (PAIRWISE_NVRTC names
+// a missing file; an empty kernel cache): clear errors (the CLI exits 1).
+class MdCustomCudaCli : public test::CliTest {};
+
+TEST_F(MdCustomCudaCli, TableAndMissingNvrtcAreClearErrors) {
+  if (std::string why; !cuda_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  {
+    std::ofstream(dir_ / "lj.table") << "LJ\nN 3 R 1.0 2.0\n\n1 1.0 0.0 24.0\n2 1.5 -0.32 "
+                                        "-0.5\n3 2.0 -0.06 -0.09\n";
+    md::CustomForceFieldSpec spec;
+    spec.kind = md::CustomForceFieldSpec::Kind::table;
+    spec.cutoff = 0;
+    spec.table_file = (dir_ / "lj.table").string();
+    spec.table_keyword = "LJ";
+    spec.table_n = 10;
+    md::System t = test::jittered_lattice("fcc", 0.8442, 3, 0.1, 3, 1.0);
+    t.ff.custom = md::build_custom_pairs(spec, 1);
+    md::EngineOptions o;
+    auto e = md::make_md_engine(BackendKind::cuda, o);
+    try {
+      e->set_state(t);
+      ADD_FAILURE() << "a table ran on cuda";
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what()).find("table"), std::string::npos) << err.what();
+    }
+  }
+  std::ifstream in(examples() / "custom-lj.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("20 20 20"), 8, "4 4 4");
+  text.replace(text.find("../out/custom-lj"), 16, "out");
+  write("lj.toml", text);
+  setenv("PAIRWISE_NVRTC", "/nonexistent/libnvrtc.so", 1);
+  setenv("PAIRWISE_KERNEL_CACHE", (dir_ / "kernels").c_str(), 1);
+  const auto r = pairwise("run lj.toml --backend cuda");
+  unsetenv("PAIRWISE_NVRTC");
+  unsetenv("PAIRWISE_KERNEL_CACHE");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("error: libnvrtc"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("PAIRWISE_NVRTC"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -95,6 +96,33 @@ TEST(AtomicFile, AWriterThatThrowsLeavesNothing) {
   in >> text;
   EXPECT_EQ(text, "whole");
   EXPECT_THROW(io::write_file_atomically(dir / "no" / "such" / "dir", [](std::ostream&) {}), Error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicFile, BackgroundRemovalFreesTheNameAtOnceAndRemovesTheOldFile) {
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("pw_removal_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "map.npy";
+  std::ofstream(path) << std::string(1 << 20, 'x');
+  {
+    const io::BackgroundRemoval removal(path);
+    EXPECT_FALSE(std::filesystem::exists(path));  // renamed aside before the constructor returns
+    io::write_file_atomically(path, [](std::ostream& out) { out << "new"; });
+  }
+  // The old content is gone (no aside file left), the new file is whole.
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "map.npy");
+  }
+  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(std::filesystem::file_size(path), 3u);
+  { const io::BackgroundRemoval nothing(dir / "absent.npy"); }  // no file: nothing happens
+  { const io::BackgroundRemoval directory(dir); }               // not a regular file: kept
+  EXPECT_TRUE(std::filesystem::is_directory(dir));
   std::filesystem::remove_all(dir);
 }
 

@@ -61,4 +61,22 @@ void write_file_atomically(const std::filesystem::path& path,
   file.commit();
 }
 
+BackgroundRemoval::BackgroundRemoval(const std::filesystem::path& path) {
+  if (!parallel::is_writer()) return;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;
+  std::filesystem::path aside = path;
+  aside += ".replaced.tmp." + std::to_string(static_cast<long>(::getpid()));
+  std::filesystem::rename(path, aside, ec);
+  if (ec) return;  // left in place: the final rename replaces it
+  thread_ = std::thread([aside] {
+    std::error_code ignored;
+    std::filesystem::remove(aside, ignored);
+  });
+}
+
+BackgroundRemoval::~BackgroundRemoval() {
+  if (thread_.joinable()) thread_.join();
+}
+
 }  // namespace pairwise::io

@@ -247,6 +247,14 @@ NodeId Graph::powi(NodeId a, int n, int column) {
     return constant(apply(Op::powi, na.value, 0, 0, n));
   }
   if (na.op == Op::powi) return powi(na.a, na.n * n, column);  // (x^m)^n = x^(mn), integers
+  // √x^(2k) = x^k (x ≥ 0 where the formula is real): r^(2k) = (r²)^k once r is √r², so even
+  // powers of r need no square root.
+  if (na.op == Op::sqrt && n % 2 == 0) return powi(na.a, n / 2, column);
+  // (c/x)^n = c^n x^−n, (c x)^n = c^n x^n: (σ/r)^6 = σ^6 r^−6, then (r²)^−3.
+  if ((na.op == Op::div || na.op == Op::mul) && is_constant(na.a)) {
+    const double c = apply(Op::powi, (*this)[na.a].value, 0, 0, n);
+    return mul(constant(c), powi(na.b, na.op == Op::div ? -n : n, column), column);
+  }
   if (n == -1) return div(constant(1), a, column);
   return intern({Op::powi, a, -1, -1, n, 0, column});
 }

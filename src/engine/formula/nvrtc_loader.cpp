@@ -99,15 +99,21 @@ struct Nvrtc {
   int (*cubin_size)(void*, std::size_t*) = nullptr;
   int (*cubin)(void*, char*) = nullptr;
   int (*destroy)(void**) = nullptr;
+  int (*add_name)(void*, const char*) = nullptr;
+  int (*lowered_name)(void*, const char*, const char**) = nullptr;
 
   Nvrtc() {
     std::vector<std::string> names;
+    // $PAIRWISE_NVRTC, when set, is the only candidate (what the user asked for, or nothing).
     if (const char* env = std::getenv("PAIRWISE_NVRTC"); env && *env) names.push_back(env);
-    for (const char* n : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) names.push_back(n);
+    const bool named = !names.empty();
+    if (!named)
+      for (const char* n : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) names.push_back(n);
     for (const char* pattern : {"/usr/local/cuda*/lib64/libnvrtc.so*",
                                 "/usr/local/lib/python3*/*-packages/nvidia/*/lib/libnvrtc.so*",
                                 "/usr/lib/python3*/*-packages/nvidia/*/lib/libnvrtc.so*",
                                 "/opt/*/lib/python3*/site-packages/nvidia/*/lib/libnvrtc.so*"}) {
+      if (named) break;
       glob_t g{};
       if (::glob(pattern, 0, nullptr, &g) == 0)
         for (std::size_t k = 0; k < g.gl_pathc; ++k)
@@ -128,6 +134,7 @@ struct Nvrtc {
     sym(log_size, "nvrtcGetProgramLogSize"), sym(log, "nvrtcGetProgramLog");
     sym(cubin_size, "nvrtcGetCUBINSize"), sym(cubin, "nvrtcGetCUBIN");
     sym(destroy, "nvrtcDestroyProgram");
+    sym(add_name, "nvrtcAddNameExpression"), sym(lowered_name, "nvrtcGetLoweredName");
   }
 };
 
@@ -219,6 +226,103 @@ CompiledKernel compile_cuda_source(const std::string& source, bool use_cache) {
     fs::rename(tmp, file, ec);  // a cache that cannot be written only costs the next compile
   }
   return k;
+}
+
+std::string nvrtc_unavailable_reason() {
+  try {
+    nvrtc();
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+CompiledProgram compile_cuda_program(const CudaProgram& p) {
+  const auto start = std::chrono::steady_clock::now();
+  CompiledProgram k;
+  k.arch = p.arch ? p.arch : driver().arch;
+  const std::string arch = "sm_" + std::to_string(k.arch);
+  std::string key = p.source + "|" + arch + "|" PAIRWISE_VERSION;
+  for (const auto& h : p.headers) key += "|" + h.name + "|" + h.text;
+  for (const auto& e : p.name_expressions) key += "|" + e;
+  for (const auto& o : p.options) key += "|" + o;
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  const fs::path file = cache_directory() / (std::string(name) + "." + arch + ".cubin");
+  const fs::path names_file = cache_directory() / (std::string(name) + "." + arch + ".names");
+  k.cache_file = file.string();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (p.use_cache) {
+    std::ifstream in(file, std::ios::binary), names(names_file);
+    if (in && names) {
+      k.cubin.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      for (std::string line; std::getline(names, line);) k.lowered.push_back(line);
+      if (!k.cubin.empty() && k.lowered.size() == p.name_expressions.size()) {
+        k.from_cache = true;
+        k.seconds = elapsed();
+        return k;
+      }
+      k.cubin.clear(), k.lowered.clear();
+    }
+  }
+  Nvrtc& n = nvrtc();
+  std::vector<const char*> header_text, header_names;
+  for (const auto& h : p.headers) header_text.push_back(h.text.c_str());
+  for (const auto& h : p.headers) header_names.push_back(h.name.c_str());
+  void* prog = nullptr;
+  if (n.create(&prog, p.source.c_str(), "pairwise_kernel.cu", int(p.headers.size()),
+               header_text.data(), header_names.data()) != 0)
+    throw Error("nvrtcCreateProgram failed", "formula CUDA kernels");
+  for (const auto& e : p.name_expressions) n.add_name(prog, e.c_str());
+  const std::string arch_option = "--gpu-architecture=" + arch;
+  std::vector<const char*> options = {arch_option.c_str(), "--std=c++17", "-default-device"};
+  for (const auto& o : p.options) options.push_back(o.c_str());
+  const int rc = n.compile(prog, int(options.size()), options.data());
+  std::size_t size = 0;
+  n.log_size(prog, &size);
+  std::string log(size, '\0');
+  if (size) n.log(prog, log.data());
+  if (rc != 0) {
+    n.destroy(&prog);
+    throw Error("NVRTC could not compile the generated kernel: " + log, "formula CUDA kernels");
+  }
+  for (const auto& e : p.name_expressions) {
+    const char* lowered = nullptr;
+    if (n.lowered_name(prog, e.c_str(), &lowered) != 0 || !lowered) {
+      n.destroy(&prog);
+      throw Error("NVRTC has no kernel for " + e, "formula CUDA kernels");
+    }
+    k.lowered.emplace_back(lowered);
+  }
+  n.cubin_size(prog, &size);
+  k.cubin.resize(size);
+  n.cubin(prog, k.cubin.data());
+  n.destroy(&prog);
+  k.seconds = elapsed();
+  if (p.use_cache) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    const std::string tag = ".tmp" + std::to_string(::getpid());
+    {
+      std::ofstream out(names_file.string() + tag);
+      for (const auto& l : k.lowered) out << l << "\n";
+    }
+    fs::rename(names_file.string() + tag, names_file, ec);
+    {
+      std::ofstream out(file.string() + tag, std::ios::binary);
+      out.write(k.cubin.data(), std::streamsize(k.cubin.size()));
+    }
+    fs::rename(file.string() + tag, file, ec);  // the cubin last: it marks a complete entry
+  }
+  return k;
+}
+
+void DeviceKernel::launch_async(void* stream, unsigned grid, unsigned block, void** args) const {
+  Driver& d = driver();
+  d.check(d.cuLaunchKernel(function_, grid, 1, 1, block, 1, 1, 0, stream, args, nullptr),
+          "cuLaunchKernel");
 }
 
 DeviceKernel::DeviceKernel(const CompiledKernel& k, const std::string& name) {

@@ -47,6 +47,7 @@ PairPotential compile_pair_potential(const PairPotentialSpec& spec) {
   PairPotential p;
   Graph& g = p.graph;
   p.cutoff = spec.cutoff, p.rc2 = spec.cutoff * spec.cutoff;
+  p.truncation = spec.truncation;
   // Variable 0 is r²; the formula's r is √r². Another variable slot holds r itself for the
   // derivative: U is built over a variable "r" (index 1), differentiated in it, then r is
   // replaced by √r² when the outputs are formed.
@@ -86,18 +87,17 @@ PairPotential compile_pair_potential(const PairPotentialSpec& spec) {
 
   // Truncation, folded into the graph as constants.
   const NodeId r_node = g.variable(1);
-  NodeId e = u, de = du;
+  NodeId e = u;
   if (spec.truncation != Truncation::cut) e = g.sub(e, g.constant(at_rc[0]));
-  if (spec.truncation == Truncation::shifted_force) {
+  if (spec.truncation == Truncation::shifted_force)
     e = g.sub(e, g.mul(g.constant(at_rc[1]), g.sub(r_node, g.constant(rc))));
-    de = g.sub(de, g.constant(at_rc[1]));
-  }
-  const NodeId fr = g.neg(g.div(de, r_node));
 
-  // Substitute r = √(r²): the two outputs over input 0 only.
+  // Substitute r = √(r²): the two outputs over input 0 only. F/r = −E′(r)/r = −2 dE/d(r²),
+  // differentiated in r² after the substitution: a formula in even powers of r (LJ: (σ/r)^6 =
+  // σ^6 (r²)^−3) then needs neither a square root nor a division by r (the GPU kernels' cost).
   const NodeId sqrt_r2 = g.unary(Op::sqrt, g.variable(0));
   p.energy = g.substitute(e, 1, sqrt_r2);
-  p.force_over_r = g.substitute(fr, 1, sqrt_r2);
+  p.force_over_r = g.mul(g.constant(-2), g.derivative(p.energy, 0));
   p.program = Program(g, {p.energy, p.force_over_r});
   return p;
 }

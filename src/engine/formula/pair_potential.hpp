@@ -38,6 +38,7 @@ struct PairPotential {
   NodeId du_dr = -1;         // U'(r), untruncated (tests)
   Program program;           // outputs: energy, force_over_r; input: r²
   double cutoff = 0, rc2 = 0;
+  Truncation truncation = Truncation::cut;
 
   // The double reference: both outputs at r² by the graph walk (no compiled code involved).
   void reference(double r2, double& energy_out, double& force_over_r_out) const;
