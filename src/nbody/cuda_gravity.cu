@@ -698,6 +698,23 @@ void launch_build_j(const BuildArgs& args) {
   PW_CUDA_LAUNCH(args.predict ? "gravity build_j_kernel (predict)" : "gravity build_j_kernel");
 }
 
+namespace {
+__global__ void gather_active_kernel(const ForceArgs a, const double* full) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.n_i) return;
+  const int i = a.i_index[k];
+  for (int c = 0; c < 7; ++c) a.out[std::size_t(c) * a.n_i + k] = full[std::size_t(c) * a.n_j + i];
+  if (a.predict) write_predicted(a, k);
+}
+}  // namespace
+
+void launch_gather_active(const ForceArgs& args, const double* full) {
+  if (args.n_i <= 0) return;
+  gather_active_kernel<<<unsigned((args.n_i + 127) / 128), 128, 0,
+                         static_cast<cudaStream_t>(args.stream)>>>(args, full);
+  PW_CUDA_LAUNCH("gravity gather_active_kernel");
+}
+
 void launch_commit(const MasterState& state, const double* packed, const int* active, int n,
                    void* stream) {
   if (n <= 0) return;

@@ -14,13 +14,16 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda_check.cuh"
 #include "engine/device_buffer.cuh"
 #include "nbody/backends.hpp"
+#include "nbody/cuda_formula.cuh"
 #include "nbody/cuda_gravity.cuh"
+#include "nbody/custom_gravity.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::nbody {
@@ -53,6 +56,16 @@ class CudaGravityKernel final : public GravityKernel {
     PW_CUDA(cudaEventCreate(&stop_));
     PW_CUDA(cudaEventCreateWithFlags(&commit_done_, cudaEventDisableTiming));
     PW_CUDA(cudaEventRecord(commit_done_, stream_));
+    // A custom potential: the Newton-3 kernels with its pair term, compiled at run time (single and
+    // mixed precision; every evaluation, block steps included, is a full Newton-3 evaluation).
+    if (options.custom) {
+      if (options.precision == Precision::double_)
+        throw Error(
+            "a custom potential runs on the cuda backend in single or mixed precision (double: "
+            "--backend cpu or reference)",
+            "backend");
+      formula_ = std::make_unique<cuda::FormulaKernels>(*options.custom);
+    }
     // Refuse a known-too-large problem before the caller builds its particles on the host.
     if (options.expected_n > 0) check_memory(options.expected_n);
   }
@@ -64,7 +77,10 @@ class CudaGravityKernel final : public GravityKernel {
     cudaStreamDestroy(stream_);
   }
 
-  std::string device_name() const override { return "cuda: " + info_.name; }
+  std::string device_name() const override {
+    return "cuda: " + info_.name +
+           (options_.custom ? ", custom potential " + options_.custom->text() : std::string());
+  }
   BackendKind backend() const override { return BackendKind::cuda; }
   Precision precision() const override { return options_.precision; }
 
@@ -182,6 +198,9 @@ class CudaGravityKernel final : public GravityKernel {
   // The path of a full evaluation (planned as run_forces plans it).
   std::string force_path(bool jerk) {
     if (n_ == 0) return "none";
+    if (formula_)
+      return std::string("newton3 formula kI=") + (jerk ? "4" : "8") +
+             (formula_unit() ? " equal-mass" : "");
     const ForcePlan p = cuda::plan_forces(options_.precision, jerk, true, n_, n_,
                                           info_.multiprocessors, kMaxPartialBytes, true);
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
@@ -190,6 +209,8 @@ class CudaGravityKernel final : public GravityKernel {
     if (p.small) return "small" + tile;
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
   }
+
+  double formula_compile_seconds() const { return formula_ ? formula_->compile_seconds() : -1.0; }
 
   double time_compute(ForceKind kind, int repeats) override {
     return time_forces(kind == ForceKind::accel_jerk, true, repeats);
@@ -269,6 +290,7 @@ class CudaGravityKernel final : public GravityKernel {
 
   // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
   void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+    if (formula_) return run_formula(jerk, potential, i_index, n_i, predict, t);
     const bool guard = !(options_.eps2 > 0.0);
     // Plans are cached per (kind, n_i): planning queries occupancy, which would otherwise add
     // host time between back-to-back launches.
@@ -316,6 +338,63 @@ class CudaGravityKernel final : public GravityKernel {
     cuda::launch_forces(a);
   }
 
+  // The equal-mass Newton-3 kernels with a custom pair term: only when the formula vanishes at the
+  // unit-mass pads (r² = +inf).
+  bool formula_unit() const {
+    return equal_mass_ && formula_->vanishes_at_infinity() && cuda::newton3_equal_mass(true);
+  }
+
+  // A custom potential: one Newton-3 evaluation of every particle (the j arrays as built: master or
+  // predicted); with targets i_index (block steps) their rows and predicted x, v are gathered from
+  // it (cuda::launch_gather_active).
+  void run_formula(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+    const bool ds = options_.precision == Precision::mixed;
+    const int k_i = jerk ? 4 : 8;
+    const bool unit = formula_unit();
+    const cuda::FormulaKernels::Kernel k = formula_->get(jerk, potential, unit, ds, k_i);
+    const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
+    const long long tiles = nb * (nb + 1) / 2;
+    const int blocks = int(std::max<long long>(
+        1, std::min<long long>((long long)k.blocks_per_sm * info_.multiprocessors,
+                               (tiles + cuda::kNewton3Warps - 1) / cuda::kNewton3Warps)));
+    const std::size_t bytes = cuda::newton3_exact_bytes(n_);
+    if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
+      exact_.reserve(bytes);
+      PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));
+    }
+    results_.reserve(sizeof(double) * 13 * std::max(n_i, 1));
+    ForceArgs a;
+    a.precision = options_.precision;
+    a.jerk = jerk;
+    a.potential = potential;
+    a.equal_mass = unit;
+    a.jpos = jpos_.as<void>();
+    a.jlo = jlo_.as<void>();
+    a.jvel = jvel_.as<void>();
+    a.n_j = n_;
+    a.n_i = n_;
+    a.eps2 = options_.eps2;
+    a.exact = exact_.as<unsigned long long>();
+    a.plan = ForcePlan(engine::AllPairsPlan{1, 1, blocks, k_i, 0}, true);
+    a.custom_newton3 = k.fn;
+    a.state = state_;
+    a.stream = stream_;
+    if (i_index == nullptr) {
+      a.out = results_.as<double>();
+      cuda::launch_forces(a);
+      return;
+    }
+    full_.reserve(sizeof(double) * cuda::kComponents * n_);
+    a.out = full_.as<double>();
+    cuda::launch_forces(a);
+    a.i_index = i_index;
+    a.n_i = n_i;
+    a.out = results_.as<double>();
+    a.predict = predict;
+    a.t = t;
+    cuda::launch_gather_active(a, full_.as<double>());
+  }
+
   // Masses never change: a host copy fills `predicted.m`.
   void masses_for(std::span<const int> active, std::vector<double>& m) {
     for (std::size_t k = 0; k < active.size(); ++k) m[k] = host_m_[active[k]];
@@ -335,7 +414,9 @@ class CudaGravityKernel final : public GravityKernel {
   engine::AllPairsWorkspace workspace_;  // partial sums and ticket counters of the split path
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
-  bool equal_mass_ = false;  // every mass the same (ForceArgs::equal_mass)
+  bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
+  std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
+  DeviceBuffer full_;  // a custom potential's full evaluation under block steps (7 rows × N)
 };
 
 }  // namespace
@@ -347,6 +428,11 @@ std::unique_ptr<GravityKernel> make_cuda_gravity_kernel(const KernelOptions& opt
 std::string cuda_force_path(GravityKernel& kernel, bool jerk) {
   auto* cuda_kernel = dynamic_cast<CudaGravityKernel*>(&kernel);
   return cuda_kernel ? cuda_kernel->force_path(jerk) : std::string();
+}
+
+double cuda_formula_compile_seconds(GravityKernel& kernel) {
+  auto* cuda_kernel = dynamic_cast<CudaGravityKernel*>(&kernel);
+  return cuda_kernel ? cuda_kernel->formula_compile_seconds() : -1.0;
 }
 
 double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats) {
