@@ -414,10 +414,11 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           const int j = J * B + 32 * u + lane;
           if (j < n) {
             const std::size_t nn = std::size_t(n);
-            engine::exact_add(component_words(a, kAx), nn, j, fj.ax);
-            engine::exact_add(component_words(a, kAy), nn, j, fj.ay);
-            engine::exact_add(component_words(a, kAz), nn, j, fj.az);
-            if constexpr (kPot) engine::exact_add(component_words(a, kPot), nn, j, fj.pot);
+            engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
+            engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
+            engine::exact_add(component_words(a, Component::kAz), nn, j, fj.az);
+            if constexpr (kPot)  // the component (kPot is also the template parameter here)
+              engine::exact_add(component_words(a, Component::kPot), nn, j, fj.pot);
           }
         }
       }

@@ -71,7 +71,9 @@ TEST_F(GravityFormulaCuda, MatchesReferenceAndBuiltIn) {
       for (const bool equal : {false, true}) {
         for (const std::size_t n :
              {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{4097}}) {
-          Particles set = random_particles(n, 3100 + n, {Region::ball, true});
+          // No coincident pairs: the reference walks G = φ′/r, 0/0 at r = 0 (the GPU form cancels
+          // r).
+          Particles set = random_particles(n, 3100 + n, {Region::ball});
           if (equal) set = with_equal_masses(set);
           for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
             const bool jerk = kind == ForceKind::accel_jerk;
