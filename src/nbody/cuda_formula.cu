@@ -46,7 +46,7 @@ FormulaKernels::FormulaKernels(const CustomGravity& potential) : program_(potent
   for (double v : at_inf) vanishes_ = vanishes_ && v == 0.0;
 }
 
-std::string FormulaKernels::source(bool jerk, bool potential, bool unit, bool ds, int k_i) const {
+std::string FormulaKernels::source(bool jerk, bool potential, bool unit, int mode, int k_i) const {
   std::ostringstream s;
   char shift[40];
   std::snprintf(shift, sizeof shift, "%.9g", program_.shifted ? program_.shift : 0.0);
@@ -58,21 +58,22 @@ std::string FormulaKernels::source(bool jerk, bool potential, bool unit, bool ds
        "pairwise_formula(s, out); }\n};\n}  // namespace pairwise::nbody::cuda\n"
     << "extern \"C\" __global__ void __launch_bounds__(pairwise::nbody::cuda::newton3::"
        "kBlockThreads, pairwise::nbody::cuda::newton3::min_blocks("
-    << b(jerk) << ", " << b(potential) << ", " << b(unit) << ", " << b(ds) << ", " << k_i << "))\n"
+    << b(jerk) << ", " << b(potential) << ", " << b(unit) << ", " << mode << ", " << k_i << "))\n"
     << kKernelName
     << "(const pairwise::nbody::cuda::Newton3Args a, const pairwise::nbody::cuda::Newton3Grid g) "
        "{\n  pairwise::nbody::cuda::newton3::newton3_body<pairwise::nbody::cuda::FormulaPair<"
        "pairwise::nbody::cuda::GeneratedFormula>, "
-    << b(jerk) << ", " << b(potential) << ", false, " << b(unit) << ", " << b(ds) << ", " << k_i
+    << b(jerk) << ", " << b(potential) << ", false, " << b(unit) << ", " << mode << ", " << k_i
     << ">(a, g);\n}\n";
   return s.str();
 }
 
-FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit, bool ds, int k_i) {
-  const auto key = std::make_tuple(jerk, potential, unit, ds, k_i);
+FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit, int mode,
+                                           int k_i) {
+  const auto key = std::make_tuple(jerk, potential, unit, mode, k_i);
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
   const formula::CompiledKernel compiled =
-      formula::compile_cuda_source(source(jerk, potential, unit, ds, k_i));
+      formula::compile_cuda_source(source(jerk, potential, unit, mode, k_i));
   last_seconds_ = compiled.seconds;
   last_from_cache_ = compiled.from_cache;
   seconds_ += compiled.seconds;
@@ -84,7 +85,7 @@ FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit,
   PW_CUDA(cudaLibraryGetKernel(&kernel, library, kKernelName));
   Kernel k;
   k.fn = reinterpret_cast<const void*>(kernel);
-  k.blocks_per_sm = newton3::min_blocks(jerk, potential, unit, ds, k_i);
+  k.blocks_per_sm = newton3::min_blocks(jerk, potential, unit, mode, k_i);
   int per_sm = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, newton3::kBlockThreads, 0) ==
           cudaSuccess &&

@@ -32,10 +32,11 @@ class FormulaKernels {
     int blocks_per_sm = 1;     // resident blocks of newton3::kBlockThreads threads
   };
   // The kernel of a variant: GAJ (jerk), φ summed (potential), unit masses (the equal-mass kernels:
-  // only where vanishes_at_infinity()), double-single positions (ds, mixed), register tile k_i.
-  Kernel get(bool jerk, bool potential, bool unit, bool ds, int k_i);
+  // only where vanishes_at_infinity()), positions `mode` (newton3::PositionMode: single, mixed
+  // double-single or offsets from row origins), register tile k_i.
+  Kernel get(bool jerk, bool potential, bool unit, int mode, int k_i);
   // The whole NVRTC source of a variant.
-  std::string source(bool jerk, bool potential, bool unit, bool ds, int k_i) const;
+  std::string source(bool jerk, bool potential, bool unit, int mode, int k_i) const;
   // φ, G and G′ are exactly 0 at r² = +inf: the unit-mass pads (kFarUnit) then add nothing.
   bool vanishes_at_infinity() const { return vanishes_; }
   // Seconds spent compiling (or reading the disk cache) so far, and the last variant's.
@@ -48,7 +49,7 @@ class FormulaKernels {
   bool vanishes_ = false;
   double seconds_ = 0, last_seconds_ = 0;
   bool last_from_cache_ = false;
-  std::map<std::tuple<bool, bool, bool, bool, int>, Kernel> kernels_;
+  std::map<std::tuple<bool, bool, bool, int, int>, Kernel> kernels_;
 };
 
 }  // namespace pairwise::nbody::cuda

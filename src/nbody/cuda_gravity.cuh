@@ -115,6 +115,9 @@ struct ForceArgs {
   // built-in. Its pair (i, i) is skipped, so no self term is removed from φ; equal_mass is then
   // final.
   const void* custom_newton3 = nullptr;
+  // Newton-3 with the j arrays in a spatial order (mixed precision: BuildArgs::order): the particle
+  // of sorted index k is order[k] (the finalize kernel writes its results there); nullptr: k.
+  const int* order = nullptr;
   // Finalized results, written by the same launch: out[c * n_i + k] for the components
   // 0..(jerk ? 7 : 4)-1, summed over the splits in split order (in double) by the last block of
   // each i-block to finish (a ticket counter), with the self term -m_i/ε removed from φ (in the
@@ -146,6 +149,12 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
+// Mixed-precision Newton-3 positions as FP32 offsets from each row tile's origin, the particles in
+// a Morton order (PAIRWISE_CUDA_MIXED_ORIGIN=1; an experiment, not the default:
+// docs/performance.md).
+bool newton3_mixed_origin();
+// The newton3::PositionMode of a precision's Newton-3 kernels.
+int newton3_position_mode(Precision precision);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.
@@ -155,12 +164,18 @@ struct BuildArgs {
   int n = 0;
   bool predict = false;
   double t = 0;
+  // Entry k of the j arrays is particle order[k] (mixed Newton-3: a spatial order); nullptr: k.
+  const int* order = nullptr;
   void* jpos = nullptr;
   void* jlo = nullptr;
   void* jvel = nullptr;
   void* stream = nullptr;
 };
 void launch_build_j(const BuildArgs& args);
+
+// A spatial (Morton) order of the n particles of the master state: order[k] is the particle at
+// sorted index k; keys is scratch of n unsigned (cuda_sort.cu). Synchronizes the stream.
+void morton_order(const MasterState& s, int n, int* order, unsigned* keys, void* stream);
 
 // Block steps with a custom potential: the forces of every particle, full[c · n_j + i] (c < 7,
 // from a full Newton-3 evaluation), to the targets args.i_index: args.out[c · n_i + k], with their

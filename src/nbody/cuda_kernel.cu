@@ -87,6 +87,7 @@ class CudaGravityKernel final : public GravityKernel {
   void set_particles(const Particles& p) override {
     PW_CUDA(cudaSetDevice(options_.device));
     check_memory(p.size());
+    if (int(p.size()) != n_) order_valid_ = false;
     n_ = int(p.size());
     plans_.clear();
     host_m_ = p.m;
@@ -114,7 +115,7 @@ class CudaGravityKernel final : public GravityKernel {
     const bool jerk = kind == ForceKind::accel_jerk;
     out.resize(n_, jerk);
     if (n_ == 0) return;
-    ensure_master_j();
+    ensure_master_j(spatial_order(jerk, true));
     run_forces(jerk, true, nullptr, n_, false, 0.0);
     const int n_comp = jerk ? 7 : 4;
     host_.reserve(sizeof(double) * n_comp * n_);
@@ -151,7 +152,12 @@ class CudaGravityKernel final : public GravityKernel {
     std::memcpy(host_.as<int>(), active.data(), sizeof(int) * n_a);
     PW_CUDA(cudaMemcpyAsync(active_.as<int>(), host_.as<int>(), sizeof(int) * n_a,
                             cudaMemcpyHostToDevice, stream_));
-    build_j(true, t);  // predict all N on the device
+    // Predict all N on the device (a custom potential's mixed Newton-3 evaluation: in spatial
+    // order).
+    const bool sorted =
+        formula_ && options_.precision == Precision::mixed && cuda::newton3_mixed_origin();
+    if (sorted) update_order();
+    build_j(true, t, sorted);
     j_is_master_ = false;
     run_forces(true, true, active_.as<int>(), n_a, true, t);
     PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * 13 * n_a,
@@ -219,7 +225,7 @@ class CudaGravityKernel final : public GravityKernel {
   // Events around each of `repeats` back-to-back evaluations (one launch each), no transfers.
   double time_forces(bool jerk, bool potential, int repeats) {
     if (n_ == 0) return 0.0;
-    ensure_master_j();
+    ensure_master_j(spatial_order(jerk, potential));
     repeats = std::max(repeats, 1);
     for (int w = 0; w < 2; ++w) run_forces(jerk, potential, nullptr, n_, false, 0.0);  // warm-up
     std::vector<cudaEvent_t> events(repeats + 1);
@@ -269,8 +275,9 @@ class CudaGravityKernel final : public GravityKernel {
                   "cuda backend");
   }
 
-  void build_j(bool predict, double t) {
+  void build_j(bool predict, double t, bool sorted = false) {
     cuda::BuildArgs b;
+    b.order = sorted ? order_.as<int>() : nullptr;
     b.precision = options_.precision;
     b.state = state_;
     b.n = n_;
@@ -282,18 +289,39 @@ class CudaGravityKernel final : public GravityKernel {
     b.stream = stream_;
     if (n_ > 0) cuda::launch_build_j(b);
     j_is_master_ = !predict;
+    j_sorted_ = sorted;
   }
 
-  void ensure_master_j() {
-    if (!j_is_master_) build_j(false, 0.0);
+  // The j arrays of the master state, in spatial order when `sorted`.
+  void ensure_master_j(bool sorted) {
+    if (j_is_master_ && j_sorted_ == sorted) return;
+    if (sorted) update_order();
+    build_j(false, 0.0, sorted);
   }
 
-  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
-  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
-    if (formula_) return run_formula(jerk, potential, i_index, n_i, predict, t);
-    const bool guard = !(options_.eps2 > 0.0);
-    // Plans are cached per (kind, n_i): planning queries occupancy, which would otherwise add
-    // host time between back-to-back launches.
+  // Mixed-precision Newton-3 evaluations (built-in or custom) take the particles in a spatial order
+  // (their row tiles' offsets are then small: cuda_newton3_kernel.cuh).
+  bool spatial_order(bool jerk, bool potential) {
+    if (options_.precision != Precision::mixed || n_ == 0 || !cuda::newton3_mixed_origin())
+      return false;
+    return formula_ || plan_for(jerk, potential, nullptr, n_).newton3;
+  }
+
+  // The Morton order of the master state (cuda::morton_order), recomputed after kResortEvery uses:
+  // positions drift slowly, and a stale order costs accuracy only, never correctness.
+  static constexpr int kResortEvery = 16;
+  void update_order() {
+    if (order_valid_ && ++order_uses_ < kResortEvery) return;
+    order_.reserve(sizeof(int) * std::max(n_, 1));
+    keys_.reserve(sizeof(unsigned) * std::max(n_, 1));
+    cuda::morton_order(state_, n_, order_.as<int>(), keys_.as<unsigned>(), stream_);
+    order_valid_ = true;
+    order_uses_ = 0;
+  }
+
+  // The plan of an evaluation of n_i targets (cached per (kind, n_i): planning queries occupancy,
+  // which would otherwise add host time between back-to-back launches).
+  const ForcePlan& plan_for(bool jerk, bool potential, const int* i_index, int n_i) {
     const long long key = (static_cast<long long>(n_i) << 2) | (jerk ? 2 : 0) | (potential ? 1 : 0);
     auto it = plans_.find(key);
     if (it == plans_.end())
@@ -302,7 +330,14 @@ class CudaGravityKernel final : public GravityKernel {
                                                info_.multiprocessors, kMaxPartialBytes,
                                                i_index == nullptr))
                .first;
-    plan_ = it->second;
+    return it->second;
+  }
+
+  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
+  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+    if (formula_) return run_formula(jerk, potential, i_index, n_i, predict, t);
+    const bool guard = !(options_.eps2 > 0.0);
+    plan_ = plan_for(jerk, potential, i_index, n_i);
     if (plan_.newton3) {
       const std::size_t bytes = cuda::newton3_exact_bytes(n_);
       if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
@@ -330,6 +365,7 @@ class CudaGravityKernel final : public GravityKernel {
     a.tickets = workspace_.tickets();
     a.exact = exact_.as<unsigned long long>();
     a.plan = plan_;
+    a.order = plan_.newton3 && j_sorted_ ? order_.as<int>() : nullptr;
     a.out = results_.as<double>();
     a.state = state_;
     a.predict = predict;
@@ -348,10 +384,10 @@ class CudaGravityKernel final : public GravityKernel {
   // predicted); with targets i_index (block steps) their rows and predicted x, v are gathered from
   // it (cuda::launch_gather_active).
   void run_formula(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
-    const bool ds = options_.precision == Precision::mixed;
     const int k_i = jerk ? 4 : 8;
     const bool unit = formula_unit();
-    const cuda::FormulaKernels::Kernel k = formula_->get(jerk, potential, unit, ds, k_i);
+    const cuda::FormulaKernels::Kernel k =
+        formula_->get(jerk, potential, unit, cuda::newton3_position_mode(options_.precision), k_i);
     const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
     const long long tiles = nb * (nb + 1) / 2;
     const int blocks = int(std::max<long long>(
@@ -377,6 +413,7 @@ class CudaGravityKernel final : public GravityKernel {
     a.exact = exact_.as<unsigned long long>();
     a.plan = ForcePlan(engine::AllPairsPlan{1, 1, blocks, k_i, 0}, true);
     a.custom_newton3 = k.fn;
+    a.order = j_sorted_ ? order_.as<int>() : nullptr;
     a.state = state_;
     a.stream = stream_;
     if (i_index == nullptr) {
@@ -417,6 +454,11 @@ class CudaGravityKernel final : public GravityKernel {
   bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
   std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
   DeviceBuffer full_;  // a custom potential's full evaluation under block steps (7 rows × N)
+  // Mixed Newton-3: the spatial order of the particles (cuda::morton_order) and its sort keys.
+  DeviceBuffer order_, keys_;
+  bool order_valid_ = false;
+  int order_uses_ = 0;
+  bool j_sorted_ = false;  // the j arrays are in order_'s order
 };
 
 }  // namespace

@@ -49,10 +49,11 @@ using newton3::kUnitGaMinBlocks;
 using newton3::kWarps;
 
 // The built-in kernels: the Newton-3 body with the Plummer pair term.
-template <bool kJerk, bool kPot, bool kGuard, bool kUnit, bool kDs, int kI>
-__global__ void __launch_bounds__(kBlockThreads, (newton3::kMinBlocks<kJerk, kPot, kUnit, kDs, kI>))
+template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
+__global__ void __launch_bounds__(kBlockThreads,
+                                  (newton3::kMinBlocks<kJerk, kPot, kUnit, kMode, kI>))
     newton3_kernel(const Newton3Args a, const Newton3Grid g) {
-  newton3::newton3_body<PlummerPair, kJerk, kPot, kGuard, kUnit, kDs, kI>(a, g);
+  newton3::newton3_body<PlummerPair, kJerk, kPot, kGuard, kUnit, kMode, kI>(a, g);
 }
 
 // Rounds the exact sums to double, removes the self term of φ (the pair (i, i) of the diagonal
@@ -65,22 +66,23 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
   const std::size_t n = std::size_t(a.n_j);
   const int comps = a.jerk ? 7 : 4;
   const bool unit = a.equal_mass;
+  const int p = a.order ? a.order[i] : i;  // the particle of sorted index i
   for (int c = 0; c < comps; ++c) {
     unsigned long long* words = a.exact + std::size_t(c) * engine::kExactWords * n + i;
     double v = engine::exact_value(reinterpret_cast<const long long*>(words), n);
-    const double m = a.state.p[kM][i];
+    const double m = a.state.p[kM][p];
     if (c == kPot && a.potential && a.custom_newton3 == nullptr)
       v -= double(physics::self_potential(unit ? 1.0f : float(m), float(a.eps2)));
     if (unit) v *= m;
 #pragma unroll
     for (int w = 0; w < engine::kExactWords; ++w) words[std::size_t(w) * n] = 0;
-    a.out[std::size_t(c) * n + i] = v;
+    a.out[std::size_t(c) * n + p] = v;
   }
 }
 
 using KernelFn = void (*)(Newton3Args, Newton3Grid);
 
-template <bool kJerk, bool kPot, bool kDs, int kI>
+template <bool kJerk, bool kPot, int kDs, int kI>
 KernelFn pick_guard_unit(bool guard, bool unit) {
   if (unit)
     return guard ? newton3_kernel<kJerk, kPot, true, true, kDs, kI>
@@ -89,7 +91,7 @@ KernelFn pick_guard_unit(bool guard, bool unit) {
                : newton3_kernel<kJerk, kPot, false, false, kDs, kI>;
 }
 
-template <bool kDs>
+template <int kDs>
 KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_i) {
   if (jerk)
     return k_i == 2 ? pick_guard_unit<true, true, kDs, 2>(guard, unit)
@@ -101,11 +103,18 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
                    : pick_guard_unit<false, false, kDs, 4>(guard, unit);
 }
 
-// Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; single (ds false) or mixed (ds true,
-// double-single positions).
-KernelFn pick(bool ds, bool jerk, bool potential, bool guard, bool unit, int k_i) {
-  return ds ? pick_precision<true>(jerk, potential, guard, unit, k_i)
-            : pick_precision<false>(jerk, potential, guard, unit, k_i);
+// Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
+// `mode` (single; mixed double-single or offsets from row origins).
+KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
+  switch (mode) {
+    case newton3::kMixedDs:
+      return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
+    case newton3::kMixedOrigin:
+      return pick_precision<newton3::kMixedOrigin>(jerk, potential, guard, unit, k_i);
+    default:
+      break;
+  }
+  return pick_precision<newton3::kSingle>(jerk, potential, guard, unit, k_i);
 }
 
 Newton3Grid grid_of(int n, int k_i, int blocks) {
@@ -126,12 +135,25 @@ std::size_t newton3_exact_bytes(int n) {
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
   PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, pick(precision == Precision::mixed, jerk, potential, false, false, k_i),
+      &per_sm, pick(newton3_position_mode(precision), jerk, potential, false, false, k_i),
       kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
   const long long resident = (long long)std::max(per_sm, 1) * std::max(sms, 1);
   return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
+}
+
+bool newton3_mixed_origin() {
+  static const bool on = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_MIXED_ORIGIN");
+    return env != nullptr && std::atoi(env) == 1;
+  }();
+  return on;
+}
+
+int newton3_position_mode(Precision precision) {
+  if (precision != Precision::mixed) return newton3::kSingle;
+  return newton3_mixed_origin() ? newton3::kMixedOrigin : newton3::kMixedDs;
 }
 
 bool newton3_equal_mass(bool equal_masses) {
@@ -176,7 +198,7 @@ void launch_newton3(const ForceArgs& args) {
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
   } else {
-    pick(ds, a.jerk, a.potential, a.guard_zero, a.equal_mass,
+    pick(newton3_position_mode(a.precision), a.jerk, a.potential, a.guard_zero, a.equal_mass,
          k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
   }
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");

@@ -46,6 +46,11 @@ struct Newton3Grid {
 #if defined(__CUDACC__)
 namespace newton3 {
 
+// Positions in the loop (the kernels' kMode): float (single precision); double-single, every
+// displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets from each row's
+// origin, the particles in a spatial order (mixed with PAIRWISE_CUDA_MIXED_ORIGIN=1).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedOrigin = 2 };
+
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
 constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
@@ -59,13 +64,17 @@ constexpr float kFarUnit = 1e25f;
 // The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
 // blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
 constexpr int kUnitGaMinBlocks = 4;
-// Mixed precision (kDs: double-single positions, 3 more registers per target) at GA kI = 8 takes 3
-// blocks/SM with or without equal masses.
-constexpr int min_blocks(bool jerk, bool pot, bool unit, bool ds, int k_i) {
-  return (!jerk && pot && k_i == 8) ? (unit && !ds ? kUnitGaMinBlocks : 3) : 4;
+// Mixed precision, double-single displacements (kMixedDs: 3 more registers per target) at GA kI = 8
+// takes 3 blocks/SM with or without equal masses. Mixed with offsets from the row's origin
+// (kMixedOrigin) runs the loop of single precision, but its row origin, low-part pointer and flush
+// counter spill 60-76 bytes at 128 registers (ptxas -v): 3 blocks/SM (<= 168 registers).
+constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
+  return mode == kMixedOrigin         ? 3
+         : (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3)
+                                      : 4;
 }
-template <bool kJerk, bool kPot, bool kUnit, bool kDs, int kI>
-constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kDs, kI);
+template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
+constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
 
 }  // namespace newton3
 
@@ -231,9 +240,9 @@ __device__ __forceinline__ void flush_staged(const Newton3Args& a, const float* 
 
 // The shared-memory entry lane `lane` reads at rotation step s: source (lane + s) mod 32, at entry
 // lane + s of the doubled row (the base pointer holds lane), or (lane + s) mod 32 of a single copy.
-template <bool kDs>
+template <bool kSingleCopy>
 __device__ __forceinline__ int source_entry(int lane, int s) {
-  return kDs ? ((lane + s) & 31) : s;
+  return kSingleCopy ? ((lane + s) & 31) : s;
 }
 
 template <bool kJerk, bool kWithPot, class Sum>
@@ -251,24 +260,35 @@ __device__ __forceinline__ void rotate(Sum& s) {
 
 // The body of the Newton-3 kernel (cuda_newton3.cu describes the scheme), launched with
 // kBlockThreads threads per block and __launch_bounds__(kBlockThreads, kMinBlocks<...>).
-// kDs (mixed precision): positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and
-// the mass, jlo the low parts), and every displacement is (xj_hi - xi_hi) + (xj_lo - xi_lo) in FP32
+// kMode == kMixedDs: positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and the
+// mass, jlo the low parts), and every displacement is (xj_hi - xi_hi) + (xj_lo - xi_lo) in FP32
 // (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The sources
 // are staged once per 32-source group (not twice: the low parts need the shared memory) and read at
-// (lane + s) mod 32. The targets' float sums are flushed to the exact accumulator after every
+// (lane + s) mod 32.
+// kMode == kMixedOrigin: double-single positions as above, and each row tile I has an origin o,
+// the position of its first particle (hi, lo in shared memory). Targets and sources enter the loop
+// as FP32 offsets from o,
+// ((x_hi - o_hi) + (x_lo - o_lo)) rounded once, formed when the row is loaded and when a tile is
+// staged (3 per particle and tile, not per pair), so the pair arithmetic is single's: a
+// displacement is off by u·(|x_i - o| + |x_j - o|) (u = 2^-24), small when the row is compact (the
+// caller orders the particles spatially: ForceArgs::order) and relative to |d| for far sources.
+// Both mixed modes flush the targets' float sums to the exact accumulator after every
 // Newton3Args::ds_flush_tiles tiles (4 by default: no float sum runs over more than 4B sources; a
 // source's sums over B targets), where single's run over a warp's whole row chunk.
-template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, bool kDs, int kI>
+template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
+  constexpr bool kDs = kMode != kSingle;        // double-single positions (mixed)
+  constexpr bool kHiLo = kMode == kMixedDs;     // double-single displacements
+  constexpr bool kOff = kMode == kMixedOrigin;  // offsets from the row's origin
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
-  // Per warp, per 32-source group: 64 entries (the group twice; once with kDs), positions + mass,
-  // velocities, and with kDs the low parts of the positions.
-  constexpr int kRow = kDs ? 32 : 64;
+  // Per warp, per 32-source group: 64 entries (the group twice; once with kHiLo), positions + mass,
+  // velocities, and with kHiLo the low parts of the positions.
+  constexpr int kRow = kHiLo ? 32 : 64;
   __shared__ float4 s_pos[kWarps][kI][kRow];
   __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? kRow : 1];
-  __shared__ float4 s_lo[kDs ? kWarps : 1][kDs ? kI : 1][kDs ? 32 : 1];
+  __shared__ float4 s_lo[kHiLo ? kWarps : 1][kHiLo ? kI : 1][kHiLo ? 32 : 1];
   // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
   constexpr int kComp = kJerk ? 7 : 4;
   __shared__ float s_flush[kWarps][kI * kComp * 32];
@@ -291,13 +311,35 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   // The mass of a target (source) in the evaluators: its own, or 1 with equal masses.
   auto mass = [](const float4& p) { return kUnit ? F(1) : p.w; };
 
-  float4 pi[kI];  // x, y, z, m of the targets
+  float4 pi[kI];  // x, y, z (kOff: offsets from the origin), m of the targets
   F vi[kI][3];
-  F li[kDs ? kI : 1][3];  // kDs: the low parts of the targets' positions
+  F li[kHiLo ? kI : 1][3];  // kHiLo: the low parts of the targets' positions
   Sum acc[kI];
   int row = -1;
-  int tiles_since_flush = 0;  // kDs
+  int tiles_since_flush = 0;  // mixed
   float* staged = s_flush[wib];
+  // kOff: the row's origin (hi x, y, z, lo x, y, z) in the last 6 words of `staged`, which only
+  // flush_row uses (static shared memory is full: 48 KB); written again after every flush_row.
+  float* const origin = staged + kI * kComp * 32 - 6;
+  auto set_origin = [&]() {
+    if constexpr (kOff) {
+      const float4 h = jpos[row * B], l = jlo[row * B];
+      __syncwarp();
+      if (lane == 0)
+        origin[0] = h.x, origin[1] = h.y, origin[2] = h.z, origin[3] = l.x, origin[4] = l.y,
+        origin[5] = l.z;
+      __syncwarp();
+    }
+  };
+  // kOff: particle j's position as an offset from the row's origin.
+  auto offset = [&](float4& p, int j) {
+    if constexpr (kOff) {
+      const float4 l = jlo[j];
+      p.x = (p.x - origin[0]) + (l.x - origin[3]);
+      p.y = (p.y - origin[1]) + (l.y - origin[4]);
+      p.z = (p.z - origin[2]) + (l.z - origin[5]);
+    }
+  };
   auto flush_row = [&]() {
     if (row < 0) return;
 #pragma unroll
@@ -310,11 +352,13 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       flush_row();
       row = I;
       tiles_since_flush = 0;
+      set_origin();
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + 32 * k + lane;
         pi[k] = i < n ? jpos[i] : far;
-        if constexpr (kDs) {
+        if (i < n) offset(pi[k], i);
+        if constexpr (kHiLo) {
           const float4 l = i < n ? jlo[i] : zero;
           li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
         }
@@ -330,36 +374,38 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
 #pragma unroll
     for (int u = 0; u < kI; ++u) {
       const int j = J * B + 32 * u + lane;
-      const float4 p = j < n ? jpos[j] : far;
+      float4 p = j < n ? jpos[j] : far;
+      if (j < n) offset(p, j);
       s_pos[wib][u][lane] = p;
-      if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
+      if constexpr (!kHiLo) s_pos[wib][u][lane + 32] = p;
       if constexpr (kJerk) {
         const float4 v = j < n ? jvel[j] : zero;
         s_vel[wib][u][lane] = v;
-        if constexpr (!kDs) s_vel[wib][u][lane + 32] = v;
+        if constexpr (!kHiLo) s_vel[wib][u][lane + 32] = v;
       }
-      if constexpr (kDs) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
+      if constexpr (kHiLo) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
     }
     __syncwarp();
 
     if (I == J) {  // diagonal tile: one-sided, every ordered pair
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
-        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
+        const float4* sp = &s_pos[wib][u][kHiLo ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kHiLo ? lane : 0];
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
-          const int e = source_entry<kDs>(lane, s);
+          const int e = source_entry<kHiLo>(lane, s);
           const float4 p = sp[e];
           float4 v = zero, lo = zero;
           if constexpr (kJerk) v = sv[e];
-          if constexpr (kDs) lo = s_lo[wib][u][e];
+          if constexpr (kHiLo) lo = s_lo[wib][u][e];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
             const bool self = Pair::kSelfExcluded && u == k && s == 0;
             F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
-            if constexpr (kDs) dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
+            if constexpr (kHiLo)
+              dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
             if constexpr (kJerk) {
               Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
                                               v.z - vi[k][2], mass(p), self, acc[k]);
@@ -372,22 +418,22 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     } else {
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
-        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
+        const float4* sp = &s_pos[wib][u][kHiLo ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kHiLo ? lane : 0];
         Sum fj{};  // sums of the source this lane holds at this step
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
-          const int e = source_entry<kDs>(lane, s);
+          const int e = source_entry<kHiLo>(lane, s);
           const float4 p = sp[e];
           float4 v = zero, lo = zero;
           if constexpr (kJerk) v = sv[e];
-          if constexpr (kDs) lo = s_lo[wib][u][e];
+          if constexpr (kHiLo) lo = s_lo[wib][u][e];
           F dx[kI], dy[kI], dz[kI], s2[kI];
           typename Pair::Stage st[kI];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
-            if constexpr (kDs) {  // double-single difference
+            if constexpr (kHiLo) {  // double-single difference
               dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
             }
             s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
@@ -427,6 +473,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     if constexpr (kDs) {
       if (++tiles_since_flush == a.ds_flush_tiles) {
         flush_row();
+        set_origin();
 #pragma unroll
         for (int k = 0; k < kI; ++k) acc[k] = Sum{};
         tiles_since_flush = 0;
