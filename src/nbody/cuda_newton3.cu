@@ -82,25 +82,25 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
 
 using KernelFn = void (*)(Newton3Args, Newton3Grid);
 
-template <bool kJerk, bool kPot, int kDs, int kI>
+template <bool kJerk, bool kPot, int kMode, int kI>
 KernelFn pick_guard_unit(bool guard, bool unit) {
   if (unit)
-    return guard ? newton3_kernel<kJerk, kPot, true, true, kDs, kI>
-                 : newton3_kernel<kJerk, kPot, false, true, kDs, kI>;
-  return guard ? newton3_kernel<kJerk, kPot, true, false, kDs, kI>
-               : newton3_kernel<kJerk, kPot, false, false, kDs, kI>;
+    return guard ? newton3_kernel<kJerk, kPot, true, true, kMode, kI>
+                 : newton3_kernel<kJerk, kPot, false, true, kMode, kI>;
+  return guard ? newton3_kernel<kJerk, kPot, true, false, kMode, kI>
+               : newton3_kernel<kJerk, kPot, false, false, kMode, kI>;
 }
 
-template <int kDs>
+template <int kMode>
 KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_i) {
   if (jerk)
-    return k_i == 2 ? pick_guard_unit<true, true, kDs, 2>(guard, unit)
-                    : pick_guard_unit<true, true, kDs, 4>(guard, unit);
+    return k_i == 2 ? pick_guard_unit<true, true, kMode, 2>(guard, unit)
+                    : pick_guard_unit<true, true, kMode, 4>(guard, unit);
   if (k_i == 8)
-    return potential ? pick_guard_unit<false, true, kDs, 8>(guard, unit)
-                     : pick_guard_unit<false, false, kDs, 8>(guard, unit);
-  return potential ? pick_guard_unit<false, true, kDs, 4>(guard, unit)
-                   : pick_guard_unit<false, false, kDs, 4>(guard, unit);
+    return potential ? pick_guard_unit<false, true, kMode, 8>(guard, unit)
+                     : pick_guard_unit<false, false, kMode, 8>(guard, unit);
+  return potential ? pick_guard_unit<false, true, kMode, 4>(guard, unit)
+                   : pick_guard_unit<false, false, kMode, 4>(guard, unit);
 }
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
