@@ -13,11 +13,14 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "core/bench_json.hpp"
+#include "nbody/custom_gravity.hpp"
 #include "nbody/gravity_kernel.hpp"
 #include "pairwise/error.hpp"
 #ifdef PAIRWISE_HAVE_CUDA
@@ -86,6 +89,31 @@ double time_block_steps(GravityKernel& k, const Particles& p, int n_active, int 
   }
   k.set_particles(p);  // leave the state as loaded
   return median(seconds);
+}
+
+// Plummer as a formula (issue 13): the custom-potential kernels on the same particles, GA and GAJ
+// (seconds per evaluation; null when the backend cannot run it), and the first use's compile time.
+struct FormulaTimes {
+  double ga = 0, gaj = 0, compile_s = -1;
+  std::string ga_path, gaj_path;
+};
+FormulaTimes time_formula_plummer(BackendKind backend, Precision prec, const Particles& p,
+                                  int reps_ga, int reps_gaj) {
+  KernelOptions ko;
+  ko.precision = prec;
+  ko.eps2 = kEps2;
+  ko.custom = std::make_shared<const CustomGravity>("-1/sqrt(r^2 + eps^2)", std::sqrt(kEps2),
+                                                    "bench formula", "bench nbody");
+  auto k = make_gravity_kernel(backend, ko);
+  k->set_particles(p);
+  FormulaTimes t;
+  t.ga = k->time_compute(ForceKind::accel, reps_ga);
+  t.gaj = k->time_compute(ForceKind::accel_jerk, reps_gaj);
+#ifdef PAIRWISE_HAVE_CUDA
+  t.compile_s = cuda_formula_compile_seconds(*k);
+  t.ga_path = cuda_force_path(*k, false), t.gaj_path = cuda_force_path(*k, true);
+#endif
+  return t;
 }
 
 struct Row {
@@ -197,6 +225,20 @@ int run_nbody_bench(const BenchOptions& options) {
 #endif
         if (cpu_gaj > 0) params["speedup_vs_cpu"] = cpu_gaj / gaj, params["cpu_time_s"] = cpu_gaj;
         last_rate[key + "/GAJ"] = add(*k, n, "GAJ", gaj, n2, 42, reps, params);
+
+        // Plummer as a formula (cuda only: the host backends' formula path is not a speed path).
+        if (backend == BackendKind::cuda && prec != Precision::double_) {
+          run.next_case();
+          const FormulaTimes f = time_formula_plummer(backend, prec, p, reps, reps);
+          for (const auto& [name, sec, flops, path, builtin] :
+               {std::tuple{"GA-formula", f.ga, 19, f.ga_path, ga},
+                std::tuple{"GAJ-formula", f.gaj, 42, f.gaj_path, gaj}})
+            add(*k, n, name, sec, n2, flops, reps,
+                {{"potential", "-1/sqrt(r^2 + eps^2)"},
+                 {"kernel", path},
+                 {"vs_builtin", builtin / sec},
+                 {"compile_s_first_use", f.compile_s}});
+        }
 
         // Block steps at 1 % active (at least one particle).
         run.next_case();

@@ -386,18 +386,19 @@ __global__ void build_j_kernel(const BuildArgs a) {
   using JP = typename T::JP;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
+  const int q = a.order ? a.order[i] : i;  // the particle at entry i
   double x[3], v[3];
   for (int d = 0; d < 3; ++d) {
-    x[d] = a.state.p[kX + d][i];
-    v[d] = a.state.p[kVx + d][i];
+    x[d] = a.state.p[kX + d][q];
+    v[d] = a.state.p[kVx + d][q];
   }
   if (a.predict) {
-    const double dt = a.t - a.state.p[kT][i];
+    const double dt = a.t - a.state.p[kT][q];
     for (int d = 0; d < 3; ++d)
-      physics::predict(dt, x[d], v[d], a.state.p[kAx_ + d][i], a.state.p[kJx_ + d][i], x[d], v[d]);
+      physics::predict(dt, x[d], v[d], a.state.p[kAx_ + d][q], a.state.p[kJx_ + d][q], x[d], v[d]);
   }
   JP p, vel;
-  p.x = F(x[0]), p.y = F(x[1]), p.z = F(x[2]), p.w = F(a.state.p[kM][i]);
+  p.x = F(x[0]), p.y = F(x[1]), p.z = F(x[2]), p.w = F(a.state.p[kM][q]);
   vel.x = F(v[0]), vel.y = F(v[1]), vel.z = F(v[2]), vel.w = F(0);
   static_cast<JP*>(a.jpos)[i] = p;
   static_cast<JP*>(a.jvel)[i] = vel;
@@ -696,6 +697,23 @@ void launch_build_j(const BuildArgs& args) {
       break;
   }
   PW_CUDA_LAUNCH(args.predict ? "gravity build_j_kernel (predict)" : "gravity build_j_kernel");
+}
+
+namespace {
+__global__ void gather_active_kernel(const ForceArgs a, const double* full) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= a.n_i) return;
+  const int i = a.i_index[k];
+  for (int c = 0; c < 7; ++c) a.out[std::size_t(c) * a.n_i + k] = full[std::size_t(c) * a.n_j + i];
+  if (a.predict) write_predicted(a, k);
+}
+}  // namespace
+
+void launch_gather_active(const ForceArgs& args, const double* full) {
+  if (args.n_i <= 0) return;
+  gather_active_kernel<<<unsigned((args.n_i + 127) / 128), 128, 0,
+                         static_cast<cudaStream_t>(args.stream)>>>(args, full);
+  PW_CUDA_LAUNCH("gravity gather_active_kernel");
 }
 
 void launch_commit(const MasterState& state, const double* packed, const int* active, int n,

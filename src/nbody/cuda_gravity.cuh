@@ -13,6 +13,7 @@
 #include <string>
 
 #include "engine/all_pairs.hpp"
+#include "nbody/cuda_newton3_kernel.cuh"
 #include "pairwise/precision.hpp"
 
 namespace pairwise::nbody {
@@ -24,12 +25,14 @@ double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats);
 // "newton3 kI=4", "split kI=4 q=1 splits=18", "small kI=1"; empty when `kernel` is not the cuda
 // backend. For benchmark records.
 std::string cuda_force_path(GravityKernel& kernel, bool jerk);
+// Seconds a custom potential's kernels took to compile with NVRTC (or to read from the disk cache)
+// so far; -1 when `kernel` is not the cuda backend with a custom potential.
+double cuda_formula_compile_seconds(GravityKernel& kernel);
 }  // namespace pairwise::nbody
 
 namespace pairwise::nbody::cuda {
 
-// Output components, in this order, of the partial-sum buffers and of the packed results.
-enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
+// Component (output order), kFar and kNewton3Warps: nbody/cuda_newton3_kernel.cuh.
 
 // How one force evaluation is spread over the GPU: the all-pairs engine's plan
 // (engine/all_pairs.hpp): blocks of kThreads threads; `q` groups of threads in a block share the
@@ -54,10 +57,6 @@ inline constexpr int kSmallTargets = 32;
 
 inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block == j per tile
 
-// A source far away with zero mass: pads the last tile, contributes exactly zero (m = 0) with a
-// finite 1/s (s ~ 1e18, so s² stays inside FP32 range).
-inline constexpr float kFar = 1e18f;
-
 // The Newton-3 path (ForcePlan::newton3; single and mixed precision, full evaluations where the
 // targets are all the sources; mixed with double-single displacements, its float sums flushed
 // every 4 tiles): each unordered pair is evaluated once and applied to both particles, in
@@ -66,7 +65,6 @@ inline constexpr float kFar = 1e18f;
 // exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise
 // reproducible), kComponents × engine::kExactWords int64 words per particle; a second kernel rounds
 // them to double, removes the self term of φ, writes `out` and zeroes the words again.
-inline constexpr int kNewton3Warps = 4;
 std::size_t newton3_exact_bytes(int n);
 
 // The master state, double SoA on the device (row order of MasterState::p).
@@ -112,6 +110,14 @@ struct ForceArgs {
   // Newton-3 plans: the exact accumulator (newton3_exact_bytes), zeroed; left zeroed.
   unsigned long long* exact = nullptr;
   ForcePlan plan;
+  // A Newton-3 kernel compiled at run time for a custom pair term (nbody/cuda_formula.cuh; a
+  // cudaKernel_t), launched instead of the built-in one with plan.i_blocks blocks; nullptr:
+  // built-in. Its pair (i, i) is skipped, so no self term is removed from φ; equal_mass is then
+  // final.
+  const void* custom_newton3 = nullptr;
+  // Newton-3 with the j arrays in a spatial order (mixed precision: BuildArgs::order): the particle
+  // of sorted index k is order[k] (the finalize kernel writes its results there); nullptr: k.
+  const int* order = nullptr;
   // Finalized results, written by the same launch: out[c * n_i + k] for the components
   // 0..(jerk ? 7 : 4)-1, summed over the splits in split order (in double) by the last block of
   // each i-block to finish (a ticket counter), with the self term -m_i/ε removed from φ (in the
@@ -143,6 +149,12 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
+// Mixed-precision Newton-3 positions as FP32 offsets from each row tile's origin, the particles in
+// a Morton order (PAIRWISE_CUDA_MIXED_ORIGIN=1; an experiment, not the default:
+// docs/performance.md).
+bool newton3_mixed_origin();
+// The newton3::PositionMode of a precision's Newton-3 kernels.
+int newton3_position_mode(Precision precision);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.
@@ -152,12 +164,23 @@ struct BuildArgs {
   int n = 0;
   bool predict = false;
   double t = 0;
+  // Entry k of the j arrays is particle order[k] (mixed Newton-3: a spatial order); nullptr: k.
+  const int* order = nullptr;
   void* jpos = nullptr;
   void* jlo = nullptr;
   void* jvel = nullptr;
   void* stream = nullptr;
 };
 void launch_build_j(const BuildArgs& args);
+
+// A spatial (Morton) order of the n particles of the master state: order[k] is the particle at
+// sorted index k; keys is scratch of n unsigned (cuda_sort.cu). Synchronizes the stream.
+void morton_order(const MasterState& s, int n, int* order, unsigned* keys, void* stream);
+
+// Block steps with a custom potential: the forces of every particle, full[c · n_j + i] (c < 7,
+// from a full Newton-3 evaluation), to the targets args.i_index: args.out[c · n_i + k], with their
+// predicted x, v when args.predict (rows 7..12, as launch_forces writes them).
+void launch_gather_active(const ForceArgs& args, const double* full);
 
 // Scatters packed corrected values of n active particles into the master state:
 // packed[r * n + k], rows x, y, z, vx, vy, vz, ax, ay, az, jx, jy, jz, t (13 rows); active[k].

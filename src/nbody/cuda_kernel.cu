@@ -14,13 +14,16 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda_check.cuh"
 #include "engine/device_buffer.cuh"
 #include "nbody/backends.hpp"
+#include "nbody/cuda_formula.cuh"
 #include "nbody/cuda_gravity.cuh"
+#include "nbody/custom_gravity.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::nbody {
@@ -53,6 +56,16 @@ class CudaGravityKernel final : public GravityKernel {
     PW_CUDA(cudaEventCreate(&stop_));
     PW_CUDA(cudaEventCreateWithFlags(&commit_done_, cudaEventDisableTiming));
     PW_CUDA(cudaEventRecord(commit_done_, stream_));
+    // A custom potential: the Newton-3 kernels with its pair term, compiled at run time (single and
+    // mixed precision; every evaluation, block steps included, is a full Newton-3 evaluation).
+    if (options.custom) {
+      if (options.precision == Precision::double_)
+        throw Error(
+            "a custom potential runs on the cuda backend in single or mixed precision (double: "
+            "--backend cpu or reference)",
+            "backend");
+      formula_ = std::make_unique<cuda::FormulaKernels>(*options.custom);
+    }
     // Refuse a known-too-large problem before the caller builds its particles on the host.
     if (options.expected_n > 0) check_memory(options.expected_n);
   }
@@ -64,13 +77,17 @@ class CudaGravityKernel final : public GravityKernel {
     cudaStreamDestroy(stream_);
   }
 
-  std::string device_name() const override { return "cuda: " + info_.name; }
+  std::string device_name() const override {
+    return "cuda: " + info_.name +
+           (options_.custom ? ", custom potential " + options_.custom->text() : std::string());
+  }
   BackendKind backend() const override { return BackendKind::cuda; }
   Precision precision() const override { return options_.precision; }
 
   void set_particles(const Particles& p) override {
     PW_CUDA(cudaSetDevice(options_.device));
     check_memory(p.size());
+    if (int(p.size()) != n_) order_valid_ = false;
     n_ = int(p.size());
     plans_.clear();
     host_m_ = p.m;
@@ -98,7 +115,7 @@ class CudaGravityKernel final : public GravityKernel {
     const bool jerk = kind == ForceKind::accel_jerk;
     out.resize(n_, jerk);
     if (n_ == 0) return;
-    ensure_master_j();
+    ensure_master_j(spatial_order(jerk, true));
     run_forces(jerk, true, nullptr, n_, false, 0.0);
     const int n_comp = jerk ? 7 : 4;
     host_.reserve(sizeof(double) * n_comp * n_);
@@ -135,7 +152,12 @@ class CudaGravityKernel final : public GravityKernel {
     std::memcpy(host_.as<int>(), active.data(), sizeof(int) * n_a);
     PW_CUDA(cudaMemcpyAsync(active_.as<int>(), host_.as<int>(), sizeof(int) * n_a,
                             cudaMemcpyHostToDevice, stream_));
-    build_j(true, t);  // predict all N on the device
+    // Predict all N on the device (a custom potential's mixed Newton-3 evaluation: in spatial
+    // order).
+    const bool sorted =
+        formula_ && options_.precision == Precision::mixed && cuda::newton3_mixed_origin();
+    if (sorted) update_order();
+    build_j(true, t, sorted);
     j_is_master_ = false;
     run_forces(true, true, active_.as<int>(), n_a, true, t);
     PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * 13 * n_a,
@@ -182,6 +204,9 @@ class CudaGravityKernel final : public GravityKernel {
   // The path of a full evaluation (planned as run_forces plans it).
   std::string force_path(bool jerk) {
     if (n_ == 0) return "none";
+    if (formula_)
+      return std::string("newton3 formula kI=") + (jerk ? "4" : "8") +
+             (formula_unit() ? " equal-mass" : "");
     const ForcePlan p = cuda::plan_forces(options_.precision, jerk, true, n_, n_,
                                           info_.multiprocessors, kMaxPartialBytes, true);
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
@@ -191,6 +216,8 @@ class CudaGravityKernel final : public GravityKernel {
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
   }
 
+  double formula_compile_seconds() const { return formula_ ? formula_->compile_seconds() : -1.0; }
+
   double time_compute(ForceKind kind, int repeats) override {
     return time_forces(kind == ForceKind::accel_jerk, true, repeats);
   }
@@ -198,7 +225,7 @@ class CudaGravityKernel final : public GravityKernel {
   // Events around each of `repeats` back-to-back evaluations (one launch each), no transfers.
   double time_forces(bool jerk, bool potential, int repeats) {
     if (n_ == 0) return 0.0;
-    ensure_master_j();
+    ensure_master_j(spatial_order(jerk, potential));
     repeats = std::max(repeats, 1);
     for (int w = 0; w < 2; ++w) run_forces(jerk, potential, nullptr, n_, false, 0.0);  // warm-up
     std::vector<cudaEvent_t> events(repeats + 1);
@@ -248,8 +275,9 @@ class CudaGravityKernel final : public GravityKernel {
                   "cuda backend");
   }
 
-  void build_j(bool predict, double t) {
+  void build_j(bool predict, double t, bool sorted = false) {
     cuda::BuildArgs b;
+    b.order = sorted ? order_.as<int>() : nullptr;
     b.precision = options_.precision;
     b.state = state_;
     b.n = n_;
@@ -261,17 +289,39 @@ class CudaGravityKernel final : public GravityKernel {
     b.stream = stream_;
     if (n_ > 0) cuda::launch_build_j(b);
     j_is_master_ = !predict;
+    j_sorted_ = sorted;
   }
 
-  void ensure_master_j() {
-    if (!j_is_master_) build_j(false, 0.0);
+  // The j arrays of the master state, in spatial order when `sorted`.
+  void ensure_master_j(bool sorted) {
+    if (j_is_master_ && j_sorted_ == sorted) return;
+    if (sorted) update_order();
+    build_j(false, 0.0, sorted);
   }
 
-  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
-  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
-    const bool guard = !(options_.eps2 > 0.0);
-    // Plans are cached per (kind, n_i): planning queries occupancy, which would otherwise add
-    // host time between back-to-back launches.
+  // Mixed-precision Newton-3 evaluations (built-in or custom) take the particles in a spatial order
+  // (their row tiles' offsets are then small: cuda_newton3_kernel.cuh).
+  bool spatial_order(bool jerk, bool potential) {
+    if (options_.precision != Precision::mixed || n_ == 0 || !cuda::newton3_mixed_origin())
+      return false;
+    return formula_ || plan_for(jerk, potential, nullptr, n_).newton3;
+  }
+
+  // The Morton order of the master state (cuda::morton_order), recomputed after kResortEvery uses:
+  // positions drift slowly, and a stale order costs accuracy only, never correctness.
+  static constexpr int kResortEvery = 16;
+  void update_order() {
+    if (order_valid_ && ++order_uses_ < kResortEvery) return;
+    order_.reserve(sizeof(int) * std::max(n_, 1));
+    keys_.reserve(sizeof(unsigned) * std::max(n_, 1));
+    cuda::morton_order(state_, n_, order_.as<int>(), keys_.as<unsigned>(), stream_);
+    order_valid_ = true;
+    order_uses_ = 0;
+  }
+
+  // The plan of an evaluation of n_i targets (cached per (kind, n_i): planning queries occupancy,
+  // which would otherwise add host time between back-to-back launches).
+  const ForcePlan& plan_for(bool jerk, bool potential, const int* i_index, int n_i) {
     const long long key = (static_cast<long long>(n_i) << 2) | (jerk ? 2 : 0) | (potential ? 1 : 0);
     auto it = plans_.find(key);
     if (it == plans_.end())
@@ -280,7 +330,14 @@ class CudaGravityKernel final : public GravityKernel {
                                                info_.multiprocessors, kMaxPartialBytes,
                                                i_index == nullptr))
                .first;
-    plan_ = it->second;
+    return it->second;
+  }
+
+  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
+  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+    if (formula_) return run_formula(jerk, potential, i_index, n_i, predict, t);
+    const bool guard = !(options_.eps2 > 0.0);
+    plan_ = plan_for(jerk, potential, i_index, n_i);
     if (plan_.newton3) {
       const std::size_t bytes = cuda::newton3_exact_bytes(n_);
       if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
@@ -308,12 +365,71 @@ class CudaGravityKernel final : public GravityKernel {
     a.tickets = workspace_.tickets();
     a.exact = exact_.as<unsigned long long>();
     a.plan = plan_;
+    a.order = plan_.newton3 && j_sorted_ ? order_.as<int>() : nullptr;
     a.out = results_.as<double>();
     a.state = state_;
     a.predict = predict;
     a.t = t;
     a.stream = stream_;
     cuda::launch_forces(a);
+  }
+
+  // The equal-mass Newton-3 kernels with a custom pair term: only when the formula vanishes at the
+  // unit-mass pads (r² = +inf).
+  bool formula_unit() const {
+    return equal_mass_ && formula_->vanishes_at_infinity() && cuda::newton3_equal_mass(true);
+  }
+
+  // A custom potential: one Newton-3 evaluation of every particle (the j arrays as built: master or
+  // predicted); with targets i_index (block steps) their rows and predicted x, v are gathered from
+  // it (cuda::launch_gather_active).
+  void run_formula(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+    const int k_i = jerk ? 4 : 8;
+    const bool unit = formula_unit();
+    const cuda::FormulaKernels::Kernel k =
+        formula_->get(jerk, potential, unit, cuda::newton3_position_mode(options_.precision), k_i);
+    const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
+    const long long tiles = nb * (nb + 1) / 2;
+    const int blocks = int(std::max<long long>(
+        1, std::min<long long>((long long)k.blocks_per_sm * info_.multiprocessors,
+                               (tiles + cuda::kNewton3Warps - 1) / cuda::kNewton3Warps)));
+    const std::size_t bytes = cuda::newton3_exact_bytes(n_);
+    if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
+      exact_.reserve(bytes);
+      PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));
+    }
+    results_.reserve(sizeof(double) * 13 * std::max(n_i, 1));
+    ForceArgs a;
+    a.precision = options_.precision;
+    a.jerk = jerk;
+    a.potential = potential;
+    a.equal_mass = unit;
+    a.jpos = jpos_.as<void>();
+    a.jlo = jlo_.as<void>();
+    a.jvel = jvel_.as<void>();
+    a.n_j = n_;
+    a.n_i = n_;
+    a.eps2 = options_.eps2;
+    a.exact = exact_.as<unsigned long long>();
+    a.plan = ForcePlan(engine::AllPairsPlan{1, 1, blocks, k_i, 0}, true);
+    a.custom_newton3 = k.fn;
+    a.order = j_sorted_ ? order_.as<int>() : nullptr;
+    a.state = state_;
+    a.stream = stream_;
+    if (i_index == nullptr) {
+      a.out = results_.as<double>();
+      cuda::launch_forces(a);
+      return;
+    }
+    full_.reserve(sizeof(double) * cuda::kComponents * n_);
+    a.out = full_.as<double>();
+    cuda::launch_forces(a);
+    a.i_index = i_index;
+    a.n_i = n_i;
+    a.out = results_.as<double>();
+    a.predict = predict;
+    a.t = t;
+    cuda::launch_gather_active(a, full_.as<double>());
   }
 
   // Masses never change: a host copy fills `predicted.m`.
@@ -335,7 +451,14 @@ class CudaGravityKernel final : public GravityKernel {
   engine::AllPairsWorkspace workspace_;  // partial sums and ticket counters of the split path
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
-  bool equal_mass_ = false;  // every mass the same (ForceArgs::equal_mass)
+  bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
+  std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
+  DeviceBuffer full_;  // a custom potential's full evaluation under block steps (7 rows × N)
+  // Mixed Newton-3: the spatial order of the particles (cuda::morton_order) and its sort keys.
+  DeviceBuffer order_, keys_;
+  bool order_valid_ = false;
+  int order_uses_ = 0;
+  bool j_sorted_ = false;  // the j arrays are in order_'s order
 };
 
 }  // namespace
@@ -347,6 +470,11 @@ std::unique_ptr<GravityKernel> make_cuda_gravity_kernel(const KernelOptions& opt
 std::string cuda_force_path(GravityKernel& kernel, bool jerk) {
   auto* cuda_kernel = dynamic_cast<CudaGravityKernel*>(&kernel);
   return cuda_kernel ? cuda_kernel->force_path(jerk) : std::string();
+}
+
+double cuda_formula_compile_seconds(GravityKernel& kernel) {
+  auto* cuda_kernel = dynamic_cast<CudaGravityKernel*>(&kernel);
+  return cuda_kernel ? cuda_kernel->formula_compile_seconds() : -1.0;
 }
 
 double cuda_time_accel_without_potential(GravityKernel& kernel, int repeats) {

@@ -48,6 +48,10 @@ void CustomGravity::reference(double r2, double& phi, double& g, double& dg) con
   phi = out[0], g = out[1], dg = out[2];
 }
 
+formula::RadialProgram CustomGravity::radial() const {
+  return formula::radial_program(graph_, {phi_, g_, dg_}, 0);
+}
+
 namespace {
 
 // Both host backends: per target, the sources' r² in batches; reference walks the graph per pair
@@ -135,9 +139,13 @@ class CustomGravityKernel final : public HostGravityKernel {
 
 std::unique_ptr<GravityKernel> make_custom_gravity_kernel(BackendKind backend,
                                                           const KernelOptions& options) {
-  if (backend != BackendKind::reference && backend != BackendKind::cpu)
-    throw Error("a custom potential runs on the reference and cpu backends (not yet on cuda)",
-                "backend");
+  if (backend == BackendKind::cuda) {
+#ifdef PAIRWISE_HAVE_CUDA
+    return make_cuda_gravity_kernel(options);
+#else
+    throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
+#endif
+  }
   return std::make_unique<CustomGravityKernel>(options, backend);
 }
 

@@ -7,7 +7,8 @@
 //   φ_i += m_j φ(r),   a_i += m_j G(r²) d,   jerk_i += m_j (G dv + 2 G′(r²) (d·dv) d)
 // with d = x_j − x_i, dv = v_j − v_i, G = φ′(r)/r (so φ = −1/r gives Newton's m d/r³), and G′ the
 // derivative in r², both derived symbolically from φ (the jerk term GAJ needs). Reference (graph
-// walk, double) and cpu (the compiled program over batches of sources) backends.
+// walk, double) and cpu (the compiled program over batches of sources) backends; cuda runs φ, G, G′
+// as a formula::RadialProgram inside the Newton-3 kernel, compiled with NVRTC (cuda_formula.cuh).
 #pragma once
 
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "engine/formula/expression.hpp"
 #include "engine/formula/program.hpp"
+#include "engine/formula/radial_program.hpp"
 
 namespace pairwise::nbody {
 
@@ -27,6 +29,8 @@ class CustomGravity {
   void reference(double r2, double& phi, double& g, double& dg) const;
   const formula::Program& program() const { return program_; }  // input r²; outputs φ, G, G′
   const std::string& text() const { return text_; }
+  // φ, G, G′ as functions of r² in product normal form (GPU code).
+  formula::RadialProgram radial() const;
 
  private:
   formula::Graph graph_;

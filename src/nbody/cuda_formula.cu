@@ -1,0 +1,98 @@
+#include "nbody/cuda_formula.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "core/cuda_check.cuh"
+#include "engine/formula/nvrtc_loader.hpp"
+#include "nbody/cuda_newton3_kernel.cuh"
+#include "nbody/custom_gravity.hpp"
+#include "pairwise/error.hpp"
+
+namespace pairwise::nbody::cuda {
+
+namespace {
+
+// Stand-ins for the std names the embedded headers use (NVRTC has no standard library headers).
+constexpr const char* kPrelude = R"(
+#ifndef __CUDACC__
+#define __CUDACC__ 1
+#endif
+namespace std {
+typedef decltype(sizeof(0)) size_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+template <bool B, class T, class F> struct conditional { using type = T; };
+template <class T, class F> struct conditional<false, T, F> { using type = F; };
+template <bool B, class T, class F> using conditional_t = typename conditional<B, T, F>::type;
+}  // namespace std
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+)";
+
+constexpr const char* kKernelName = "pairwise_nbody_formula_newton3";
+
+}  // namespace
+
+FormulaKernels::FormulaKernels(const CustomGravity& potential) : program_(potential.radial()) {
+  const std::vector<double> at_inf = program_.evaluate(std::numeric_limits<double>::infinity());
+  vanishes_ = true;
+  for (double v : at_inf) vanishes_ = vanishes_ && v == 0.0;
+}
+
+std::string FormulaKernels::source(bool jerk, bool potential, bool unit, int mode, int k_i) const {
+  std::ostringstream s;
+  char shift[40];
+  std::snprintf(shift, sizeof shift, "%.9g", program_.shifted ? program_.shift : 0.0);
+  auto b = [](bool v) { return v ? "true" : "false"; };
+  s << kPrelude << newton3_kernel_source() << "\nnamespace pairwise::nbody::cuda {\n"
+    << program_.cuda_function("pairwise_formula", "float")
+    << "struct GeneratedFormula {\n  static constexpr float kShift = float(" << shift << ");\n"
+    << "  static __device__ __forceinline__ void eval(float s, float* out) { "
+       "pairwise_formula(s, out); }\n};\n}  // namespace pairwise::nbody::cuda\n"
+    << "extern \"C\" __global__ void __launch_bounds__(pairwise::nbody::cuda::newton3::"
+       "kBlockThreads, pairwise::nbody::cuda::newton3::min_blocks("
+    << b(jerk) << ", " << b(potential) << ", " << b(unit) << ", " << mode << ", " << k_i << "))\n"
+    << kKernelName
+    << "(const pairwise::nbody::cuda::Newton3Args a, const pairwise::nbody::cuda::Newton3Grid g) "
+       "{\n  pairwise::nbody::cuda::newton3::newton3_body<pairwise::nbody::cuda::FormulaPair<"
+       "pairwise::nbody::cuda::GeneratedFormula>, "
+    << b(jerk) << ", " << b(potential) << ", false, " << b(unit) << ", " << mode << ", " << k_i
+    << ">(a, g);\n}\n";
+  return s.str();
+}
+
+FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit, int mode,
+                                           int k_i) {
+  const auto key = std::make_tuple(jerk, potential, unit, mode, k_i);
+  if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+  const formula::CompiledKernel compiled =
+      formula::compile_cuda_source(source(jerk, potential, unit, mode, k_i));
+  last_seconds_ = compiled.seconds;
+  last_from_cache_ = compiled.from_cache;
+  seconds_ += compiled.seconds;
+  // The library stays loaded for the life of the process (kernels of a potential are few).
+  cudaLibrary_t library = nullptr;
+  PW_CUDA(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr,
+                              nullptr, 0));
+  cudaKernel_t kernel = nullptr;
+  PW_CUDA(cudaLibraryGetKernel(&kernel, library, kKernelName));
+  Kernel k;
+  k.fn = reinterpret_cast<const void*>(kernel);
+  k.blocks_per_sm = newton3::min_blocks(jerk, potential, unit, mode, k_i);
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, newton3::kBlockThreads, 0) ==
+          cudaSuccess &&
+      per_sm > 0)
+    k.blocks_per_sm = per_sm;
+  cudaGetLastError();  // an occupancy query the handle does not support is not an error here
+  return kernels_[key] = k;
+}
+
+}  // namespace pairwise::nbody::cuda

@@ -1,0 +1,489 @@
+// The Newton-3 kernel of CUDA gravity as a template over its pair term (see cuda_newton3.cu for the
+// tile scheme), compiled twice: by nvcc with PlummerPair (the built-in kernels) and at run time by
+// NVRTC with FormulaPair (a custom potential, issue 13: nbody/cuda_formula.cu). NVRTC gets this
+// header's text and its dependencies' (pairwise/hd.hpp, pairwise/math.hpp, pairwise/physics/
+// gravity.hpp, engine/pair_tiles.cuh) embedded at build time with their #include lines removed,
+// after a prelude standing in for the few std names they use (src/nbody/CMakeLists.cmake), so
+// everything here is device code or constexpr, with no host-only includes. Under a host compiler
+// (cuda_gravity.cuh is included by g++ translation units) only the plain declarations remain.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "engine/pair_tiles.cuh"
+#include "pairwise/physics/gravity.hpp"
+
+namespace pairwise::nbody::cuda {
+
+// Output components, in this order, of the partial-sum buffers and of the packed results.
+enum Component { kAx, kAy, kAz, kPot, kJx, kJy, kJz, kComponents };
+
+// A source far away with zero mass: pads the last tile, contributes exactly zero (m = 0) with a
+// finite 1/s (s ~ 1e18, so s² stays inside FP32 range).
+inline constexpr float kFar = 1e18f;
+
+inline constexpr int kNewton3Warps = 4;
+
+// What the Newton-3 kernel reads (the part of ForceArgs it uses; a plain struct NVRTC sees too).
+struct Newton3Args {
+  const void* jpos = nullptr;           // float4 [n_j]: x, y, z (hi with kDs), m
+  const void* jlo = nullptr;            // float4 [n_j]: low parts of x, y, z (kDs)
+  const void* jvel = nullptr;           // float4 [n_j] (GAJ)
+  unsigned long long* exact = nullptr;  // kComponents × engine::kExactWords words per particle
+  double eps2 = 0;
+  int n_j = 0;
+  int ds_flush_tiles = 4;
+};
+
+// The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
+// warps.
+struct Newton3Grid {
+  int nb = 0;
+  long long n_tiles = 0, warps = 0;
+};
+
+#if defined(__CUDACC__)
+namespace newton3 {
+
+// Positions in the loop (the kernels' kMode): float (single precision); double-single, every
+// displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets from each row's
+// origin, the particles in a spatial order (mixed with PAIRWISE_CUDA_MIXED_ORIGIN=1).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedOrigin = 2 };
+
+constexpr int kWarps = kNewton3Warps;
+constexpr int kBlockThreads = 32 * kWarps;
+constexpr int kUnroll = 8;  // rotation steps per loop trip (2 and 4: no faster with the caps below)
+// Pads of the equal-mass kernels (unit mass): |d|² overflows to +inf, rsqrt(+inf) = 0, so every
+// term with a pad is exactly zero (d·0 with d finite).
+constexpr float kFarUnit = 1e25f;
+
+// Register caps (blocks of 4 warps per SM): 4 (16 warps, <= 128 registers); GA with φ at kI = 8
+// takes 3 (12 warps, <= 168 registers: 2.29 / 2.36 / 2.37 T/s at N = 65,536 / 262,144 /
+// 1,048,576 against 2.21 / 2.31 / 2.32 with 4, whose 128 registers spill 8 bytes).
+// The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
+// blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
+constexpr int kUnitGaMinBlocks = 4;
+// Mixed precision, double-single displacements (kMixedDs: 3 more registers per target) at GA kI = 8
+// takes 3 blocks/SM with or without equal masses. Mixed with offsets from the row's origin
+// (kMixedOrigin) runs the loop of single precision, but its row origin, low-part pointer and flush
+// counter spill 60-76 bytes at 128 registers (ptxas -v): 3 blocks/SM (<= 168 registers).
+constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
+  return mode == kMixedOrigin         ? 3
+         : (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3)
+                                      : 4;
+}
+template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
+constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
+
+}  // namespace newton3
+
+// The built-in pair term: Plummer-softened Newton (pairwise/physics/gravity.hpp). Stage: 1/s.
+struct PlummerPair {
+  using F = float;
+  using Stage = F;
+  struct Ctx {
+    F eps2;
+  };
+  static constexpr bool kSelfExcluded = false;  // the pair (i, i) adds -m_i/ε to φ
+  static __device__ __forceinline__ Ctx context(double eps2) { return Ctx{F(eps2)}; }
+  static __device__ __forceinline__ F distance2(const Ctx& c, F dx, F dy, F dz) {
+    return physics::softened_distance2(dx, dy, dz, c.eps2);
+  }
+  static __device__ __forceinline__ Stage stage(F s2) { return pairwise::rsqrt(s2); }
+  template <bool kPot, bool kGuard>
+  static __device__ __forceinline__ void pair(F dx, F dy, F dz, F m_i, F m_j, F s2, Stage inv_s,
+                                              physics::Accel<F>& acc_i, physics::Accel<F>& acc_j) {
+    physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard>(dx, dy, dz, m_i, m_j, s2, inv_s, acc_i,
+                                                            acc_j);
+  }
+  template <bool kGuard>
+  static __device__ __forceinline__ void pair_jerk(F dx, F dy, F dz, F dvx, F dvy, F dvz, F m_i,
+                                                   F m_j, F s2, Stage inv_s,
+                                                   physics::AccelJerk<F>& acc_i,
+                                                   physics::AccelJerk<F>& acc_j) {
+    physics::accumulate_accel_jerk_pair_from_rsqrt<kGuard>(dx, dy, dz, dvx, dvy, dvz, m_i, m_j, s2,
+                                                           inv_s, acc_i, acc_j);
+  }
+  template <bool kPot, bool kGuard>
+  static __device__ __forceinline__ void one(const Ctx& c, F dx, F dy, F dz, F m, bool,
+                                             physics::Accel<F>& acc) {
+    physics::accumulate_accel<kPot, kGuard>(dx, dy, dz, m, c.eps2, acc);
+  }
+  template <bool kGuard>
+  static __device__ __forceinline__ void one_jerk(const Ctx& c, F dx, F dy, F dz, F dvx, F dvy,
+                                                  F dvz, F m, bool, physics::AccelJerk<F>& acc) {
+    physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, dvx, dvy, dvz, m, c.eps2, acc);
+  }
+};
+
+// A pair term from a formula (nbody/custom_gravity.hpp): Formula::eval(s, out) writes φ, G and
+// G′ = dG/d(r²) at s = r² + Formula::kShift (formula::RadialProgram::cuda_function). The pair adds
+//   φ_i += m_j φ,  a_i += m_j G d,  jerk_i += m_j (G u + 2 G′ (d·u) d)
+// and to j the same with m_i and d, u negated. The pair (i, i) is skipped (`self`), so nothing is
+// removed from φ afterwards; ε = 0 needs no guard (only i = j is at zero distance by contract).
+template <class Formula>
+struct FormulaPair {
+  using F = float;
+  using Stage = F;  // s itself: the formula is evaluated where its values are used
+  struct Ctx {};
+  static constexpr bool kSelfExcluded = true;
+  static __device__ __forceinline__ Ctx context(double) { return Ctx{}; }
+  static __device__ __forceinline__ F distance2(const Ctx&, F dx, F dy, F dz) {
+    return fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, F(Formula::kShift))));
+  }
+  static __device__ __forceinline__ Stage stage(F s2) { return s2; }
+  template <bool kPot, bool>
+  static __device__ __forceinline__ void pair(F dx, F dy, F dz, F m_i, F m_j, F s2, Stage,
+                                              physics::Accel<F>& acc_i, physics::Accel<F>& acc_j) {
+    F v[3];
+    Formula::eval(s2, v);
+    const F w_j = m_j * v[1], w_i = m_i * v[1];
+    acc_i.ax = fmadd(w_j, dx, acc_i.ax);
+    acc_i.ay = fmadd(w_j, dy, acc_i.ay);
+    acc_i.az = fmadd(w_j, dz, acc_i.az);
+    acc_j.ax = fmadd(-w_i, dx, acc_j.ax);
+    acc_j.ay = fmadd(-w_i, dy, acc_j.ay);
+    acc_j.az = fmadd(-w_i, dz, acc_j.az);
+    if constexpr (kPot) {
+      acc_i.pot = fmadd(m_j, v[0], acc_i.pot);
+      acc_j.pot = fmadd(m_i, v[0], acc_j.pot);
+    }
+  }
+  template <bool>
+  static __device__ __forceinline__ void pair_jerk(F dx, F dy, F dz, F dvx, F dvy, F dvz, F m_i,
+                                                   F m_j, F s2, Stage, physics::AccelJerk<F>& acc_i,
+                                                   physics::AccelJerk<F>& acc_j) {
+    F v[3];
+    Formula::eval(s2, v);
+    const F g = v[1], c = F(2) * v[2] * fmadd(dx, dvx, fmadd(dy, dvy, dz * dvz));
+    const F tx = fmadd(c, dx, g * dvx), ty = fmadd(c, dy, g * dvy), tz = fmadd(c, dz, g * dvz);
+    const F w_j = m_j * g, w_i = m_i * g;
+    acc_i.ax = fmadd(w_j, dx, acc_i.ax);
+    acc_i.ay = fmadd(w_j, dy, acc_i.ay);
+    acc_i.az = fmadd(w_j, dz, acc_i.az);
+    acc_i.jx = fmadd(m_j, tx, acc_i.jx);
+    acc_i.jy = fmadd(m_j, ty, acc_i.jy);
+    acc_i.jz = fmadd(m_j, tz, acc_i.jz);
+    acc_j.ax = fmadd(-w_i, dx, acc_j.ax);
+    acc_j.ay = fmadd(-w_i, dy, acc_j.ay);
+    acc_j.az = fmadd(-w_i, dz, acc_j.az);
+    acc_j.jx = fmadd(-m_i, tx, acc_j.jx);
+    acc_j.jy = fmadd(-m_i, ty, acc_j.jy);
+    acc_j.jz = fmadd(-m_i, tz, acc_j.jz);
+    acc_i.pot = fmadd(m_j, v[0], acc_i.pot);
+    acc_j.pot = fmadd(m_i, v[0], acc_j.pot);
+  }
+  template <bool kPot, bool>
+  static __device__ __forceinline__ void one(const Ctx& ctx, F dx, F dy, F dz, F m, bool self,
+                                             physics::Accel<F>& acc) {
+    F v[3];
+    Formula::eval(distance2(ctx, dx, dy, dz), v);
+    const F w = self ? F(0) : m * v[1];
+    acc.ax = fmadd(w, dx, acc.ax);
+    acc.ay = fmadd(w, dy, acc.ay);
+    acc.az = fmadd(w, dz, acc.az);
+    if constexpr (kPot) acc.pot += self ? F(0) : m * v[0];
+  }
+  template <bool>
+  static __device__ __forceinline__ void one_jerk(const Ctx& ctx, F dx, F dy, F dz, F dvx, F dvy,
+                                                  F dvz, F m, bool self,
+                                                  physics::AccelJerk<F>& acc) {
+    F v[3];
+    Formula::eval(distance2(ctx, dx, dy, dz), v);
+    const F g = self ? F(0) : m * v[1];
+    const F c = self ? F(0) : F(2) * m * v[2] * fmadd(dx, dvx, fmadd(dy, dvy, dz * dvz));
+    acc.ax = fmadd(g, dx, acc.ax);
+    acc.ay = fmadd(g, dy, acc.ay);
+    acc.az = fmadd(g, dz, acc.az);
+    acc.jx = fmadd(c, dx, fmadd(g, dvx, acc.jx));
+    acc.jy = fmadd(c, dy, fmadd(g, dvy, acc.jy));
+    acc.jz = fmadd(c, dz, fmadd(g, dvz, acc.jz));
+    acc.pot += self ? F(0) : m * v[0];
+  }
+};
+
+namespace newton3 {
+
+// Exact words of component c: value i's word w at exact[(c·kExactWords + w)·n + i].
+__device__ __forceinline__ unsigned long long* component_words(const Newton3Args& a, int c) {
+  return a.exact + std::size_t(c) * engine::kExactWords * std::size_t(a.n_j);
+}
+
+// Components of a sum in the order of the exact buffer (kAx, kAy, kAz, kPot, kJx, kJy, kJz).
+template <class Sum>
+__device__ __forceinline__ void store_components(const Sum& s, float* out, int stride) {
+  out[kAx * stride] = s.ax, out[kAy * stride] = s.ay, out[kAz * stride] = s.az;
+  out[kPot * stride] = s.pot;
+  if constexpr (sizeof(Sum) / sizeof(float) == 7)
+    out[kJx * stride] = s.jx, out[kJy * stride] = s.jy, out[kJz * stride] = s.jz;
+}
+
+// Flushes `count` sums staged in this warp's buffer (`staged[(slot · stride + c) · 32 + lane]`,
+// components c < comps, the particle of slot k being first + 32 k) into the exact accumulator. The
+// values go through shared memory and a loop that is not unrolled, so the flush (once per row, and
+// for GAJ's 7 sums once per 32-source group) does not hold registers of the hot loop. GA's 3 or 4
+// source sums per group go straight from the registers: 1.1-1.6 % faster (docs/performance.md,
+// pass 6).
+__device__ __forceinline__ void flush_staged(const Newton3Args& a, const float* staged, int stride,
+                                             int comps, int count, int first, int lane) {
+  const std::size_t n = std::size_t(a.n_j);
+#pragma unroll 1
+  for (int k = 0; k < count; ++k) {
+    const int i = first + 32 * k + lane;
+    if (i >= a.n_j) continue;
+#pragma unroll 1
+    for (int c = 0; c < comps; ++c)
+      engine::exact_add(component_words(a, c), n, i, staged[(k * stride + c) * 32 + lane]);
+  }
+}
+
+// The shared-memory entry lane `lane` reads at rotation step s: source (lane + s) mod 32, at entry
+// lane + s of the doubled row (the base pointer holds lane), or (lane + s) mod 32 of a single copy.
+template <bool kSingleCopy>
+__device__ __forceinline__ int source_entry(int lane, int s) {
+  return kSingleCopy ? ((lane + s) & 31) : s;
+}
+
+template <bool kJerk, bool kWithPot, class Sum>
+__device__ __forceinline__ void rotate(Sum& s) {
+  s.ax = engine::rotate_next(s.ax);
+  s.ay = engine::rotate_next(s.ay);
+  s.az = engine::rotate_next(s.az);
+  if constexpr (kWithPot) s.pot = engine::rotate_next(s.pot);
+  if constexpr (kJerk) {
+    s.jx = engine::rotate_next(s.jx);
+    s.jy = engine::rotate_next(s.jy);
+    s.jz = engine::rotate_next(s.jz);
+  }
+}
+
+// The body of the Newton-3 kernel (cuda_newton3.cu describes the scheme), launched with
+// kBlockThreads threads per block and __launch_bounds__(kBlockThreads, kMinBlocks<...>).
+// kMode == kMixedDs: positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and the
+// mass, jlo the low parts), and every displacement is (xj_hi - xi_hi) + (xj_lo - xi_lo) in FP32
+// (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The sources
+// are staged once per 32-source group (not twice: the low parts need the shared memory) and read at
+// (lane + s) mod 32.
+// kMode == kMixedOrigin: double-single positions as above, and each row tile I has an origin o,
+// the position of its first particle (hi, lo in shared memory). Targets and sources enter the loop
+// as FP32 offsets from o,
+// ((x_hi - o_hi) + (x_lo - o_lo)) rounded once, formed when the row is loaded and when a tile is
+// staged (3 per particle and tile, not per pair), so the pair arithmetic is single's: a
+// displacement is off by u·(|x_i - o| + |x_j - o|) (u = 2^-24), small when the row is compact (the
+// caller orders the particles spatially: ForceArgs::order) and relative to |d| for far sources.
+// Both mixed modes flush the targets' float sums to the exact accumulator after every
+// Newton3Args::ds_flush_tiles tiles (4 by default: no float sum runs over more than 4B sources; a
+// source's sums over B targets), where single's run over a warp's whole row chunk.
+template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
+__device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
+  constexpr bool kDs = kMode != kSingle;        // double-single positions (mixed)
+  constexpr bool kHiLo = kMode == kMixedDs;     // double-single displacements
+  constexpr bool kOff = kMode == kMixedOrigin;  // offsets from the row's origin
+  using F = float;
+  using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
+  constexpr int B = 32 * kI;
+  // Per warp, per 32-source group: 64 entries (the group twice; once with kHiLo), positions + mass,
+  // velocities, and with kHiLo the low parts of the positions.
+  constexpr int kRow = kHiLo ? 32 : 64;
+  __shared__ float4 s_pos[kWarps][kI][kRow];
+  __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? kRow : 1];
+  __shared__ float4 s_lo[kHiLo ? kWarps : 1][kHiLo ? kI : 1][kHiLo ? 32 : 1];
+  // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
+  constexpr int kComp = kJerk ? 7 : 4;
+  __shared__ float s_flush[kWarps][kI * kComp * 32];
+
+  const int lane = int(threadIdx.x) & 31, wib = int(threadIdx.x) >> 5;
+  const long long warp = (long long)blockIdx.x * kWarps + wib;
+  long long t, t_end;
+  engine::tile_chunk(g.n_tiles, g.warps, warp, &t, &t_end);
+  if (t >= t_end) return;
+  int I, J;
+  engine::triangle_tile(t, g.nb, &I, &J);
+
+  const int n = a.n_j;
+  const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
+  const float4* __restrict__ jvel = static_cast<const float4*>(a.jvel);
+  const float4* __restrict__ jlo = static_cast<const float4*>(a.jlo);
+  const typename Pair::Ctx ctx = Pair::context(a.eps2);
+  constexpr float kPad = kUnit ? kFarUnit : kFar;
+  const float4 far = make_float4(kPad, kPad, kPad, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  // The mass of a target (source) in the evaluators: its own, or 1 with equal masses.
+  auto mass = [](const float4& p) { return kUnit ? F(1) : p.w; };
+
+  float4 pi[kI];  // x, y, z (kOff: offsets from the origin), m of the targets
+  F vi[kI][3];
+  F li[kHiLo ? kI : 1][3];  // kHiLo: the low parts of the targets' positions
+  Sum acc[kI];
+  int row = -1;
+  int tiles_since_flush = 0;  // mixed
+  float* staged = s_flush[wib];
+  // kOff: the row's origin (hi x, y, z, lo x, y, z) in the last 6 words of `staged`, which only
+  // flush_row uses (static shared memory is full: 48 KB); written again after every flush_row.
+  float* const origin = staged + kI * kComp * 32 - 6;
+  auto set_origin = [&]() {
+    if constexpr (kOff) {
+      const float4 h = jpos[row * B], l = jlo[row * B];
+      __syncwarp();
+      if (lane == 0)
+        origin[0] = h.x, origin[1] = h.y, origin[2] = h.z, origin[3] = l.x, origin[4] = l.y,
+        origin[5] = l.z;
+      __syncwarp();
+    }
+  };
+  // kOff: particle j's position as an offset from the row's origin.
+  auto offset = [&](float4& p, int j) {
+    if constexpr (kOff) {
+      const float4 l = jlo[j];
+      p.x = (p.x - origin[0]) + (l.x - origin[3]);
+      p.y = (p.y - origin[1]) + (l.y - origin[4]);
+      p.z = (p.z - origin[2]) + (l.z - origin[5]);
+    }
+  };
+  auto flush_row = [&]() {
+    if (row < 0) return;
+#pragma unroll
+    for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
+    flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
+  };
+
+  for (; t < t_end; ++t) {
+    if (I != row) {
+      flush_row();
+      row = I;
+      tiles_since_flush = 0;
+      set_origin();
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const int i = I * B + 32 * k + lane;
+        pi[k] = i < n ? jpos[i] : far;
+        if (i < n) offset(pi[k], i);
+        if constexpr (kHiLo) {
+          const float4 l = i < n ? jlo[i] : zero;
+          li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
+        }
+        if constexpr (kJerk) {
+          const float4 v = i < n ? jvel[i] : zero;
+          vi[k][0] = v.x, vi[k][1] = v.y, vi[k][2] = v.z;
+        }
+        acc[k] = Sum{};
+      }
+    }
+    // Stage the tile's sources, each 32-source group twice.
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < kI; ++u) {
+      const int j = J * B + 32 * u + lane;
+      float4 p = j < n ? jpos[j] : far;
+      if (j < n) offset(p, j);
+      s_pos[wib][u][lane] = p;
+      if constexpr (!kHiLo) s_pos[wib][u][lane + 32] = p;
+      if constexpr (kJerk) {
+        const float4 v = j < n ? jvel[j] : zero;
+        s_vel[wib][u][lane] = v;
+        if constexpr (!kHiLo) s_vel[wib][u][lane + 32] = v;
+      }
+      if constexpr (kHiLo) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
+    }
+    __syncwarp();
+
+    if (I == J) {  // diagonal tile: one-sided, every ordered pair
+#pragma unroll 1
+      for (int u = 0; u < kI; ++u) {
+        const float4* sp = &s_pos[wib][u][kHiLo ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kHiLo ? lane : 0];
+#pragma unroll kUnroll
+        for (int s = 0; s < 32; ++s) {
+          const int e = source_entry<kHiLo>(lane, s);
+          const float4 p = sp[e];
+          float4 v = zero, lo = zero;
+          if constexpr (kJerk) v = sv[e];
+          if constexpr (kHiLo) lo = s_lo[wib][u][e];
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
+            const bool self = Pair::kSelfExcluded && u == k && s == 0;
+            F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+            if constexpr (kHiLo)
+              dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
+            if constexpr (kJerk) {
+              Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
+                                              v.z - vi[k][2], mass(p), self, acc[k]);
+            } else {
+              Pair::template one<kPot, kGuard>(ctx, dx, dy, dz, mass(p), self, acc[k]);
+            }
+          }
+        }
+      }
+    } else {
+#pragma unroll 1
+      for (int u = 0; u < kI; ++u) {
+        const float4* sp = &s_pos[wib][u][kHiLo ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kHiLo ? lane : 0];
+        Sum fj{};  // sums of the source this lane holds at this step
+#pragma unroll kUnroll
+        for (int s = 0; s < 32; ++s) {
+          const int e = source_entry<kHiLo>(lane, s);
+          const float4 p = sp[e];
+          float4 v = zero, lo = zero;
+          if constexpr (kJerk) v = sv[e];
+          if constexpr (kHiLo) lo = s_lo[wib][u][e];
+          F dx[kI], dy[kI], dz[kI], s2[kI];
+          typename Pair::Stage st[kI];
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
+            if constexpr (kHiLo) {  // double-single difference
+              dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+            }
+            s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
+          }
+#pragma unroll
+          for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            if constexpr (kJerk) {
+              Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0], v.y - vi[k][1],
+                                               v.z - vi[k][2], mass(pi[k]), mass(p), s2[k], st[k],
+                                               acc[k], fj);
+            } else {
+              Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k],
+                                                st[k], acc[k], fj);
+            }
+          }
+          rotate<kJerk, kPot>(fj);
+        }
+        if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
+          store_components(fj, staged + lane, 32);
+          flush_staged(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
+        } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
+          const int j = J * B + 32 * u + lane;
+          if (j < n) {
+            const std::size_t nn = std::size_t(n);
+            engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
+            engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
+            engine::exact_add(component_words(a, Component::kAz), nn, j, fj.az);
+            if constexpr (kPot)  // the component (kPot is also the template parameter here)
+              engine::exact_add(component_words(a, Component::kPot), nn, j, fj.pot);
+          }
+        }
+      }
+    }
+    // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
+    if constexpr (kDs) {
+      if (++tiles_since_flush == a.ds_flush_tiles) {
+        flush_row();
+        set_origin();
+#pragma unroll
+        for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+        tiles_since_flush = 0;
+      }
+    }
+    engine::triangle_next(g.nb, &I, &J);
+  }
+  flush_row();
+}
+
+}  // namespace newton3
+#endif  // __CUDACC__
+}  // namespace pairwise::nbody::cuda
