@@ -202,6 +202,24 @@ class Normalizer {
         return q;
       }
     }
+    // A sum times a positive constant is the same atom times the constant's power: (4x + 4c)^(h/2)
+    // = 4^(h/2) (x + c)^(h/2). The derivatives of a softened potential bring both forms (the
+    // simplifier writes (2 √(x + c))² as 4 (x + c)); one atom keeps Plummer at one rsqrt. The sum
+    // is scaled so that its first non-constant term has coefficient 1.
+    double lead = 0;
+    for (const auto& [m, c] : p) {
+      if (!m.empty()) {
+        lead = c;
+        break;
+      }
+    }
+    if (lead > 0 && lead != 1) {
+      Poly unit;
+      for (const auto& [m, c] : p) unit[m] = c / lead;
+      Poly r = atom_poly(as_atom(unit), h);
+      for (auto& term : r) term.second *= std::pow(lead, h / 2.0);
+      return r;
+    }
     return atom_poly(as_atom(p), h);
   }
 
