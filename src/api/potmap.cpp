@@ -7,7 +7,7 @@
 #include "core/io/opendx.hpp"
 #include "potmap/map.hpp"
 #include "potmap/map_output.hpp"
-#include "potmap/run.hpp"
+#include "potmap/run_config.hpp"
 
 namespace pairwise::potmap {
 

@@ -1,7 +1,7 @@
 // The command line's way into the API layer: `pairwise run FILE.toml` loads the file and applies
 // its overrides (apps/pairwise), then hands the config here; the workload it names runs through
 // the same sessions as the public API (md_run.cpp, nbody_run.cpp, ljc_run.cpp, fredholm_run.cpp;
-// potmap through src/potmap/run.hpp).
+// potmap_run.cpp).
 #pragma once
 
 #include <ostream>

@@ -11,7 +11,7 @@
 #include "core/io/pqr.hpp"
 #include "pairwise/error.hpp"
 #include "potmap/map.hpp"
-#include "potmap/run.hpp"
+#include "potmap/run_config.hpp"
 
 namespace pairwise::potmap {
 

@@ -16,7 +16,7 @@
 #include "core/io/trajectory.hpp"
 #include "pairwise/error.hpp"
 #include "potmap/bench.hpp"
-#include "potmap/run.hpp"
+#include "potmap/run_config.hpp"
 
 namespace pairwise::potmap {
 

@@ -13,7 +13,7 @@
 #include "pairwise/backend.hpp"
 #include "pairwise/precision.hpp"
 #include "potmap/map.hpp"
-#include "potmap/run.hpp"
+#include "potmap/run_config.hpp"
 
 namespace pairwise::test {
 namespace {

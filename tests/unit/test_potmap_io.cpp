@@ -19,7 +19,7 @@
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
 #include "potmap/map.hpp"
-#include "potmap/run.hpp"
+#include "potmap/run_config.hpp"
 
 namespace {
 
