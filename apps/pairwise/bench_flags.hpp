@@ -32,7 +32,8 @@ struct BenchFlags {
   void apply_to(Options& o) const {
     o.json_path = json;
     o.backend = parse_backend(backend);
-    if (!precisions.empty()) o.precisions = parsed_precisions();
+    if constexpr (requires { o.precisions; })
+      if (!precisions.empty()) o.precisions = parsed_precisions();
     if constexpr (requires { o.repeats; })
       if (repeats > 0) o.repeats = repeats;
     if constexpr (requires { o.compare_cpu; }) o.compare_cpu = !no_cpu;

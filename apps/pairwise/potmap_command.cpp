@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.hpp"
 #include "commands.hpp"
 #include "core/io/trajectory.hpp"
 #include "pairwise/error.hpp"
@@ -146,30 +147,32 @@ Command add_potmap_command(CLI::App& app) {
 namespace pairwise::cli {
 
 Command add_potmap_bench(CLI::App& bench) {
-  auto o = std::make_shared<potmap::BenchOptions>();
-  auto backend = std::make_shared<std::string>("auto");
-  auto no_cpu = std::make_shared<bool>(false), no_scaling = std::make_shared<bool>(false);
+  struct Args {
+    BenchFlags flags;
+    potmap::BenchOptions options;
+    bool no_scaling = false;
+  };
+  auto a = std::make_shared<Args>();
   CLI::App* sub = bench.add_subcommand(
       "potmap", "Potential maps: the 100 Å water box cutoff map, direct summation, scaling");
-  sub->add_option("--json", o->json_path, "Write the records to this JSON file");
-  sub->add_option("--input", o->input,
+  a->flags.add_json(sub);
+  sub->add_option("--input", a->options.input,
                   "The water box (.pqr, e.g. watbox100.pqr; default: a generated 100 Å box)");
-  sub->add_option("--backend", *backend, "auto | reference | cpu | cuda")
-      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}));
-  sub->add_option("--repeats", o->repeats, "Timed repetitions per case (median reported)")
-      ->check(CLI::Range(1, 1000));
-  sub->add_option("--volumes", o->volumes, "Box volumes (Å³) of the scaling sweep")->delimiter(',');
-  sub->add_flag("--no-cpu", *no_cpu, "Skip the cpu-backend comparison");
-  sub->add_flag("--no-scaling", *no_scaling, "Skip the scaling sweep");
-  sub->add_flag("--e2e-only", o->e2e_only,
+  a->flags.add_backend(sub);
+  a->flags.add_repeats(sub);
+  sub->add_option("--volumes", a->options.volumes, "Box volumes (Å³) of the scaling sweep")
+      ->delimiter(',');
+  a->flags.add_no_cpu(sub);
+  sub->add_flag("--no-scaling", a->no_scaling, "Skip the scaling sweep");
+  sub->add_flag("--e2e-only", a->options.e2e_only,
                 "Only the end-to-end cases (whole `pairwise potmap` processes; need --input)");
-  sub->add_option("--e2e-frames", o->e2e_frames,
+  sub->add_option("--e2e-frames", a->options.e2e_frames,
                   "Frames of the end-to-end trajectory cases (default 1000; 0: none)");
-  return {sub, [o, backend, no_cpu, no_scaling] {
-            o->backend = parse_backend(*backend);
-            o->compare_cpu = !*no_cpu;
-            o->scaling = !*no_scaling;
-            return potmap::run_potmap_bench(*o);
+  return {sub, [a] {
+            potmap::BenchOptions o = a->options;
+            a->flags.apply_to(o);
+            o.scaling = !a->no_scaling;
+            return potmap::run_potmap_bench(o);
           }};
 }
 
