@@ -67,7 +67,8 @@ struct MapOptions {
   bool kahan = false;    // compensated summation (single and mixed pair arithmetic)
   double bin_size = 0;   // Å, the cuda backend's atom bins (0: its default)
   int device = 0;        // CUDA device
-  // Device memory the cuda backend may use for the map itself, besides the atoms and bins (bytes;
+  // Device memory the cuda backend may use for the map itself (FP32 maps: the values and their
+  // FP64 copy for the host, 12 bytes a point), besides the atoms and bins (bytes;
   // 0: what the device has free, less the atoms, bins and 256 MiB). Lattices that need more are
   // computed in slabs of x-planes, unless `slabs` is false (then an error says how many bytes were
   // needed).

@@ -37,7 +37,8 @@ TEST_F(PotmapCuda, SlabsGiveTheSameMapAndSayHowTheySplit) {
     o.exclusion = 1.0;
     const auto one = potmap::compute_map(BackendKind::cuda, atoms, l, o);
     EXPECT_EQ(one.slabs, 1);
-    o.device_memory_limit = 16 * 45 * 50 * sizeof(float);  // 16 planes of the map
+    // 16 planes of the map: FP32 values and their FP64 copy for the host (cuda_map.cu).
+    o.device_memory_limit = 16 * 45 * 50 * (sizeof(float) + sizeof(double));
     const auto sliced = potmap::compute_map(BackendKind::cuda, atoms, l, o);
     EXPECT_EQ(sliced.slabs, 4);  // 61 planes in slabs of 16
     EXPECT_NE(sliced.slab_note.find("slabs of at most"), std::string::npos) << sliced.slab_note;
