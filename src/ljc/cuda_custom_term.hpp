@@ -1,12 +1,14 @@
-// The ljc custom non-bonded term (a formula, ljc/custom_nonbonded.hpp) on the GPU (issue 13): an
-// all-pairs kernel generated from the formula and compiled at run time by NVRTC (formula/
-// nvrtc_loader), beside the built-in cuda kernel (which keeps LJ + Coulomb and the bonds, or the
-// bonds alone with custom_replaces). One thread per target i, sources staged 256 at a time in
-// shared memory; the displacements in float (single) or double, the term in T (float in single
-// and mixed, double in double), sums in float (single) or double; the exclusions and
-// 1-4 scales by a merge walk along the target's sorted row of scaled pairs, so every excluded pair
-// is skipped exactly (no subtraction afterwards). Plain C++: the CPU tests check the source and
-// that it compiles.
+// The ljc custom non-bonded term (a formula, ljc/custom_nonbonded.hpp) on the GPU (issue 13),
+// inside the built-in Newton-3 tile kernel: cuda_ljc_tiles.cuh is a template on its pair functor,
+// and here a functor `CustomPair` is generated from the formula (its energy and F/r as one
+// __device__ function of r², q1, q2, sigma1, sigma2, epsilon1, epsilon2) and the exact
+// instantiations the cuda backend launches are compiled by NVRTC (formula/nvrtc_loader, cached on
+// disk): the same tiles, warps, staging, lane rotation, fixed-point accumulation and exclusion
+// masks as LJ + Coulomb. Excluded pairs are skipped by the tile masks exactly as the built-in
+// skips them; the 1-4 pairs (also masked there) are added by pairs14_kernel times scale14_lj.
+// The per-atom parameters are the molecule's own q, σ, ε (in par: x, y, z), so any per-atom
+// combining rule the formula writes works. Plain C++ (g++): launches go through the driver API,
+// on the cuda backend's stream; the CPU tests check the generated source and that it compiles.
 #pragma once
 
 #include <memory>
@@ -14,36 +16,35 @@
 #include <vector>
 
 #include "engine/formula/nvrtc_loader.hpp"
+#include "ljc/cuda_tile_args.hpp"
 #include "ljc/custom_nonbonded.hpp"
-#include "ljc/ljc_kernel.hpp"
 
 namespace pairwise::ljc {
 
-// The kernel `pw_ljc_custom` for `custom` in precision p.
-std::string ljc_custom_term_source(const CustomNonbonded& custom, Precision p);
+// The NVRTC program of the custom term for precision p and i_per_lane targets per lane (the tile
+// width the cuda backend chose: 1, or 4 in FP32 and 2 in FP64): the CustomPair source, the
+// embedded kernel headers and the name expressions of tiles_kernel (without and with energies)
+// and pairs14_kernel. arch 0: device 0's. Throws pairwise::Error for a table term.
+formula::CudaProgram ljc_custom_tiles_program(const CustomNonbonded& custom, Precision p,
+                                              int i_per_lane, int arch = 0);
 
-class CudaCustomTerm {
+// The compiled and loaded kernels of one program, and their launches.
+class CudaCustomTiles {
  public:
-  CudaCustomTerm(const CustomNonbonded& custom, Precision p);
-  ~CudaCustomTerm();
-  CudaCustomTerm(const CudaCustomTerm&) = delete;
-  CudaCustomTerm& operator=(const CudaCustomTerm&) = delete;
-  // Topology and per-atom parameters (q, σ, ε as the formula sees them) of the loaded molecule.
-  void set_system(const Molecule& m, const PreparedSystem& s);
-  // Adds the term's forces to out.fx/fy/fz and its energy to out.custom.
-  void add(const double* x, const double* y, const double* z, LjcForces& out);
+  CudaCustomTiles(const CustomNonbonded& custom, Precision p, int i_per_lane);
+  int i_per_lane() const { return i_per_lane_; }
+  // One wave of resident warps over a.n_tiles tiles (a.warps is set here), as the built-in
+  // launcher does (cuda_ljc.cu: launch_tiles_for); `sms` multiprocessors.
+  void launch_tiles(cuda::TileKernelArgs a, bool energy, int sms, void* stream) const;
+  void launch_pairs14(const cuda::Pairs14Args& a, void* stream) const;
   double compile_seconds() const { return compiled_.seconds; }
   bool from_cache() const { return compiled_.from_cache; }
 
  private:
   formula::CompiledProgram compiled_;
-  std::unique_ptr<formula::DeviceKernel> kernel_;
-  int n_ = 0;
-  Precision precision_ = Precision::single;
-  unsigned long long d_x_ = 0, d_par_ = 0, d_row_ = 0, d_j_ = 0, d_scale_ = 0, d_f_ = 0, d_e_ = 0;
-  std::vector<double> xyz_, f_, e_;
-  std::vector<float> xyz_f_;  // single: float positions
-  void release();
+  std::unique_ptr<formula::DeviceKernel> tiles_[2], pairs14_;  // tiles_[energy]
+  int i_per_lane_ = 1;
+  int blocks_per_sm_[2] = {1, 1};
 };
 
 }  // namespace pairwise::ljc

@@ -1,6 +1,9 @@
 // The cuda backend of LjcKernel: device memory, transfers and the launch sequence
 // (pack positions -> tile kernel -> bonds and 1-4 pairs -> finish). Per-tile exclusion masks are
-// built on the host once per topology (tile_masks.hpp).
+// built on the host once per topology (tile_masks.hpp). A custom non-bonded term ([forcefield]
+// custom, issue 13) runs as the same tile kernel with a pair functor generated from its formula
+// (cuda_custom_term.hpp), instead of (custom_replaces) or after the built-in one, plus its 1-4
+// pairs; its energy is summed apart (LjcForces::custom).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,6 +15,7 @@
 #include "core/cuda_check.cuh"
 #include "engine/device_buffer.cuh"
 #include "ljc/backends.hpp"
+#include "ljc/cuda_custom_term.hpp"
 #include "ljc/cuda_ljc.cuh"
 #include "ljc/cuda_persistent.cuh"
 #include "ljc/tile_masks.hpp"
@@ -53,6 +57,13 @@ class CudaLjcKernel final : public LjcKernel {
     cudaDeviceProp prop{};
     PW_CUDA(cudaGetDeviceProperties(&prop, o.device));
     name_ = std::string("cuda: ") + prop.name;
+    if (o.custom) {
+      name_ += " + custom term " + o.custom->text();
+      if (o.custom->table())
+        throw Error(
+            "a table term (table_file) runs on the reference and cpu backends (not on cuda)",
+            "[forcefield] table_file");
+    }
     sms_ = prop.multiProcessorCount;
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
@@ -66,8 +77,10 @@ class CudaLjcKernel final : public LjcKernel {
   Precision precision() const override { return options_.precision; }
 
   // Newton's third law by default: the benchmark measured it faster than the one-sided engine
-  // kernel at every N and precision (docs/ljc.md).
-  bool newton3() const { return options_.pair_kernel != PairKernel::one_sided; }
+  // kernel at every N and precision (docs/ljc.md). A custom term runs in the Newton-3 tiles only.
+  bool newton3() const { return options_.pair_kernel != PairKernel::one_sided || options_.custom; }
+  // Whether the built-in LJ + Coulomb is evaluated (not replaced by a custom term).
+  bool builtin_pairs() const { return !options_.custom || !options_.custom->replaces(); }
 
   void set_system(const Molecule& m, const NonbondedOptions& nb) override {
     destroy_graphs();
@@ -142,15 +155,56 @@ class CudaLjcKernel final : public LjcKernel {
     energy_out_ = device_alloc(3 * sizeof(double));
     PW_CUDA(cudaMemset(force_acc_.get(), 0, 3 * 8 * std::size_t(n_)));
     PW_CUDA(cudaMemset(energy_acc_.get(), 0, 24));
+    prepare_custom(m);
     prepare_persistent();
     set_positions(m.x.data(), m.y.data(), m.z.data());
   }
 
+  // The custom term's kernels for this tile width (compiled, or read from the NVRTC cache, the
+  // first time) and its parameters: the atoms' own q, σ, ε, padded with zeros; its energy
+  // accumulators (2).
+  void prepare_custom(const Molecule& m) {
+    if (!options_.custom) return;
+    if (!custom_tiles_ || custom_tiles_->i_per_lane() != masks_.i_per_lane) {
+      custom_tiles_ = std::make_unique<CudaCustomTiles>(*options_.custom, options_.precision,
+                                                        masks_.i_per_lane);
+    }
+    if (options_.precision == Precision::double_) {
+      std::vector<double> p(4 * padded_, 0.0);
+      for (int i = 0; i < n_; ++i)
+        p[4 * i] = m.q[i], p[4 * i + 1] = m.sigma[i], p[4 * i + 2] = m.epsilon[i];
+      custom_par_ = upload(p);
+    } else {
+      std::vector<float> p(4 * padded_, 0.0f);
+      for (int i = 0; i < n_; ++i) {
+        p[4 * i] = float(m.q[i]), p[4 * i + 1] = float(m.sigma[i]);
+        p[4 * i + 2] = float(m.epsilon[i]);
+      }
+      custom_par_ = upload(p);
+    }
+    // Every atom the same σ and ε (the benchmark's system): the unmasked tiles pass them as
+    // constants (CustomPair::uniform).
+    custom_uniform_ = n_ > 0;
+    for (int i = 1; i < n_ && custom_uniform_; ++i)
+      custom_uniform_ = m.sigma[i] == m.sigma[0] && m.epsilon[i] == m.epsilon[0];
+    custom_sigma_ = n_ > 0 ? m.sigma[0] : 0.0, custom_epsilon_ = n_ > 0 ? m.epsilon[0] : 0.0;
+    custom_acc_ = device_alloc(2 * 8);
+    PW_CUDA(cudaMemset(custom_acc_.get(), 0, 2 * 8));
+  }
+
   // The persistent step kernel (cuda_persistent.cuh): used when asked for, or by default up to
   // kPersistentMaxN atoms where it fits; its per-atom bond and 1-4 lists and position buffers.
+  // Not with a custom term (its pair is the built-in one): the graph path runs that.
   void prepare_persistent() {
     persistent_ = false;
     if (options_.step_kernel == StepKernel::graph) return;
+    if (options_.custom) {
+      if (options_.step_kernel == StepKernel::persistent)
+        throw Error(
+            "step_kernel = 'persistent' does not run a custom term ([forcefield] custom): "
+            "use step_kernel = 'graph' or 'auto'");
+      return;
+    }
     if (options_.step_kernel == StepKernel::automatic && system_.n > kPersistentMaxN) return;
     persistent_plan_ = cuda::plan_persistent(options_.precision, system_.dielectric, n_);
     if (!persistent_plan_.ok) {
@@ -224,6 +278,20 @@ class CudaLjcKernel final : public LjcKernel {
     std::copy(f.begin() + n_, f.begin() + 2 * n_, out.fy.begin());
     std::copy(f.begin() + 2 * n_, f.end(), out.fz.begin());
     out.lj = e[0], out.coulomb = e[1], out.bond = e[2];
+    if (options_.custom) {  // the custom term's two energy slots, read and zeroed
+      if (options_.precision == Precision::double_) {
+        double c[2];
+        PW_CUDA(cudaMemcpyAsync(c, custom_acc_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
+        PW_CUDA(cudaStreamSynchronize(stream_));
+        out.custom = c[0] + c[1];
+      } else {
+        long long c[2];
+        PW_CUDA(cudaMemcpyAsync(c, custom_acc_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
+        PW_CUDA(cudaStreamSynchronize(stream_));
+        out.custom = (double(c[0]) + double(c[1])) / cuda::kFixedScale;
+      }
+      PW_CUDA(cudaMemsetAsync(custom_acc_.get(), 0, 2 * 8, stream_));
+    }
   }
 
   double time_compute(int repeats) override {
@@ -385,10 +453,41 @@ class CudaLjcKernel final : public LjcKernel {
       for (int c = 0; c < 4; ++c) o.sig[c] = sig[c];
       o.stream = stream_;
       cuda::launch_one_sided(o);
-    } else {
+    } else if (builtin_pairs()) {
       launch_newton3(energy, sig);
     }
     launch_bonded(energy, sig);
+    if (options_.custom) launch_custom(energy);
+  }
+
+  // The custom term: the tile kernel with the formula's pair functor over the same tiles and
+  // masks, then its 1-4 pairs (scale14_lj), into the force accumulators and custom_acc_.
+  void launch_custom(bool energy) {
+    cuda::TileKernelArgs a;
+    a.n = n_;
+    a.n_blocks = masks_.n_blocks;
+    a.n_tiles = masks_.tiles();
+    a.pos = pos_.get();
+    a.pos_lo = pos_lo_.get();
+    a.par = custom_par_.get();
+    a.tile_mask_index = static_cast<const int*>(mask_index_.get());
+    a.masks = static_cast<const std::uint32_t*>(mask_words_.get());
+    a.force = force_acc_.get();
+    a.energy_acc = custom_acc_.get();
+    a.uniform_lj = custom_uniform_;
+    a.lj_sigma2 = custom_sigma_, a.lj_eps24 = custom_epsilon_;
+    custom_tiles_->launch_tiles(a, energy, sms_, stream_);
+    cuda::Pairs14Args p;
+    p.n = n_;
+    p.n_pairs = int(system_.lists.scaled14.size());
+    p.pair_ij = static_cast<const int*>(pair_ij_.get());
+    p.scale = system_.scale14_lj;
+    p.x = static_cast<const double*>(x_.get());
+    p.par = custom_par_.get();
+    p.force = force_acc_.get();
+    p.energy_acc = custom_acc_.get();
+    p.energy = energy;
+    custom_tiles_->launch_pairs14(p, stream_);
   }
 
   void launch_newton3(bool energy, const double (&sig)[4]) {
@@ -428,7 +527,8 @@ class CudaLjcKernel final : public LjcKernel {
     b.dielectric = system_.dielectric;
     b.energy = energy;
     b.n_bonds = int(system_.bonds.size());
-    b.n_pairs14 = int(system_.lists.scaled14.size());
+    // The built-in 1-4 pairs only with the built-in pair term.
+    b.n_pairs14 = builtin_pairs() ? int(system_.lists.scaled14.size()) : 0;
     b.bond_ij = static_cast<const int*>(bond_ij_.get());
     b.bond_rk = static_cast<const double*>(bond_rk_.get());
     b.pair_ij = static_cast<const int*>(pair_ij_.get());
@@ -546,6 +646,10 @@ class CudaLjcKernel final : public LjcKernel {
   cuda::PersistentPlan persistent_plan_;
   DevicePtr bond_start_, bond_j_, bond_rk_csr_, p14_start_, p14_j_, xbuf_, pbuf_, pbuf_lo_;
   bool graphs_ready_ = false;
+  std::unique_ptr<CudaCustomTiles> custom_tiles_;  // the custom term's kernels
+  DevicePtr custom_par_, custom_acc_;
+  bool custom_uniform_ = false;
+  double custom_sigma_ = 0, custom_epsilon_ = 0;
   DevicePtr pos_, pos_lo_, par_, mask_index_, mask_words_, bond_ij_, bond_rk_, pair_ij_, x_,
       force_acc_, energy_acc_, force_out_, energy_out_;
 };

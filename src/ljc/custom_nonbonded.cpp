@@ -5,9 +5,9 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/formula/inverse_r.hpp"
 #include "engine/formula/parser.hpp"
 #include "engine/table_pair.hpp"
-#include "ljc/cuda_custom_term.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::ljc {
@@ -33,6 +33,9 @@ CustomNonbonded::CustomNonbonded(const std::string& energy, bool replaces, const
     if (!std::isfinite(out[0]) || !std::isfinite(out[1]))
       throw formula::FormulaError(
           "non-finite value at r = 3 A (q = +-0.5, sigma = 3, epsilon = 0.1)", 0);
+    // The GPU form: in r² (slot 0) and 1/r (slot 7), the tile kernels' rsqrt.
+    gpu_energy_ = formula::in_r2_and_inverse_r(g, u, 7, 0, 7);
+    gpu_force_over_r_ = formula::in_r2_and_inverse_r(g, fr, 7, 0, 7);
     const formula::NodeId sqrt_r2 = g.unary(formula::Op::sqrt, g.variable(0));
     energy_ = g.substitute(u, 7, sqrt_r2);
     force_over_r_ = g.substitute(fr, 7, sqrt_r2);
@@ -91,10 +94,6 @@ class CustomTermKernel final : public LjcKernel {
       inner_->set_system(m, nb);
     }
     x_ = m.x, y_ = m.y, z_ = m.z;
-    if (inner_->backend() == BackendKind::cuda) {  // the term by an NVRTC kernel
-      if (!gpu_) gpu_ = std::make_unique<CudaCustomTerm>(*custom_, inner_->precision());
-      gpu_->set_system(m, system_);
-    }
   }
   void set_positions(const double* x, const double* y, const double* z) override {
     inner_->set_positions(x, y, z);
@@ -122,7 +121,6 @@ class CustomTermKernel final : public LjcKernel {
 
  private:
   void add_custom(LjcForces& out) {
-    if (gpu_) return gpu_->add(x_.data(), y_.data(), z_.data(), out);
     const long n = static_cast<long>(mol_.size());
     const bool reference = inner_->backend() == BackendKind::reference;
     std::vector<double> energy(std::size_t(n), 0.0);
@@ -201,7 +199,6 @@ class CustomTermKernel final : public LjcKernel {
   Molecule mol_;
   PreparedSystem system_;
   std::vector<double> x_, y_, z_;
-  std::unique_ptr<CudaCustomTerm> gpu_;  // cuda: the term on the device
 };
 
 }  // namespace

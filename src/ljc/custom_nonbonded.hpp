@@ -8,7 +8,9 @@
 // parameters combined in the formula) and constants; 1-2/1-3 and explicit exclusions skip it and
 // 1-4 pairs scale it by scale14_lj, as the LJ term. Its energy is LjcForces::custom. Evaluated in
 // double on the reference (graph walk) and cpu (compiled program over batches of partners)
-// backends; a decorator around the built-in kernel, so the rest of ljc is unchanged.
+// backends (a decorator around the built-in kernel, so the rest of ljc is unchanged); on cuda,
+// inside the built-in Newton-3 tile kernel with a pair functor generated from the formula
+// (ljc/cuda_custom_term.hpp).
 //
 // Or a LAMMPS pair_style table (the same reader and interpolation as md's style = "table",
 // engine/table_pair.hpp), the same for every pair, zero beyond the table's cutoff:
@@ -43,11 +45,16 @@ class CustomNonbonded {
   const formula::Graph& graph() const { return graph_; }
   formula::NodeId energy_node() const { return energy_; }
   formula::NodeId force_node() const { return force_over_r_; }
+  // The same two outputs in r² (input 0) and 1/r (input 7) instead of r (formula/inverse_r.hpp):
+  // what the GPU tile kernel evaluates, 8 inputs.
+  formula::NodeId gpu_energy_node() const { return gpu_energy_; }
+  formula::NodeId gpu_force_node() const { return gpu_force_over_r_; }
   void reference(const double* in, double& energy, double& force_over_r) const;
 
  private:
   formula::Graph graph_;
   formula::NodeId energy_ = -1, force_over_r_ = -1;
+  formula::NodeId gpu_energy_ = -1, gpu_force_over_r_ = -1;
   formula::Program program_;
   bool replaces_ = false;
   std::string text_;

@@ -6,7 +6,9 @@
 namespace pairwise::ljc {
 
 std::unique_ptr<LjcKernel> make_ljc_kernel(BackendKind backend, const LjcKernelOptions& options) {
-  if (options.custom) {  // the built-in kernel plus a formula term
+  // The built-in kernel plus a formula term; the cuda backend runs the term in its own tile
+  // kernel (cuda_custom_term.hpp).
+  if (options.custom && backend != BackendKind::cuda) {
     LjcKernelOptions plain = options;
     plain.custom = nullptr;
     return with_custom_nonbonded(make_ljc_kernel(backend, plain), options.custom);

@@ -19,6 +19,7 @@
 #include "ljc/run_config.hpp"
 #include "ljc_sets.hpp"
 #include "pairwise/error.hpp"
+#include "tolerances.hpp"
 
 namespace {
 
@@ -167,29 +168,49 @@ TEST(LjcCustom, LammpsTableOfLjReproducesBuiltInLj) {
   std::filesystem::remove_all(dir);
 }
 
-// The GPU term (ljc/cuda_custom_term.hpp): its source compiles with NVRTC for sm_90 (no device
-// needed; skipped without libnvrtc), in FP32 and FP64.
-TEST(LjcCustom, CudaSourceCompilesWithNvrtc) {
+// The GPU form of the formula (formula/inverse_r.hpp: in r² and 1/r, no sqrt, no division by r)
+// has the values of the formula in r, for a formula with r, r², 1/r, r^-6 and a sqrt of its own.
+TEST(LjcCustom, GpuFormInR2AndInverseRHasTheSameValues) {
+  const CustomNonbonded c(
+      "4*eps*((sig/r)^12 - (sig/r)^6) + 332.0636*q1*q2/r + 0.01*r^2 + 0.2*r + exp(-sqrt(r)) + "
+      "r^-6; eps = sqrt(epsilon1*epsilon2); sig = (sigma1 + sigma2)/2",
+      false, "[t]", "t");
+  for (double r : {0.9, 2.5, 3.7, 11.0}) {
+    const double in[7] = {r * r, 0.4, -0.7, 3.1, 3.5, 0.12, 0.2};
+    double e = 0, fr = 0;
+    c.reference(in, e, fr);
+    std::vector<double> out;
+    c.graph().evaluate({c.gpu_energy_node(), c.gpu_force_node()},
+                       {in[0], in[1], in[2], in[3], in[4], in[5], in[6], 1 / r}, out);
+    EXPECT_NEAR(out[0], e, 1e-13 * std::abs(e)) << r;
+    EXPECT_NEAR(out[1], fr, 1e-13 * std::abs(fr)) << r;
+  }
+}
+
+// The GPU term (ljc/cuda_custom_term.hpp): the tile kernel with the formula's pair functor, as
+// NVRTC compiles it for sm_90 (no device needed; skipped without libnvrtc), in FP32 with the wide
+// tile (4 targets per lane) and in FP64 with 2.
+TEST(LjcCustom, CudaTileProgramCompilesWithNvrtc) {
   const CustomNonbonded c(kLjCoulomb, true, "[t]", "t");
-  for (Precision p : {Precision::single, Precision::double_}) {
-    const std::string src = ljc_custom_term_source(c, p);
-    EXPECT_NE(src.find("pw_ljc_custom"), std::string::npos);
+  for (auto [p, kI] : {std::pair{Precision::single, 4}, std::pair{Precision::double_, 2}}) {
+    formula::CudaProgram program = ljc_custom_tiles_program(c, p, kI, 90);
+    EXPECT_NE(program.source.find("struct CustomPair"), std::string::npos);
+    EXPECT_EQ(program.name_expressions.size(), 3u);
     if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty())
       GTEST_SKIP() << why;
-    formula::CudaProgram program;
-    program.source = src;
-    program.name_expressions = {"pw_ljc_custom"};
-    program.arch = 90;
     program.use_cache = false;
     const auto k = formula::compile_cuda_program(program);
     EXPECT_GT(k.cubin.size(), 1000u);
-    EXPECT_EQ(k.lowered.at(0), "pw_ljc_custom");
+    ASSERT_EQ(k.lowered.size(), 3u);
+    EXPECT_NE(k.lowered[0].find("tiles_kernel"), std::string::npos);
+    EXPECT_NE(k.lowered[2].find("pairs14_kernel"), std::string::npos);
   }
 }
 
 // On the GPU (skipped without a device): the formula of LJ + Coulomb in place of the built-in
-// term, and a term beside it, on cuda in every precision against the reference backend at the
-// tolerances of tests/tolerances.hpp (exclusions and 1-4 scaling kept).
+// term, and a term beside it, run inside the cuda backend's Newton-3 tile kernel in every
+// precision, against the reference backend at the tolerances of tests/tolerances.hpp (exclusions
+// and 1-4 pairs, scaled 0.5, included). N = 300: one target per lane.
 TEST(LjcCustomCuda, MatchesReferenceInEveryPrecision) {
   if (std::string why; cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
   const Molecule m = test::ljc_globule_per_atom_lj(300);
@@ -201,17 +222,48 @@ TEST(LjcCustomCuda, MatchesReferenceInEveryPrecision) {
   const LjcForces builtin = forces(BackendKind::reference, m, nb, nullptr);
   const LjcForces ref_beside = forces(BackendKind::reference, m, nb, beside);
   for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
-    const double tol = p == Precision::double_ ? 1e-12 : 2e-5;
+    const double tol = test::force_tolerance(p);
     const LjcForces got = forces(BackendKind::cuda, m, nb, replacing, p);
     EXPECT_LT(rel(got, builtin), tol) << to_string(p);
+    EXPECT_EQ(got.lj, 0.0);
+    EXPECT_EQ(got.coulomb, 0.0);
+    EXPECT_NEAR(got.bond, builtin.bond, tol * std::abs(builtin.lj + builtin.coulomb))
+        << to_string(p);
     EXPECT_NEAR(got.custom, builtin.lj + builtin.coulomb,
                 tol * std::abs(builtin.lj + builtin.coulomb))
         << to_string(p);
     const LjcForces b = forces(BackendKind::cuda, m, nb, beside, p);
     EXPECT_LT(rel(b, ref_beside), tol) << to_string(p);
     EXPECT_NEAR(b.custom, ref_beside.custom, tol * std::abs(ref_beside.custom)) << to_string(p);
+    EXPECT_NEAR(b.lj, ref_beside.lj, tol * std::abs(ref_beside.lj)) << to_string(p);
     std::printf("ljc custom term on cuda %s: replacing %.2e, beside %.2e (force error)\n",
                 std::string(to_string(p)).c_str(), rel(got, builtin), rel(b, ref_beside));
+  }
+}
+
+// The wide tiles (N = 8192: 4 targets per lane in FP32, 2 in FP64, the benchmark's kernel), with
+// masked and unmasked tiles, exclusions and 1-4 pairs: the formula replacing LJ + Coulomb against
+// the reference backend's built-in term, with per-atom σ, ε and with the same σ, ε for every atom
+// (the unmasked tiles' uniform path, as in the benchmark).
+TEST(LjcCustomCuda, WideTilesMatchReference) {
+  if (std::string why; cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  NonbondedOptions nb = test::ljc_options(physics::DielectricKind::constant);
+  nb.scale14_lj = nb.scale14_coulomb = 0.5;
+  auto replacing = std::make_shared<const CustomNonbonded>(kLjCoulomb, true, "[t]", "t");
+  for (const bool per_atom : {true, false}) {
+    const Molecule m = per_atom ? test::ljc_globule_per_atom_lj(8192) : test::ljc_globule(8192);
+    const LjcForces builtin = forces(BackendKind::reference, m, nb, nullptr);
+    for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+      const double tol = test::force_tolerance(p);
+      const LjcForces got = forces(BackendKind::cuda, m, nb, replacing, p);
+      EXPECT_LT(rel(got, builtin), tol) << to_string(p) << " " << per_atom;
+      EXPECT_NEAR(got.custom, builtin.lj + builtin.coulomb,
+                  tol * std::abs(builtin.lj + builtin.coulomb))
+          << to_string(p) << " " << per_atom;
+      std::printf("ljc custom term on cuda %s, N = 8192, %s σ, ε: force error %.2e\n",
+                  std::string(to_string(p)).c_str(), per_atom ? "per-atom" : "uniform",
+                  rel(got, builtin));
+    }
   }
 }
 

@@ -40,6 +40,7 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, void*, int, std::size_t) = nullptr;
   int arch = 0;
 
   Driver() {
@@ -60,6 +61,7 @@ struct Driver {
     sym(cuLaunchKernel, "cuLaunchKernel"), sym(cuMemAlloc, "cuMemAlloc_v2");
     sym(cuMemFree, "cuMemFree_v2"), sym(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
     sym(cuMemcpyDtoH, "cuMemcpyDtoH_v2"), sym(cuGetErrorString, "cuGetErrorString");
+    sym(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     if (!error.empty()) return;
     CUdevice dev = 0;
     void* ctx = nullptr;
@@ -337,6 +339,14 @@ void DeviceKernel::launch(int n, void** args) const {
   d.check(d.cuLaunchKernel(function_, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr),
           "cuLaunchKernel");
   d.check(d.cuCtxSynchronize(), "the formula kernel");
+}
+
+int DeviceKernel::max_active_blocks_per_sm(unsigned block) const {
+  Driver& d = driver();
+  int blocks = 0;
+  d.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, int(block), 0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return blocks;
 }
 
 unsigned long long DeviceKernel::alloc(std::size_t bytes) {

@@ -68,6 +68,8 @@ class DeviceKernel {
   void launch_async(void* stream, unsigned grid, unsigned block, void** args) const;
   // Launches over n threads in blocks of 256 with `args` (pointers to the arguments), and waits.
   void launch(int n, void** args) const;
+  // Blocks of `block` threads resident per multiprocessor (no dynamic shared memory).
+  int max_active_blocks_per_sm(unsigned block) const;
   static unsigned long long alloc(std::size_t bytes);
   static void free(unsigned long long ptr);
   static void upload(unsigned long long dst, const void* src, std::size_t bytes);
