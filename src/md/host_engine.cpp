@@ -1,13 +1,28 @@
 #include "md/host_engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "core/checkpoint.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::md {
+
+namespace {
+
+// image + k periodic images, wrapping around (two's complement) instead of overflowing (undefined
+// behaviour; found by the debug preset's UBSan): only a run that blew up, whose positions are
+// meaningless and which the driver stops, moves an atom 2^31 box lengths. NaN adds nothing.
+int add_images(int image, double k) {
+  if (!(k == k)) return image;
+  const double clamped = std::clamp(k, -2147483648.0, 2147483647.0);
+  return int(std::uint32_t(image) + std::uint32_t(std::int64_t(clamped)));
+}
+
+}  // namespace
 
 std::string HostEngine::device_name() const {
   return "host";
@@ -53,7 +68,7 @@ void HostEngine::get_state(System& s) {
     const double k = std::floor((x - box_.lo[d]) / length_[d]);
     out = x - k * length_[d];
     if (out >= box_.hi[d]) out = box_.lo[d];
-    out_image = image + int(k);
+    out_image = add_images(image, k);
   };
   for (std::size_t k = 0; k < n(); ++k) {
     const std::size_t i = std::size_t(slot_[k]);
@@ -88,16 +103,16 @@ void HostEngine::wrap() {
 #pragma omp parallel for schedule(static)
     for (std::ptrdiff_t i = 0; i < count; ++i) {
       if (xd[i] >= hi) {
-        xd[i] -= L, ++id[i];
+        xd[i] -= L, id[i] = add_images(id[i], 1);
         if (xd[i] >= hi) {  // moved more than a box length: fold fully
           const double k = std::floor((xd[i] - lo) / L);
-          xd[i] -= k * L, id[i] += int(k);
+          xd[i] -= k * L, id[i] = add_images(id[i], k);
         }
       } else if (xd[i] < lo) {
-        xd[i] += L, --id[i];
+        xd[i] += L, id[i] = add_images(id[i], -1);
         if (xd[i] < lo) {
           const double k = std::floor((xd[i] - lo) / L);
-          xd[i] -= k * L, id[i] += int(k);
+          xd[i] -= k * L, id[i] = add_images(id[i], k);
         }
         if (xd[i] >= hi) xd[i] = lo;  // -tiny + L rounded up to L
       }

@@ -110,7 +110,8 @@ void allgather_blocks(Communicator& comm, std::span<T> full, std::size_t values_
   for (int r = 0; r < p; ++r) bytes[r] = block_of(rows, r, p).size() * values_per_row * sizeof(T);
   const Block mine = block_of(rows, comm.rank(), p);
   std::vector<std::byte> send(bytes[comm.rank()]);
-  std::memcpy(send.data(), full.data() + mine.begin * values_per_row, send.size());
+  if (!send.empty())  // a rank may own no rows (memcpy from/to null is undefined behaviour)
+    std::memcpy(send.data(), full.data() + mine.begin * values_per_row, send.size());
   comm.allgatherv(send, std::as_writable_bytes(full), bytes);
 }
 

@@ -27,7 +27,9 @@ constexpr double kEps2 = 0.05 * 0.05;  // Plummer ε = 0.05, about the mean spac
 constexpr double kMinSeparation = 0.02;  // ε = 0 sets; see SetOptions::min_separation
 
 bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // (memcmp of empty vectors' null data() is undefined behaviour: UBSan, debug preset.)
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 bool bitwise_equal(const Forces& a, const Forces& b) {
