@@ -20,6 +20,7 @@
 // Precision as the cpu engine: positions and velocities in double, pair arithmetic in P from
 // displacements taken in double, forces and energies accumulated in Acc.
 #include "md/domain_engine.hpp"
+#include "md/periodic_images.hpp"
 
 #include <omp.h>
 
@@ -254,7 +255,7 @@ class DomainEngine final : public MdEngine {
     int* im[3] = {&a.ix, &a.iy, &a.iz};
     for (int d = 0; d < 3; ++d) {
       const double k = std::floor((*xs[d] - box_.lo[d]) / length_[d]);
-      if (k != 0) *xs[d] -= k * length_[d], *im[d] += int(k);
+      if (k != 0) *xs[d] -= k * length_[d], *im[d] = add_images(*im[d], k);
       if (*xs[d] >= box_.hi[d]) *xs[d] = box_.lo[d];  // -tiny + L rounded up to L
     }
   }
