@@ -13,26 +13,14 @@
 #include <thread>
 
 #include "mpi_run.hpp"
+#include "text_files.hpp"
 
 namespace pairwise::mpitest {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The CSV without its last column (wall-clock seconds).
-std::string csv_without_wall(const fs::path& p) {
-  std::istringstream in(read_text(p));
-  std::string out;
-  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
+using pairwise::test::csv_without_wall;
+using pairwise::test::read_text;
 
 fs::path write_file(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;

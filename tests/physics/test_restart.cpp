@@ -19,26 +19,12 @@
 
 #include "cli_runner.hpp"
 #include "pairwise/backend.hpp"
+#include "text_files.hpp"
 
 namespace pairwise::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The CSV without its last column (wall-clock seconds, which no two runs share).
-std::string csv_without_wall(const fs::path& p) {
-  std::istringstream in(read_text(p));
-  std::string out;
-  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
-  return out;
-}
 
 // `pairwise <args>` in `dir` with environment assignments before it.
 Result run_with_env(const fs::path& dir, const std::string& env, const std::string& args) {

@@ -17,18 +17,12 @@
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "text_files.hpp"
 
 namespace pairwise::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Suite {
   const char* name;
