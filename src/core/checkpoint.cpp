@@ -12,8 +12,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "parallel/communicator.hpp"
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 
 namespace pairwise {
 
