@@ -47,6 +47,15 @@ const char* function_name(Op op) {
 
 }  // namespace
 
+std::string cuda_call(Op op, const std::string& a, const std::string& b, const std::string& c,
+                      const std::string& type) {
+  if (op == Op::step) return "(" + a + " >= " + type + "(0) ? " + type + "(1) : " + type + "(0))";
+  if (op == Op::select) return "(" + a + " != " + type + "(0) ? " + b + " : " + c + ")";
+  const char* f = function_name(op);
+  if (!f) throw Error(std::string("no CUDA call for the operation ") + op_name(op));
+  return std::string(f) + "(" + a + (b.empty() ? "" : ", " + b) + ")";
+}
+
 std::string cuda_device_function(const Graph& g, const std::vector<NodeId>& outputs, int inputs,
                                  const std::string& name, const std::string& type) {
   std::ostringstream src;
@@ -83,12 +92,6 @@ std::string cuda_device_function(const Graph& g, const std::vector<NodeId>& outp
       case Op::neg:
         expr = "-" + a;
         break;
-      case Op::step:
-        expr = "(" + a + " >= " + type + "(0) ? " + type + "(1) : " + type + "(0))";
-        break;
-      case Op::select:
-        expr = "(" + a + " != " + type + "(0) ? " + b + " : " + c + ")";
-        break;
       case Op::powi: {
         // Binary powering, the same multiplication order as the cpu program.
         const bool inverse = n.n < 0;
@@ -115,7 +118,7 @@ std::string cuda_device_function(const Graph& g, const std::vector<NodeId>& outp
         break;
       }
       default:
-        expr = std::string(function_name(n.op)) + "(" + a + (b.empty() ? "" : ", " + b) + ")";
+        expr = cuda_call(n.op, a, b, c, type);
     }
     const std::string t = "v" + std::to_string(next++);
     src << "  const " << type << " " << t << " = " << expr << ";\n";

@@ -12,6 +12,12 @@ namespace pairwise::formula {
 
 // `__device__ inline void <name>(T x0, T x1, ..., T* out)` computing out[k] = outputs[k], for
 // `inputs` variables (T is float or double, spelled by `type`).
+// The CUDA expression of a call node (a function of the formula language, step or select) on the
+// argument expressions a, b, c (unused ones empty) in `type`: the formula's name except where
+// CUDA's differs (fabs, fmin, fmax). Throws pairwise::Error for an operator.
+std::string cuda_call(Op op, const std::string& a, const std::string& b, const std::string& c,
+                      const std::string& type);
+
 std::string cuda_device_function(const Graph& g, const std::vector<NodeId>& outputs, int inputs,
                                  const std::string& name, const std::string& type);
 

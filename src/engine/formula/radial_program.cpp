@@ -1,5 +1,7 @@
 #include "engine/formula/radial_program.hpp"
 
+#include "engine/formula/cuda_source.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -374,70 +376,6 @@ int input_uses(const Poly& q) {
   return n;
 }
 
-double apply_op(Op op, double a, double b, double c) {
-  switch (op) {
-    case Op::pow:
-      return std::pow(a, b);
-    case Op::exp:
-      return std::exp(a);
-    case Op::log:
-      return std::log(a);
-    case Op::erf:
-      return std::erf(a);
-    case Op::erfc:
-      return std::erfc(a);
-    case Op::sin:
-      return std::sin(a);
-    case Op::cos:
-      return std::cos(a);
-    case Op::tan:
-      return std::tan(a);
-    case Op::sinh:
-      return std::sinh(a);
-    case Op::cosh:
-      return std::cosh(a);
-    case Op::tanh:
-      return std::tanh(a);
-    case Op::abs:
-      return std::abs(a);
-    case Op::step:
-      return a >= 0 ? 1.0 : 0.0;
-    case Op::min:
-      return std::fmin(a, b);
-    case Op::max:
-      return std::fmax(a, b);
-    case Op::select:
-      return a != 0 ? b : c;
-    case Op::sqrt:
-      return std::sqrt(a);
-    default:
-      break;
-  }
-  throw Error(std::string("radial program: unexpected operation ") + op_name(op));
-}
-
-// The CUDA name of a call (see cuda_source.cpp): the formula's name except where CUDA's differs.
-std::string cuda_call(Op op, const std::string& a, const std::string& b, const std::string& c,
-                      const std::string& type) {
-  switch (op) {
-    case Op::abs:
-      return "fabs(" + a + ")";
-    case Op::min:
-      return "fmin(" + a + ", " + b + ")";
-    case Op::max:
-      return "fmax(" + a + ", " + b + ")";
-    case Op::step:
-      return "(" + a + " >= " + type + "(0) ? " + type + "(1) : " + type + "(0))";
-    case Op::select:
-      return "(" + a + " != " + type + "(0) ? " + b + " : " + c + ")";
-    default:
-      break;
-  }
-  std::string s = std::string(op_name(op)) + "(" + a;
-  if (!b.empty()) s += ", " + b;
-  return s + ")";
-}
-
 }  // namespace
 
 RadialProgram radial_program(const Graph& g, const std::vector<NodeId>& outputs, int input) {
@@ -504,7 +442,7 @@ std::vector<double> RadialProgram::evaluate(double x) const {
         v[k] = std::sqrt(at(i.a));
         break;
       case Code::call:
-        v[k] = apply_op(i.op, at(i.a), at(i.b), at(i.c));
+        v[k] = apply(i.op, at(i.a), at(i.b), at(i.c));  // as Graph::evaluate
         break;
     }
   }
