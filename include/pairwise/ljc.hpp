@@ -54,6 +54,11 @@ struct Settings {
   double temperature = 300.0;       // K: thermal velocities and the Langevin bath
   double friction = 1.0;            // 1/ps
   std::uint64_t seed = 1;
+  // A custom non-bonded term (docs/formulas.md, [forcefield] custom): U(r) in kcal/mol as a
+  // formula in r (Å) and q1 q2 sigma1 sigma2 epsilon1 epsilon2, with exclusions and 1-4 scaling
+  // (scale14_lj) as the LJ term; "": none. custom_replaces: instead of LJ + Coulomb (bonds stay).
+  std::string custom;
+  bool custom_replaces = false;
 };
 
 // The thermo row of `pairwise run` (kcal/mol; drift (E - E0)/|E0| from the first row).
@@ -61,11 +66,12 @@ struct ThermoRow {
   std::int64_t step = 0;
   double time_ps = 0, temperature = 0, kinetic = 0, lj = 0, coulomb = 0, bond = 0, total = 0;
   double drift = 0;
+  double custom = 0;  // the custom non-bonded term (Settings::custom), part of total
 };
 
 struct ForceResult {
   std::vector<double> forces;  // kcal/(mol·Å), 3N
-  double lj = 0, coulomb = 0, bond = 0;
+  double lj = 0, coulomb = 0, bond = 0, custom = 0;
 };
 
 using State = DynamicsState;  // positions in Å, velocities in Å/fs

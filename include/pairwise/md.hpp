@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,12 +29,46 @@ struct PairCoefficients {
   double epsilon = 1, sigma = 1, cutoff = 0;
 };
 
+// style = "custom": U(r) of each type pair from a formula (docs/formulas.md, the keys of
+// [force_field] style = "custom"). A pair's parameters are, by priority: its own numbers, the
+// combined ones, the global ones.
+struct FormulaPair {
+  int i = 1, j = 1;
+  std::string energy;                        // "": FormulaForceField::energy
+  std::map<std::string, double> parameters;  // this pair's numbers
+  double cutoff = 0;                         // 0: the global cutoff
+};
+struct FormulaForceField {
+  std::string energy;              // default U(r), e.g. "4*eps*(s6^2 - s6); s6 = (sig/r)^6"
+  std::string truncation = "cut";  // cut | shift | shifted_force
+  std::map<std::string, double> parameters;                      // global parameters
+  std::map<int, std::map<std::string, double>> type_parameters;  // per type 1..T, combined by...
+  std::map<std::string, std::string> combine;  // ...a formula in <name>1, <name>2 per pair
+  std::vector<FormulaPair> pairs;
+};
+
+// style = "table": LAMMPS pair_style table files (linear | spline, N points in r²).
+struct TablePair {
+  int i = 1, j = 1;
+  std::string file, keyword;  // "": TableForceField's
+  double cutoff = 0;          // 0: TableForceField::cutoff
+};
+struct TableForceField {
+  std::string file, keyword;     // the file and its section (pair_coeff's keyword)
+  std::string style = "linear";  // linear | spline
+  int n = 1000;                  // LAMMPS's N: points of the internal table
+  double cutoff = 0;             // 0: the table's last r (LAMMPS's pair_coeff without a cutoff)
+  std::vector<TablePair> pairs;
+};
+
 struct ForceFieldSpec {
-  std::string style = "cut";            // cut | shift | shifted_force
-  double cutoff = 2.5;                  // global cutoff (σ)
+  std::string style = "cut";            // cut | shift | shifted_force | custom | table
+  double cutoff = 2.5;                  // global cutoff (σ); not used by style = "table"
   std::string mixing = "geometric";     // geometric | arithmetic
   std::vector<double> masses;           // per type (index type-1); empty: 1 for every type
-  std::vector<PairCoefficients> pairs;  // empty: ε = σ = 1 for every type
+  std::vector<PairCoefficients> pairs;  // empty: ε = σ = 1 for every type (built-in styles)
+  FormulaForceField formula;            // style = "custom"
+  TableForceField table;                // style = "table"
 };
 
 // A system as arrays: N atoms, positions and velocities x0 y0 z0 x1 ... (3N), types 1..T (empty:

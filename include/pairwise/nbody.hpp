@@ -38,6 +38,9 @@ struct Settings {
   double eta = 0.01;                         // Hermite: Aarseth accuracy parameter
   double dt_max = 1.0 / 16;                  // Hermite: largest step
   double dt_min = 1.0 / (1ull << 40);        // Hermite: smallest step before an error
+  // φ(r) per unit masses as a formula in r and eps (docs/formulas.md, [system] potential), e.g.
+  // "-1/sqrt(r^2 + eps^2)"; "": Plummer-softened Newton. Its force and jerk are derived from it.
+  std::string potential;
 };
 
 // The diagnostic row of `pairwise run` (columns t, steps, K, W, E, dE/E0, |p|, |L|, Q).

@@ -46,6 +46,9 @@ struct MapSettings {
   bool kahan = false;          // compensated summation
   std::string units = "kT/e";  // kT/e | V | kcal/mol/e
   double bin_size = 0;         // cuda atom bins (Å; 0: its default)
+  // φ(r) per unit charge as a formula in r (Å) and rc (the cutoff), in e/Å (docs/formulas.md,
+  // [map] phi), e.g. Debye–Hückel "exp(-r/7.8)/(78.5*r)"; "": Coulomb 1/r.
+  std::string phi;
 };
 
 // The map, z fastest: values[(i ny + j) nz + k] in `units` (single and mixed maps hold FP32

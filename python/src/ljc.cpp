@@ -98,7 +98,7 @@ Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run
                   const std::string& precision, const std::string& dielectric, double epsilon,
                   double linear_factor, double scale14_lj, double scale14_coulomb,
                   const std::string& thermostat, double dt, double temperature, double friction,
-                  std::uint64_t seed) {
+                  std::uint64_t seed, const std::string& custom, bool custom_replaces) {
         lj::MoleculeArrays a;
         a.positions = doubles(positions, "positions", -1, 3);
         const auto n = py::ssize_t(a.positions.size() / 3);
@@ -122,6 +122,7 @@ Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run
         s.scale14_lj = scale14_lj, s.scale14_coulomb = scale14_coulomb;
         s.thermostat = thermostat, s.dt = dt, s.temperature = temperature;
         s.friction = friction, s.seed = seed;
+        s.custom = custom, s.custom_replaces = custom_replaces;
         return as_value_error([&] { return std::make_unique<lj::Simulation>(a, s); });
       }),
       "positions"_a, "charges"_a, "sigmas"_a, "epsilons"_a, "masses"_a, py::kw_only(),
@@ -129,8 +130,11 @@ Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run
       "exclusions"_a = py::none(), "backend"_a = "auto", "precision"_a = "mixed",
       "dielectric"_a = "constant", "epsilon"_a = 1.0, "linear_factor"_a = 1.0, "scale14_lj"_a = 0.5,
       "scale14_coulomb"_a = 1.0 / 1.2, "thermostat"_a = "none", "dt"_a = 1.0,
-      "temperature"_a = 300.0, "friction"_a = 1.0, "seed"_a = 1,
-      "Builds a simulation from numpy arrays (see the class docstring).");
+      "temperature"_a = 300.0, "friction"_a = 1.0, "seed"_a = 1, "custom"_a = "",
+      "custom_replaces"_a = false,
+      "Builds a simulation from numpy arrays (see the class docstring). custom: a non-bonded term "
+      "U(r) (kcal/mol) as a formula in r (A), q1, q2, sigma1, sigma2, epsilon1, epsilon2 "
+      "(docs/formulas.md), beside LJ + Coulomb or, with custom_replaces=True, instead of them.");
   def_simulation_basics(
       cls,
       {"A simulation of a TOML config as `pairwise run` reads it (workload = 'ljc'); "
@@ -147,21 +151,21 @@ Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run
             lj::ForceResult r = s.compute_forces();
             const auto n = py::ssize_t(s.size());
             return py::dict("forces"_a = adopt(std::move(r.forces), n, 3), "lj"_a = r.lj,
-                            "coulomb"_a = r.coulomb, "bond"_a = r.bond);
+                            "coulomb"_a = r.coulomb, "bond"_a = r.bond, "custom"_a = r.custom);
           },
           "Forces (N, 3) in kcal/(mol A) at the current positions and the energy terms lj, "
-          "coulomb, bond (kcal/mol), in a dict.")
+          "coulomb, bond, custom (kcal/mol), in a dict.")
       .def(
           "thermo",
           [](lj::Simulation& s) {
             const lj::ThermoRow r = s.thermo();
             return py::dict("step"_a = r.step, "time_ps"_a = r.time_ps,
                             "temperature"_a = r.temperature, "kinetic"_a = r.kinetic, "lj"_a = r.lj,
-                            "coulomb"_a = r.coulomb, "bond"_a = r.bond, "total"_a = r.total,
-                            "drift"_a = r.drift);
+                            "coulomb"_a = r.coulomb, "bond"_a = r.bond, "custom"_a = r.custom,
+                            "total"_a = r.total, "drift"_a = r.drift);
           },
           "The thermo row of `pairwise run`: step, time_ps, temperature (K), kinetic, lj, "
-          "coulomb, bond, total (kcal/mol), drift (E - E0)/|E0|.")
+          "coulomb, bond, custom, total (kcal/mol), drift (E - E0)/|E0|.")
       .def(
           "state",
           [](const lj::Simulation& s) {
@@ -191,6 +195,7 @@ Errors: ValueError for bad input, pairwise.Error (RuntimeError) for a failed run
                                          {"lj", &Row::lj},
                                          {"coulomb", &Row::coulomb},
                                          {"bond", &Row::bond},
+                                         {"custom", &Row::custom},
                                          {"total", &Row::total},
                                          {"drift", &Row::drift}});
           },

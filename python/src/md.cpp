@@ -2,6 +2,8 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <map>
+
 #include "arrays.hpp"
 #include "pairwise/md.hpp"
 #include "run_glue.hpp"
@@ -26,16 +28,120 @@ md::Settings settings_arg(const std::string& backend, const std::string& precisi
   return s;
 }
 
+// The keyword arguments of style = "custom" | "table" (docs/formulas.md).
+struct CustomArgs {
+  py::object energy, parameters, type_parameters, combine, table;
+  std::string truncation;
+};
+
+std::map<std::string, double> number_dict(const py::handle& obj, const std::string& what) {
+  std::map<std::string, double> out;
+  if (obj.is_none()) return out;
+  if (!py::isinstance<py::dict>(obj)) throw py::value_error(what + " must be a dict of numbers");
+  for (const auto& [k, v] : obj.cast<py::dict>()) {
+    const auto key = py::str(k).cast<std::string>();
+    try {
+      out[key] = v.cast<double>();
+    } catch (const py::cast_error&) {
+      throw py::value_error(what + "['" + key + "'] must be a number");
+    }
+  }
+  return out;
+}
+
+// A custom pair (i, j, {...}): "energy", "cutoff", "file", "keyword" are keys, other numbers are
+// the pair's parameters (formula styles).
+void custom_pair_arg(md::ForceFieldSpec& f, int i, int j, const py::dict& d) {
+  if (f.style == "custom") {
+    md::FormulaPair p;
+    p.i = i, p.j = j;
+    for (const auto& [k, v] : d) {
+      const auto key = py::str(k).cast<std::string>();
+      if (key == "energy")
+        p.energy = v.cast<std::string>();
+      else if (key == "cutoff")
+        p.cutoff = v.cast<double>();
+      else
+        try {
+          p.parameters[key] = v.cast<double>();
+        } catch (const py::cast_error&) {
+          throw py::value_error("pair (" + std::to_string(i) + ", " + std::to_string(j) + ")['" +
+                                key + "'] must be a number");
+        }
+    }
+    f.formula.pairs.push_back(p);
+  } else {
+    md::TablePair p;
+    p.i = i, p.j = j;
+    for (const auto& [k, v] : d) {
+      const auto key = py::str(k).cast<std::string>();
+      if (key == "file")
+        p.file = v.cast<std::string>();
+      else if (key == "keyword")
+        p.keyword = v.cast<std::string>();
+      else if (key == "cutoff")
+        p.cutoff = v.cast<double>();
+      else
+        throw py::value_error("unknown key '" + key +
+                              "' of a table pair (it takes file, keyword, cutoff)");
+    }
+    f.table.pairs.push_back(p);
+  }
+}
+
 md::ForceFieldSpec force_field_arg(const std::string& style, double cutoff,
                                    const std::string& mixing, const py::object& masses,
-                                   const py::object& pairs) {
+                                   const py::object& pairs, const CustomArgs& custom) {
   md::ForceFieldSpec f;
   f.style = style, f.cutoff = cutoff, f.mixing = mixing;
+  const bool is_formula = style == "custom", is_table = style == "table";
+  if (!is_formula && (!custom.energy.is_none() || !custom.parameters.is_none() ||
+                      !custom.type_parameters.is_none() || !custom.combine.is_none()))
+    throw py::value_error("energy, parameters, type_parameters and combine need style='custom'");
+  if (!is_table && !custom.table.is_none()) throw py::value_error("table needs style='table'");
   if (!masses.is_none())
     f.masses = doubles(py::array_t<double, py::array::forcecast>::ensure(masses), "masses", -1, 0);
+  if (is_formula) {
+    if (!custom.energy.is_none()) f.formula.energy = custom.energy.cast<std::string>();
+    f.formula.truncation = custom.truncation;
+    f.formula.parameters = number_dict(custom.parameters, "parameters");
+    if (!custom.type_parameters.is_none())
+      for (const auto& [t, params] : custom.type_parameters.cast<py::dict>())
+        f.formula.type_parameters[t.cast<int>()] =
+            number_dict(params, "type_parameters[" + py::str(t).cast<std::string>() + "]");
+    if (!custom.combine.is_none())
+      for (const auto& [k, v] : custom.combine.cast<py::dict>())
+        f.formula.combine[py::str(k).cast<std::string>()] = v.cast<std::string>();
+  }
+  if (is_table) {
+    if (custom.table.is_none())
+      throw py::value_error("style='table' needs table={'file': ..., 'keyword': ...}");
+    for (const auto& [k, v] : custom.table.cast<py::dict>()) {
+      const auto key = py::str(k).cast<std::string>();
+      if (key == "file")
+        f.table.file = v.cast<std::string>();
+      else if (key == "keyword")
+        f.table.keyword = v.cast<std::string>();
+      else if (key == "style")
+        f.table.style = v.cast<std::string>();
+      else if (key == "n")
+        f.table.n = v.cast<int>();
+      else if (key == "cutoff")
+        f.table.cutoff = v.cast<double>();
+      else
+        throw py::value_error("unknown key '" + key +
+                              "' of table (it takes file, keyword, style, n, cutoff)");
+    }
+  }
   if (!pairs.is_none())
     for (const auto& item : pairs) {
       const auto t = item.cast<py::sequence>();
+      if ((is_formula || is_table) && t.size() == 3 && py::isinstance<py::dict>(t[2])) {
+        custom_pair_arg(f, t[0].cast<int>(), t[1].cast<int>(), t[2].cast<py::dict>());
+        continue;
+      }
+      if (is_formula || is_table)
+        throw py::value_error("with style='" + style + "' each pair must be (i, j, {...})");
       if (t.size() < 4 || t.size() > 5)
         throw py::value_error("each pair must be (i, j, epsilon, sigma[, cutoff])");
       md::PairCoefficients p;
@@ -63,6 +169,16 @@ py::dict state_dict(md::State&& s) {
                   "images"_a = adopt_as(std::move(images), n, 3),
                   "ids"_a = adopt_as(std::move(ids), n), "types"_a = adopt_as(std::move(types), n));
 }
+
+const char* kCustomDoc = R"doc(
+Custom pair styles (docs/formulas.md, the [force_field] keys of the same names):
+  style='custom': energy U(r) as a formula, e.g. "4*eps*(s6^2 - s6); s6 = (sig/r)^6";
+    parameters {name: value} (global), type_parameters {type: {name: value}}, combine
+    {name: "sqrt(eps1*eps2)"}, truncation 'cut' | 'shift' | 'shifted_force', pairs
+    [(i, j, {"energy": "...", "cutoff": rc, name: value, ...})] for a pair's own formula/numbers.
+  style='table': table {"file": path, "keyword": section, "style": 'linear' | 'spline', "n": N,
+    "cutoff": rc (default the table's last r)}, pairs [(i, j, {"file", "keyword", "cutoff"})].
+)doc";
 
 const char* kSettingsDoc = R"(
 Settings (keyword arguments, as in the [neighbor], [integrator] and [run] tables of docs/md.md):
@@ -126,8 +242,9 @@ command line's.)");
                      const std::string& mixing, const std::string& backend,
                      const std::string& precision, double skin, double dt,
                      const std::string& thermostat, double temperature, double gamma, double nu,
-                     std::uint64_t seed, int sort_every, int neighbor_capacity,
-                     bool allow_overlap) {
+                     std::uint64_t seed, int sort_every, int neighbor_capacity, bool allow_overlap,
+                     py::object energy, py::object parameters, py::object type_parameters,
+                     py::object combine, const std::string& truncation, py::object table) {
            md::SystemArrays a;
            a.positions = doubles(positions, "positions", -1, 3);
            const auto n = py::ssize_t(a.positions.size() / 3);
@@ -135,7 +252,9 @@ command line's.)");
            if (!velocities.is_none()) a.velocities = doubles(velocities, "velocities", n, 3);
            if (!types.is_none())
              for (long long t : integers(types, "types", n)) a.types.push_back(int(t));
-           a.force_field = force_field_arg(style, cutoff, mixing, masses, pairs);
+           a.force_field =
+               force_field_arg(style, cutoff, mixing, masses, pairs,
+                               {energy, parameters, type_parameters, combine, table, truncation});
            const md::Settings s =
                settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
                             sort_every, neighbor_capacity, allow_overlap);
@@ -146,16 +265,18 @@ command line's.)");
          "mixing"_a = "geometric", "backend"_a = "auto", "precision"_a = "mixed", "skin"_a = 0.3,
          "dt"_a = 0.005, "thermostat"_a = "none", "temperature"_a = 1.0, "gamma"_a = 1.0,
          "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000, "neighbor_capacity"_a = 0,
-         "allow_overlap"_a = false,
+         "allow_overlap"_a = false, "energy"_a = py::none(), "parameters"_a = py::none(),
+         "type_parameters"_a = py::none(), "combine"_a = py::none(), "truncation"_a = "cut",
+         "table"_a = py::none(),
          (std::string(
               R"(Simulation(positions, box, *, velocities=None, types=None, masses=None, pairs=None, ...)
 
 positions: (N, 3) float32/float64 C-contiguous array (sigma); box: (3,) lengths from 0 or (2, 3)
 [lo, hi]; velocities: (N, 3) (default zero); types: (N,) integers 1..T (default all 1); masses:
 (T,) per type (default 1); pairs: [(i, j, epsilon, sigma[, cutoff]), ...] (default epsilon = sigma
-= 1 for every type; unlisted pairs mix); style 'cut' | 'shift' | 'shifted_force'; cutoff: the
-global cutoff; mixing 'geometric' | 'arithmetic'.)") +
-          kSettingsDoc)
+= 1 for every type; unlisted pairs mix); style 'cut' | 'shift' | 'shifted_force' | 'custom' |
+'table'; cutoff: the global cutoff; mixing 'geometric' | 'arithmetic'.)") +
+          kCustomDoc + kSettingsDoc)
              .c_str())
       .def_static(
           "from_data_file",
@@ -163,8 +284,12 @@ global cutoff; mixing 'geometric' | 'arithmetic'.)") +
              const std::string& mixing, py::object pairs, const std::string& backend,
              const std::string& precision, double skin, double dt, const std::string& thermostat,
              double temperature, double gamma, double nu, std::uint64_t seed, int sort_every,
-             int neighbor_capacity, bool allow_overlap) {
-            const auto f = force_field_arg(style, cutoff, mixing, py::none(), pairs);
+             int neighbor_capacity, bool allow_overlap, py::object energy, py::object parameters,
+             py::object type_parameters, py::object combine, const std::string& truncation,
+             py::object table) {
+            const auto f =
+                force_field_arg(style, cutoff, mixing, py::none(), pairs,
+                                {energy, parameters, type_parameters, combine, table, truncation});
             const md::Settings s =
                 settings_arg(backend, precision, skin, dt, thermostat, temperature, gamma, nu, seed,
                              sort_every, neighbor_capacity, allow_overlap);
@@ -174,11 +299,13 @@ global cutoff; mixing 'geometric' | 'arithmetic'.)") +
           "pairs"_a = py::none(), "backend"_a = "auto", "precision"_a = "mixed", "skin"_a = 0.3,
           "dt"_a = 0.005, "thermostat"_a = "none", "temperature"_a = 1.0, "gamma"_a = 1.0,
           "nu"_a = 1.0, "seed"_a = 1, "sort_every"_a = 1000, "neighbor_capacity"_a = 0,
-          "allow_overlap"_a = false,
+          "allow_overlap"_a = false, "energy"_a = py::none(), "parameters"_a = py::none(),
+          "type_parameters"_a = py::none(), "combine"_a = py::none(), "truncation"_a = "cut",
+          "table"_a = py::none(),
           (std::string(
                R"(A simulation of a LAMMPS data file (atomic style, .gz read too) with its Masses and
 Pair Coeffs; style, cutoff and mixing complete the force field, pairs override coefficients.)") +
-           kSettingsDoc)
+           kCustomDoc + kSettingsDoc)
               .c_str());
   def_simulation_basics(
       cls, {"A simulation of a TOML config as `pairwise run` reads it (workload = 'md'); "

@@ -88,7 +88,7 @@ Errors: bad arrays or parameters raise ValueError; a failed run raises pairwise.
       py::init([](py::object masses, py::object positions, py::object velocities,
                   const std::string& backend, const std::string& precision, double eps,
                   const std::string& integrator, double dt, double eta, double dt_max,
-                  double dt_min) {
+                  double dt_min, const std::string& potential) {
         nb::ParticleArrays a;
         a.masses = doubles(masses, "masses", -1, 0);
         const auto n = py::ssize_t(a.masses.size());
@@ -97,17 +97,20 @@ Errors: bad arrays or parameters raise ValueError; a failed run raises pairwise.
         nb::Settings s;
         s.run = {backend_arg(backend), precision_arg(precision)};
         s.eps = eps, s.integrator = integrator, s.dt = dt, s.eta = eta, s.dt_max = dt_max;
-        s.dt_min = dt_min;
+        s.dt_min = dt_min, s.potential = potential;
         return as_value_error([&] { return std::make_unique<nb::Simulation>(a, s); });
       }),
       "masses"_a, "positions"_a, "velocities"_a = py::none(), py::kw_only(), "backend"_a = "auto",
       "precision"_a = "mixed", "eps"_a = 0.01, "integrator"_a = "hermite_block", "dt"_a = 1.0 / 128,
       "eta"_a = 0.01, "dt_max"_a = 1.0 / 16, "dt_min"_a = 1.0 / double(1ull << 40),
+      "potential"_a = "",
       R"(Simulation(masses, positions, velocities=None, *, backend='auto', precision='mixed', eps=0.01, ...)
 
 masses (N,), positions (N, 3), velocities (N, 3): float32/float64 C-contiguous arrays in Henon
 units. eps: Plummer softening length. integrator: 'leapfrog' (fixed dt), 'hermite' (shared
 adaptive step from eta, at most dt_max) or 'hermite_block' (individual power-of-two steps).
+potential: phi(r) per unit masses as a formula in r and eps (docs/formulas.md), e.g.
+'-exp(-r/2)/sqrt(r^2 + eps^2)'; '' (default) is Plummer-softened Newton.
 backend 'auto' | 'reference' | 'cpu' | 'cuda'; precision 'single' | 'mixed' | 'double'.)");
   def_simulation_basics(
       cls, {"A simulation of a TOML config as `pairwise run` reads it (workload = 'nbody'); "

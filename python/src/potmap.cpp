@@ -66,11 +66,12 @@ void bind_potmap(py::module_& parent) {
       [](py::object positions, py::object charges, std::array<double, 3> origin, double spacing,
          std::array<std::size_t, 3> counts, double cutoff, double exclusion, bool kahan,
          const std::string& units, const std::string& backend, const std::string& precision,
-         const std::string& output) {
+         const std::string& output, const std::string& phi) {
         const auto a = atoms_arg(positions, charges);
         pm::MapSettings s;
         s.run = {backend_arg(backend), precision_arg(precision)};
         s.cutoff = cutoff, s.exclusion = exclusion, s.kahan = kahan, s.units = units;
+        s.phi = phi;
         const pm::Grid g{origin, spacing, counts};
         // Input errors are InvalidArgument (ValueError); a failed computation pairwise.Error.
         pm::Map map = without_gil([&] { return pm::compute_map(a, g, s); });
@@ -85,13 +86,15 @@ void bind_potmap(py::module_& parent) {
       },
       "positions"_a, "charges"_a, py::kw_only(), "origin"_a, "spacing"_a, "counts"_a,
       "cutoff"_a = 0.0, "exclusion"_a = 0.0, "kahan"_a = false, "units"_a = "kT/e",
-      "backend"_a = "auto", "precision"_a = "single", "output"_a = "",
+      "backend"_a = "auto", "precision"_a = "single", "output"_a = "", "phi"_a = "",
       R"(The potential map of charges on a lattice, computed with the GIL released.
 
 positions (N, 3) Angstrom and charges (N,) e: float32/float64 C-contiguous arrays; origin,
 spacing, counts: the lattice (grid_around() gives one); cutoff: Angstrom (0: direct summation);
 exclusion: points closer to an atom are 0; units 'kT/e' | 'V' | 'kcal/mol/e'; precision 'single'
-(default) | 'mixed' | 'double'; output: also write FILE.dx or FILE.npy.
+(default) | 'mixed' | 'double'; output: also write FILE.dx or FILE.npy; phi: phi(r) per unit
+charge as a formula in r (Angstrom) and rc, in e/Angstrom (docs/formulas.md), e.g. Debye-Hueckel
+'exp(-r/7.8)/(78.5*r)'; '' (default) is Coulomb 1/r.
 Returns a dict: values (nx, ny, nz) float64 (z fastest; FP32 values for single and mixed),
 origin, spacing, units, device, backend, precision, seconds.)");
   m.def(
@@ -102,6 +105,7 @@ origin, spacing, units, device, backend, precision, seconds.)");
         d["atoms"] = atoms_dict(std::move(c.atoms));
         d["cutoff"] = c.settings.cutoff, d["exclusion"] = c.settings.exclusion;
         d["kahan"] = c.settings.kahan, d["units"] = c.settings.units;
+        d["phi"] = c.settings.phi;
         d["backend"] = std::string(to_string(c.settings.run.backend));
         d["precision"] = std::string(to_string(c.settings.run.precision));
         d["output"] = c.output;
@@ -109,7 +113,8 @@ origin, spacing, units, device, backend, precision, seconds.)");
       },
       "path"_a,
       "Reads a TOML config as `pairwise run` does (workload = 'potmap'): a dict of atoms "
-      "(positions, charges), origin, spacing, counts, cutoff, exclusion, kahan, units, backend, "
+      "(positions, charges), origin, spacing, counts, cutoff, exclusion, kahan, units, phi, "
+      "backend, "
       "precision and output.");
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "api/arguments.hpp"
 #include "api/ljc_session.hpp"
 #include "api/run_loop.hpp"
 #include "core/config.hpp"
@@ -127,6 +128,13 @@ Simulation::Simulation(const MoleculeArrays& molecule, const Settings& settings)
   const DynamicsSpec d = dynamics_spec(settings);
   LjcKernelOptions ko;
   ko.precision = settings.run.precision;
+  if (!settings.custom.empty())
+    ko.custom = api::checked_argument([&] {
+      return std::make_shared<const CustomNonbonded>(settings.custom, settings.custom_replaces,
+                                                     "custom", "settings");
+    });
+  else if (settings.custom_replaces)
+    throw InvalidArgument("custom_replaces needs a custom formula", "settings");
   impl_ = std::make_unique<Impl>(std::move(m), settings.run.backend, ko, nb, d);
 }
 
@@ -173,7 +181,7 @@ ForceResult Simulation::compute_forces() const {
   r.forces.resize(3 * n);
   for (std::size_t i = 0; i < n; ++i)
     r.forces[3 * i] = f.fx[i], r.forces[3 * i + 1] = f.fy[i], r.forces[3 * i + 2] = f.fz[i];
-  r.lj = f.lj, r.coulomb = f.coulomb, r.bond = f.bond;
+  r.lj = f.lj, r.coulomb = f.coulomb, r.bond = f.bond, r.custom = f.custom;
   return r;
 }
 

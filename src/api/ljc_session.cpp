@@ -58,6 +58,7 @@ ThermoRow Session::thermo_row() {
   r.time_ps = double(step) * spec.dt_fs * 1e-3;
   r.temperature = 2 * ke / (dof * kBoltzmannKcal);
   r.kinetic = ke, r.lj = forces.lj, r.coulomb = forces.coulomb, r.bond = forces.bond;
+  r.custom = forces.custom;
   r.total = e;
   r.drift = e0 != 0 ? (e - e0) / std::fabs(e0) : 0.0;
   return r;

@@ -6,21 +6,92 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/arguments.hpp"
 #include "api/md_session.hpp"
 #include "api/run_loop.hpp"
 #include "core/config.hpp"
+#include "engine/formula/pair_potential.hpp"
+#include "md/custom_force_field.hpp"
 #include "md/run_config.hpp"
 
 namespace pairwise::md {
 
 namespace {
 
+// style = "custom" | "table" of the API as the [force_field] keys of the same names would give
+// them (md/custom_force_field.hpp); messages name "force field" where the CLI names the file.
+CustomForceFieldSpec custom_spec(const ForceFieldSpec& f, int types) {
+  const std::string where = "force field";
+  CustomForceFieldSpec spec;
+  spec.source = where;
+  auto pair_of = [&](int i, int j, double cutoff) {
+    if (i < 1 || j < 1 || i > types || j > types)
+      throw Error("pair " + std::to_string(i) + " " + std::to_string(j) +
+                      " names an unknown atom type (the system has " + std::to_string(types) + ")",
+                  where);
+    if (!(cutoff >= 0))
+      throw Error("pair " + std::to_string(i) + " " + std::to_string(j) + ": cutoff must be >= 0",
+                  where);
+    CustomForceFieldSpec::Pair p;
+    p.i = std::min(i, j), p.j = std::max(i, j), p.cutoff = cutoff, p.where = where;
+    return p;
+  };
+  if (f.style == "custom") {
+    const FormulaForceField& c = f.formula;
+    spec.kind = CustomForceFieldSpec::Kind::formula;
+    spec.cutoff = f.cutoff;
+    spec.truncation = formula::parse_truncation(c.truncation);
+    spec.energy = {c.energy, "energy", where};
+    spec.globals = c.parameters;
+    for (const auto& [t, params] : c.type_parameters) {
+      if (t < 1 || t > types)
+        throw Error("type_parameters names atom type " + std::to_string(t) + " (the system has " +
+                        std::to_string(types) + ")",
+                    where);
+      spec.type_params[t] = params;
+    }
+    for (const auto& [name, rule] : c.combine)
+      spec.combine[name] = {rule, "combine['" + name + "']", where};
+    for (const auto& fp : c.pairs) {
+      CustomForceFieldSpec::Pair p = pair_of(fp.i, fp.j, fp.cutoff);
+      const std::string label = "pair " + std::to_string(p.i) + " " + std::to_string(p.j);
+      p.energy = {fp.energy, label + " energy", where};
+      p.params = fp.parameters;
+      for (const auto& [k, v] : fp.parameters) p.param_where[k] = where;
+      spec.pairs.push_back(std::move(p));
+    }
+  } else {
+    const TableForceField& t = f.table;
+    spec.kind = CustomForceFieldSpec::Kind::table;
+    if (!(t.cutoff >= 0)) throw Error("table cutoff must be >= 0", where);
+    if (t.n < 2) throw Error("table n must be >= 2, got " + std::to_string(t.n), where);
+    spec.cutoff = t.cutoff;
+    spec.table_file = t.file, spec.table_keyword = t.keyword;
+    spec.table_style = t.style, spec.table_n = t.n;
+    for (const auto& tp : t.pairs) {
+      CustomForceFieldSpec::Pair p = pair_of(tp.i, tp.j, tp.cutoff);
+      p.table_file = tp.file, p.table_keyword = tp.keyword;
+      spec.pairs.push_back(std::move(p));
+    }
+  }
+  return spec;
+}
+
 void apply_force_field(const ForceFieldSpec& f, ForceField& ff, bool from_file) {
-  ff.style = parse_lj_style(f.style);
+  const bool custom = f.style == "custom" || f.style == "table";
+  if (!custom) ff.style = parse_lj_style(f.style);
   ff.mixing = parse_mixing(f.mixing);
   if (!(f.cutoff > 0))
     throw Error("cutoff must be > 0, got " + std::to_string(f.cutoff), "force field");
   ff.cutoff = f.cutoff;
+  if (custom) {
+    if (!f.pairs.empty())
+      throw Error("pairs (epsilon, sigma) are not used with style = '" + f.style +
+                      "' (give formula.pairs or table.pairs)",
+                  "force field");
+    ff.custom = api::checked_argument(
+        [&] { return build_custom_pairs(custom_spec(f, ff.types), ff.types); });
+  }
   if (!from_file) {
     if (!f.masses.empty() && int(f.masses.size()) != ff.types)
       throw Error("masses has " + std::to_string(f.masses.size()) + " entries but the system has " +
@@ -32,7 +103,7 @@ void apply_force_field(const ForceFieldSpec& f, ForceField& ff, bool from_file) 
         throw Error("mass of atom type " + std::to_string(t) + " must be > 0", "force field");
       ff.mass[std::size_t(t - 1)] = m;
     }
-    if (f.pairs.empty())
+    if (f.pairs.empty() && !custom)
       for (int t = 1; t <= ff.types; ++t) ff.at(t, t) = {1.0, 1.0, 0.0, true};
   }
   for (const auto& p : f.pairs) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/arguments.hpp"
 #include "api/nbody_session.hpp"
 #include "core/config.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -65,6 +66,10 @@ KernelOptions kernel_options(const Settings& s, std::size_t n) {
   o.precision = s.run.precision;
   o.eps2 = s.eps * s.eps;
   o.expected_n = n;
+  if (!s.potential.empty())
+    o.custom = api::checked_argument([&] {
+      return std::make_shared<const CustomGravity>(s.potential, s.eps, "potential", "settings");
+    });
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include "api/arguments.hpp"
 #include "core/config.hpp"
 #include "core/io/opendx.hpp"
+#include "potmap/custom_phi.hpp"
 #include "potmap/map.hpp"
 #include "potmap/map_output.hpp"
 #include "potmap/run_config.hpp"
@@ -70,6 +71,10 @@ Map compute_map(const AtomArrays& atoms, const Grid& grid, const MapSettings& se
   o.precision = settings.run.precision;
   o.cutoff = settings.cutoff, o.exclusion = settings.exclusion, o.kahan = settings.kahan;
   o.bin_size = settings.bin_size;
+  if (!settings.phi.empty())
+    o.custom = api::checked_argument([&] {
+      return std::make_shared<const CustomPhi>(settings.phi, settings.cutoff, "phi", "settings");
+    });
   const Units units = api::checked_argument([&] { return parse_units(settings.units); });
   api::checked_argument([&] { validate(a, lattice, o); });
   MapResult r = potmap::compute_map(resolve_backend(settings.run.backend), a, lattice, o);
@@ -105,6 +110,7 @@ ConfigMap read_config(const std::string& path) {
   m.settings.run = {c.backend, c.map.precision};
   m.settings.cutoff = c.map.cutoff, m.settings.exclusion = c.map.exclusion;
   m.settings.kahan = c.map.kahan, m.settings.bin_size = c.map.bin_size;
+  if (c.map.custom) m.settings.phi = c.map.custom->text();
   m.settings.units = std::string(to_string(c.units));
   m.output = c.output.string();
   return m;

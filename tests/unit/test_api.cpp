@@ -64,6 +64,28 @@ TEST(ApiMd, BadInputIsAnErrorWithTheCliMessage) {
   }
 }
 
+TEST(ApiMd, FormulaStyleEqualsTheBuiltInAfterSteps) {
+  md::SystemArrays a = md::lattice("fcc", 0.8442, {4, 4, 4}, 1.44, 87287);
+  a.force_field.style = "shift";
+  md::Simulation builtin(a, cpu_double());
+  a.force_field.style = "custom";
+  a.force_field.formula.energy = "4*eps*(s6^2 - s6); s6 = (sig/r)^6";
+  a.force_field.formula.truncation = "shift";
+  a.force_field.formula.parameters = {{"eps", 1.0}, {"sig", 1.0}};
+  md::Simulation custom(a, cpu_double());
+  builtin.run(20), custom.run(20);
+  const md::ThermoRow x = builtin.thermo(), y = custom.thermo();
+  EXPECT_NEAR(y.potential, x.potential, 1e-12 * std::abs(x.potential));
+  EXPECT_NEAR(y.total, x.total, 1e-12 * std::abs(x.total));
+  a.force_field.formula.energy = "4*eps*(s6^2 - s6); s6 = (sigm/r)^6";
+  try {
+    md::Simulation bad(a, cpu_double());
+    FAIL() << "an unknown name must be an error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown name 'sigm'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ApiNbody, TimeObserversAndKeplerEnergy) {
   nbody::Settings s;
   s.run = {BackendKind::reference, Precision::double_};
