@@ -54,7 +54,8 @@ std::string table_cuda_function(const RadialPair& pair, int inputs, const std::s
   std::ostringstream src;
   src << "// " << pair.describe() << ": " << (linear ? "linear" : "spline") << " in r^2, "
       << t.points() << " points, r^2 from " << t.inner_squared() << " to " << pair.rc2() << "\n"
-      << "__device__ const " << vec << " " << table << "[" << bins * vecs_per_bin << "] = {\n";
+      << "__device__ __align__(32) const " << vec << " " << table << "[" << bins * vecs_per_bin
+      << "] = {\n";
   for (std::size_t v = 0; v < record.size(); v += std::size_t(per_vec)) {
     src << "    {";
     for (int c = 0; c < per_vec; ++c) src << (c ? ", " : "") << lit(record[v + std::size_t(c)]);
@@ -68,17 +69,31 @@ std::string table_cuda_function(const RadialPair& pair, int inputs, const std::s
     src << "  if (!(r2 < " << lit(pair.rc2()) << ")) {\n"
         << "    out[0] = out[1] = " << T << "(0);\n"
         << "    return;\n  }\n";
-  // PairTableInterpolator::evaluate: the bin, clamped to [0, n - 2]; the bin's start
-  // inner² + k·delta (rounded as the host's rsq_k: no contraction).
-  const std::string mul = single ? "__fmul_rn" : "__dmul_rn",
-                    add = single ? "__fadd_rn" : "__dadd_rn";
-  src << "  int k = int((r2 - " << lit(t.inner_squared()) << ") * " << lit(1.0 / t.delta())
-      << ");\n"
-      << "  k = k < 0 ? 0 : (k > " << bins - 1 << " ? " << bins - 1 << " : k);\n"
-      << "  const " << T << " start = " << add << "(" << lit(t.inner_squared()) << ", " << mul
-      << "(" << T << "(k), " << lit(t.delta()) << "));\n"
-      << "  const " << T << " b = (r2 - start) * " << lit(1.0 / t.delta()) << ";\n"
-      << "  const " << vec << "* bin = " << table << " + " << vecs_per_bin << " * k;\n";
+  // PairTableInterpolator::evaluate: the bin k, clamped to [0, n - 2], and the fraction b of r²
+  // in it (unclamped: the end bins extrapolate).
+  const std::string inner = lit(t.inner_squared()), inverse = lit(1.0 / t.delta());
+  if (single && bins - 1 < (1 << 22)) {
+    // FP32 without the conversions (F2I, I2F: quarter-rate, as many as the built-in LJ's one
+    // reciprocal twice over): t = (r² − inner²)/delta, clamped, truncated by adding 1.5·2^23
+    // rounding toward zero (the low bits of the sum are then ⌊t⌋), b = t − ⌊t⌋. Rounds as the
+    // float r² does (t to 2^-24 relative); the bin may differ from the host's at its edges,
+    // where the interpolation is continuous.
+    src << "  const float t = (r2 - " << inner << ") * " << inverse << ";\n"
+        << "  const float s = __fadd_rz(fminf(fmaxf(t, 0.0f), " << lit(bins - 1)
+        << "), 0x1.8p+23f);\n"
+        << "  const int k = __float_as_int(s) - 0x4b400000;\n"
+        << "  const float b = t - (s - 0x1.8p+23f);\n";
+  } else {
+    // The host's arithmetic: rsq_k = inner² + k·delta rounded as there (no contraction).
+    const std::string mul = single ? "__fmul_rn" : "__dmul_rn",
+                      add = single ? "__fadd_rn" : "__dadd_rn";
+    src << "  int k = int((r2 - " << inner << ") * " << inverse << ");\n"
+        << "  k = k < 0 ? 0 : (k > " << bins - 1 << " ? " << bins - 1 << " : k);\n"
+        << "  const " << T << " start = " << add << "(" << inner << ", " << mul << "(" << T
+        << "(k), " << lit(t.delta()) << "));\n"
+        << "  const " << T << " b = (r2 - start) * " << inverse << ";\n";
+  }
+  src << "  const " << vec << "* bin = " << table << " + " << vecs_per_bin << " * k;\n";
   if (linear && single) {
     src << "  const float4 c = __ldg(bin);\n"
         << "  out[0] = c.x + b * c.y;\n"

@@ -426,7 +426,8 @@ TEST(MdCustom, CudaSourceOfTablesCompilesWithNvrtc) {
   const auto systems = table_systems(dir, 2);
   for (const auto& [name, s] : systems) {
     const std::string src = md::md_custom_pair_source(*s.ff.custom, single);
-    EXPECT_NE(src.find("__device__ const float4 pw_pair_0_table["), std::string::npos) << name;
+    EXPECT_NE(src.find("__device__ __align__(32) const float4 pw_pair_0_table["), std::string::npos)
+        << name;
     EXPECT_NE(src.find("__ldg(bin)"), std::string::npos) << name;
     // The first bin's E (linear: E at r = 0.8, the file's own point: no re-spline) exactly.
     if (name == "lj linear") {
