@@ -29,9 +29,14 @@ Command add_md_bench(CLI::App& bench) {
   mdc->add_option("--sort-every", md->sort_every, "Steps between space-filling-curve reorders")
       ->check(CLI::Range(0, 1000000000, "a step count >= 0"));
   mdc->add_option_function<std::string>(
-         "--style", [md](const std::string& v) { md->formula = v == "custom"; },
-         "builtin | custom (also time LJ written as a formula: case in.lj-formula)")
-      ->check(CLI::IsMember({"builtin", "custom"}));
+         "--style",
+         [md](const std::string& v) {
+           md->formula = v == "custom";
+           md->table = v == "table";
+         },
+         "builtin | custom | table (also time LJ written as a formula: case in.lj-formula; or as "
+         "a LAMMPS table: case in.lj-table)")
+      ->check(CLI::IsMember({"builtin", "custom", "table"}));
   mdc->add_flag("--sweep", md->sweep, "Also run Liu et al.'s N x rc sweep (100 steps each)");
   mdc->add_flag("--sweep-cpu", md->sweep_cpu, "Time the cpu backend on the sweep too");
   return {mdc, [md, flags, md_sizes] {

@@ -24,7 +24,8 @@ namespace pairwise::ljc {
 // The NVRTC program of the custom term for precision p and i_per_lane targets per lane (the tile
 // width the cuda backend chose: 1, or 4 in FP32 and 2 in FP64): the CustomPair source, the
 // embedded kernel headers and the name expressions of tiles_kernel (without and with energies)
-// and pairs14_kernel. arch 0: device 0's. Throws pairwise::Error for a table term.
+// and pairs14_kernel. arch 0: device 0's. A table term (table_file) is its interpolation with the
+// table in device memory (engine/table_cuda.hpp).
 formula::CudaProgram ljc_custom_tiles_program(const CustomNonbonded& custom, Precision p,
                                               int i_per_lane, int arch = 0);
 

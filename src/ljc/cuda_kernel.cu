@@ -57,13 +57,7 @@ class CudaLjcKernel final : public LjcKernel {
     cudaDeviceProp prop{};
     PW_CUDA(cudaGetDeviceProperties(&prop, o.device));
     name_ = std::string("cuda: ") + prop.name;
-    if (o.custom) {
-      name_ += " + custom term " + o.custom->text();
-      if (o.custom->table())
-        throw Error(
-            "a table term (table_file) runs on the reference and cpu backends (not on cuda)",
-            "[forcefield] table_file");
-    }
+    if (o.custom) name_ += " + custom term " + o.custom->text();
     sms_ = prop.multiProcessorCount;
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }

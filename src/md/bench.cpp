@@ -1,6 +1,7 @@
 #include "md/bench.hpp"
 
 #include <omp.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include "core/bench_json.hpp"
 #include "engine/formula/nvrtc_loader.hpp"
+#include "engine/table_pair.hpp"
 #include "md/cuda_custom_pair.hpp"
 #include "md/custom_force_field.hpp"
 #include "md/engine.hpp"
@@ -44,6 +46,11 @@ System in_lj(std::size_t n, double cutoff) {
 }
 
 // in.lj with LJ as examples/custom-lj.toml writes it (style = "custom", truncation cut).
+std::string table_description(io::TableStyle style) {
+  return std::string("N 2000 RSQ 0.5 2.5, ") +
+         (style == io::TableStyle::linear ? "linear" : "spline") + " 2000";
+}
+
 System in_lj_formula(std::size_t n) {
   System s = in_lj(n, 2.5);
   CustomForceFieldSpec spec;
@@ -52,6 +59,28 @@ System in_lj_formula(std::size_t n) {
   spec.energy = {"4*epsilon*(s6^2 - s6); s6 = (sigma/r)^6", "[bench] energy", "bench md"};
   spec.globals = {{"epsilon", 1.0}, {"sigma", 1.0}};
   s.ff.custom = build_custom_pairs(spec, 1);
+  return s;
+}
+
+// in.lj with LJ as a LAMMPS table (style = "table"): N 2000 RSQ 0.5 2.5 (E and F of lj/cut),
+// interpolated with `style` on LAMMPS's N = 2000 (linear then uses the file's points as they are).
+System in_lj_table(std::size_t n, io::TableStyle style) {
+  System s = in_lj(n, 2.5);
+  io::PairTableFile t;
+  t.keyword = "LJ", t.grid = io::PairTableFile::Grid::rsq, t.lo = 0.5, t.hi = 2.5;
+  constexpr int kPoints = 2000;
+  for (int i = 0; i < kPoints; ++i) {
+    const double r = std::sqrt(t.lo * t.lo + (t.hi * t.hi - t.lo * t.lo) * i / (kPoints - 1));
+    const double s6 = std::pow(r, -6);
+    t.r.push_back(r), t.e.push_back(4 * (s6 * s6 - s6)),
+        t.f.push_back((48 * s6 * s6 - 24 * s6) / r);
+  }
+  auto pairs = std::make_shared<CustomPairs>();
+  pairs->types = 1;
+  pairs->pairs = {std::make_shared<engine::TablePair>(io::PairTableInterpolator(t, style, kPoints),
+                                                      table_description(style))};
+  pairs->description = "table, truncation none";
+  s.ff.custom = pairs;
   return s;
 }
 
@@ -178,6 +207,27 @@ int run_md_bench(const MdBenchOptions& options) {
                   {"kernel_compile_s", t.stats.custom_compile_seconds},
                   {"kernel_from_cache", t.stats.custom_compiled_from_cache},
                   {"neighbor_builds", t.stats.rebuilds}});
+        }
+        if (options.table) {
+          auto& records = run.records();
+          auto builtin = std::find_if(records.rbegin(), records.rend(), [&](const BenchRecord& r) {
+            return r.case_name == "in.lj" && r.n == n && r.precision == to_string(p);
+          });
+          if (builtin == records.rend()) continue;
+          const double builtin_value = builtin->value;
+          for (const io::TableStyle style : {io::TableStyle::linear, io::TableStyle::spline}) {
+            run.next_case();
+            const Timed t =
+                time_engine(backend, p, in_lj_table(n, style), 0.3, 100, steps, options.sort_every);
+            record(style == io::TableStyle::linear ? "in.lj-table-linear" : "in.lj-table-spline",
+                   backend, p, t.device, n, t.seconds_per_step, steps,
+                   {{"rc", 2.5},
+                    {"table", table_description(style)},
+                    {"ratio_to_builtin", double(n) / t.seconds_per_step / builtin_value},
+                    {"kernel_compile_s", t.stats.custom_compile_seconds},
+                    {"kernel_from_cache", t.stats.custom_compiled_from_cache},
+                    {"neighbor_builds", t.stats.rebuilds}});
+          }
         }
       }
       if (options.compare_cpu && n <= 32000) {

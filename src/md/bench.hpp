@@ -7,6 +7,8 @@
 //     (--sweep-cpu times the cpu backend on the same grid).
 //  md, case "in.lj-formula" (--style custom): in.lj with LJ as a formula, beside the built-in;
 //     case "formula-compile": NVRTC compile seconds of its kernels, first use and from the cache.
+//  md, cases "in.lj-table-linear", "in.lj-table-spline" (--style table): in.lj with LJ as a LAMMPS
+//     table (N 2000 RSQ 0.5 2.5), interpolated linear and spline.
 //  rng: lrand48 draws per second: glibc's lrand48() loop, a plain 64-bit loop (pairwise's
 //     sequential Rand48), the cpu backend (OpenMP leap-ahead) and cuda (kernel time).
 #pragma once
@@ -31,6 +33,9 @@ struct MdBenchOptions {
   // --style custom: case "in.lj-formula" beside "in.lj": LJ written as a formula (style = "custom",
   // examples/custom-lj.toml's), its ratio to the built-in, and the NVRTC compile times (cuda).
   bool formula = false;
+  // --style table: cases "in.lj-table-linear", "-spline" beside "in.lj": LJ as a LAMMPS table
+  // (N 2000 RSQ 0.5 2.5, style = "table"), its ratio to the built-in.
+  bool table = false;
   std::string json_path;
 };
 int run_md_bench(const MdBenchOptions& o);

@@ -6,6 +6,7 @@
 #include "engine/formula/cuda_headers.hpp"
 #include "engine/formula/cuda_source.hpp"
 #include "engine/formula/formula_pair.hpp"
+#include "engine/table_cuda.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::md {
@@ -55,19 +56,19 @@ std::string md_custom_pair_source(const CustomPairs& pairs, const CustomMdVarian
       const engine::RadialPair& pair = pairs.at(ti, tj);
       auto it = function_of.find(&pair);
       if (it == function_of.end()) {
-        const auto* f = dynamic_cast<const formula::FormulaPair*>(&pair);
-        if (!f)
-          throw Error(
-              "style = 'table' runs on the reference and cpu backends (not on cuda): use "
-              "--backend cpu, or write the interaction as a formula (style = 'custom')",
-              "[force_field] style");
         const int k = int(function_of.size());
         it = function_of.emplace(&pair, k).first;
-        const formula::PairPotential& p = f->potential();
-        src << "// " << pair.describe() << "\n"
-            << formula::cuda_device_function(p.graph, {p.energy, p.force_over_r}, 1,
-                                             "pw_pair_" + std::to_string(k), T)
-            << "\n";
+        const std::string name = "pw_pair_" + std::to_string(k);
+        if (engine::is_table(pair)) {  // the cutoff is the case's test below
+          src << engine::table_cuda_function(pair, 1, name, T, false) << "\n";
+        } else {
+          const auto* f = dynamic_cast<const formula::FormulaPair*>(&pair);
+          if (!f) throw Error("no CUDA source for the pair style " + pair.describe());
+          const formula::PairPotential& p = f->potential();
+          src << "// " << pair.describe() << "\n"
+              << formula::cuda_device_function(p.graph, {p.energy, p.force_over_r}, 1, name, T)
+              << "\n";
+        }
       }
       cases << "      case " << (ti - 1) * n + (tj - 1) << ":\n"
             << "        if (!(r2 < " << T << "(" << literal(pair.rc2()) << "))) return false;\n"

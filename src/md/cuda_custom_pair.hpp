@@ -1,8 +1,8 @@
-// Custom pair styles (formulas, issue 13) on the md cuda engine: the engine's own force and
-// thermo kernels (cuda_md_forces.cuh, cuda_md_reductions.cuh: the same Verlet lists, threads per
-// atom, vector index loads, fixed-point positions and precision modes as the built-in LJ) compiled
-// at run time by NVRTC with a pair functor generated from the formulas (CustomPair, see
-// cuda_md_common.cuh). Plain C++ (g++): the launches go through the driver API
+// Custom pair styles (formulas and tables, issue 13) on the md cuda engine: the engine's own force
+// and thermo kernels (cuda_md_forces.cuh, cuda_md_reductions.cuh: the same Verlet lists, threads
+// per atom, vector index loads, fixed-point positions and precision modes as the built-in LJ)
+// compiled at run time by NVRTC with a pair functor generated from the formulas or tables
+// (CustomPair, see cuda_md_common.cuh). Plain C++ (g++): the launches go through the driver API
 // (formula/nvrtc_loader), so the CPU tests check the generated source and that it compiles.
 #pragma once
 
@@ -29,8 +29,9 @@ struct CustomMdVariant {
 };
 
 // The CUDA source of the CustomPair functor for every type pair of `pairs`, in T (`float` or
-// `double`), with the includes and the explicit kernel instantiations of `v`. Throws for a table
-// pair (tables run on the reference and cpu backends).
+// `double`), with the includes and the explicit kernel instantiations of `v`. A table pair
+// (style = "table") becomes its interpolation with the table in device memory
+// (engine/table_cuda.hpp).
 std::string md_custom_pair_source(const CustomPairs& pairs, const CustomMdVariant& v);
 // The name expressions of the program above: forces_kick, energy_terms.
 std::vector<std::string> md_custom_kernel_names(const CustomMdVariant& v);

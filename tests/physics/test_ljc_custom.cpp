@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "backend_params.hpp"
 #include "core/config.hpp"
@@ -17,6 +18,7 @@
 #include "ljc/cuda_custom_term.hpp"
 #include "ljc/custom_nonbonded.hpp"
 #include "ljc/run_config.hpp"
+#include "ljc/velocities.hpp"
 #include "ljc_sets.hpp"
 #include "pairwise/error.hpp"
 #include "tolerances.hpp"
@@ -99,6 +101,33 @@ TEST(LjcCustom, ErrorsNameTheColumn) {
   }
 }
 
+// A LAMMPS table (section LJ) of LJ(σ, ε) shifted by `shift` (kcal/mol, Å) on an RSQ grid of n
+// points from lo to hi.
+void write_lj_table(const std::filesystem::path& file, int n, double lo, double hi, double sigma,
+                    double eps, double shift = 0) {
+  std::ofstream out(file);
+  out.precision(17);
+  out << "# LJ of the globule\n\nLJ\nN " << n << " RSQ " << lo << " " << hi << "\n\n";
+  for (int k = 0; k < n; ++k) {
+    const double r = std::sqrt(lo * lo + (hi * hi - lo * lo) * k / (n - 1));
+    const double s6 = std::pow(sigma / r, 6);
+    out << k + 1 << " " << r << " " << 4 * eps * (s6 * s6 - s6) - shift << " "
+        << 24 * eps * (2 * s6 * s6 - s6) / r << "\n";
+  }
+}
+
+// The closest and the farthest pair distances of m.
+std::pair<double, double> distance_range(const Molecule& m) {
+  double rmin = 1e300, rmax = 0;
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = i + 1; j < m.size(); ++j) {
+      const double r = std::sqrt(std::pow(m.x[i] - m.x[j], 2) + std::pow(m.y[i] - m.y[j], 2) +
+                                 std::pow(m.z[i] - m.z[j], 2));
+      rmin = std::min(rmin, r), rmax = std::max(rmax, r);
+    }
+  return {rmin, rmax};
+}
+
 // A LAMMPS table of the globule's LJ (uniform σ, ε; RSQ grid from below the closest pair to beyond
 // the farthest) in place of LJ + Coulomb reproduces the built-in LJ (charges zeroed) to the
 // table's interpolation error: linear second order in the bin width, spline far below.
@@ -109,30 +138,14 @@ TEST(LjcCustom, LammpsTableOfLjReproducesBuiltInLj) {
   Molecule neutral = m;
   std::fill(neutral.q.begin(), neutral.q.end(), 0.0);
   const LjcForces ref = forces(BackendKind::reference, neutral, nb, nullptr);
-  double rmin = 1e300, rmax = 0;
-  for (std::size_t i = 0; i < m.size(); ++i)
-    for (std::size_t j = i + 1; j < m.size(); ++j) {
-      const double r = std::sqrt(std::pow(m.x[i] - m.x[j], 2) + std::pow(m.y[i] - m.y[j], 2) +
-                                 std::pow(m.z[i] - m.z[j], 2));
-      rmin = std::min(rmin, r), rmax = std::max(rmax, r);
-    }
+  const auto [rmin, rmax] = distance_range(m);
   const double sigma = m.sigma[0], eps = m.epsilon[0], lo = 0.9 * rmin, hi = 1.05 * rmax;
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("pw_ljc_table_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto error_with = [&](int n, const char* style, BackendKind b) {
     const auto file = dir / ("lj" + std::to_string(n) + ".table");
-    {
-      std::ofstream out(file);
-      out.precision(17);
-      out << "# LJ of the globule\n\nLJ\nN " << n << " RSQ " << lo << " " << hi << "\n\n";
-      for (int k = 0; k < n; ++k) {
-        const double r = std::sqrt(lo * lo + (hi * hi - lo * lo) * k / (n - 1));
-        const double s6 = std::pow(sigma / r, 6);
-        out << k + 1 << " " << r << " " << 4 * eps * (s6 * s6 - s6) << " "
-            << 24 * eps * (2 * s6 * s6 - s6) / r << "\n";
-      }
-    }
+    write_lj_table(file, n, lo, hi, sigma, eps);
     auto custom = std::make_shared<const CustomNonbonded>(
         engine::make_table_pair(file.string(), "LJ", style, n, 0, "[t] table_file"), true);
     const LjcForces got = forces(b, m, nb, custom);
@@ -185,6 +198,48 @@ TEST(LjcCustom, GpuFormInR2AndInverseRHasTheSameValues) {
     EXPECT_NEAR(out[0], e, 1e-13 * std::abs(e)) << r;
     EXPECT_NEAR(out[1], fr, 1e-13 * std::abs(fr)) << r;
   }
+}
+
+// Table terms of the globule `m` (its first atom's σ, ε), in `dir`: LJ shifted to 0 at a cutoff
+// of 0.6 of the farthest pair (so pairs beyond it count 0), from 0.9 of the closest pair; linear
+// beside LJ + Coulomb (the table's own grid) and spline replacing them (N = 1500, re-splined).
+std::vector<std::shared_ptr<const CustomNonbonded>> table_terms(const Molecule& m,
+                                                                const std::filesystem::path& dir) {
+  const auto [rmin, rmax] = distance_range(m);
+  const double lo = 0.9 * rmin, hi = 0.6 * rmax, s6 = std::pow(m.sigma[0] / hi, 6);
+  const auto file = dir / "lj.table";
+  write_lj_table(file, 2000, lo, hi, m.sigma[0], m.epsilon[0], 4 * m.epsilon[0] * (s6 * s6 - s6));
+  return {
+      std::make_shared<const CustomNonbonded>(
+          engine::make_table_pair(file.string(), "LJ", "linear", 2000, 0, "[t] table_file"), false),
+      std::make_shared<const CustomNonbonded>(
+          engine::make_table_pair(file.string(), "LJ", "spline", 1500, 0, "[t] table_file"), true)};
+}
+
+// A table term on the GPU: its interpolation and the table data in the tile program's CustomPair
+// (0 beyond the cutoff), compiled by NVRTC for sm_90 in FP32 (4 targets per lane), mixed and
+// FP64 (no device needed; skipped without libnvrtc).
+TEST(LjcCustom, CudaTileProgramOfTablesCompilesWithNvrtc) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pw_ljc_tsrc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto terms = table_terms(test::ljc_globule(120), dir);
+  const std::tuple<std::size_t, Precision, int> cases[] = {
+      {0, Precision::single, 4}, {1, Precision::mixed, 1}, {1, Precision::double_, 2}};
+  for (const auto& [t, p, kI] : cases) {
+    formula::CudaProgram program = ljc_custom_tiles_program(*terms[t], p, kI, 90);
+    EXPECT_NE(program.source.find("pw_term_table["), std::string::npos);
+    EXPECT_NE(program.source.find("out[0] = out[1] = "), std::string::npos) << "0 beyond rc";
+    if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty()) {
+      std::filesystem::remove_all(dir);
+      GTEST_SKIP() << why;
+    }
+    program.use_cache = false;
+    const auto k = formula::compile_cuda_program(program);
+    EXPECT_GT(k.cubin.size(), 1000u);
+    ASSERT_EQ(k.lowered.size(), 3u);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // The GPU term (ljc/cuda_custom_term.hpp): the tile kernel with the formula's pair functor, as
@@ -264,6 +319,78 @@ TEST(LjcCustomCuda, WideTilesMatchReference) {
                   std::string(to_string(p)).c_str(), per_atom ? "per-atom" : "uniform",
                   rel(got, builtin));
     }
+  }
+}
+
+// Table terms on cuda (inside the Newton-3 tiles: exclusions, 1-4 pairs scaled 0.5, 0 beyond the
+// cutoff) in every precision against the reference backend with the same term: forces and
+// energies at the tolerances of tests/tolerances.hpp at N = 300 (one target per lane) and 8192
+// (the wide tiles), and 20 NVE steps of the shared dynamics (positions in Å and the energy, the
+// bounds of test_ljc_kernels' AdvanceMatchesHostDynamics).
+TEST(LjcCustomCuda, TablesMatchReferenceInEveryPrecision) {
+  if (std::string why; cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pw_ljc_tcuda_" + std::to_string(::getpid()));
+  NonbondedOptions nb = test::ljc_options(physics::DielectricKind::constant);
+  nb.scale14_lj = nb.scale14_coulomb = 0.5;
+  for (const std::size_t n : {std::size_t(300), std::size_t(8192)}) {
+    std::filesystem::create_directories(dir);
+    Molecule m = test::ljc_globule(n);
+    const auto terms = table_terms(m, dir);
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      if (n > 300 && t == 0) continue;  // the wide tiles: the spline term only
+      const LjcForces ref = forces(BackendKind::reference, m, nb, terms[t]);
+      for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+        const double tol = test::force_tolerance(p);
+        const LjcForces got = forces(BackendKind::cuda, m, nb, terms[t], p);
+        const std::string what =
+            terms[t]->text() + " N=" + std::to_string(n) + " " + std::string(to_string(p));
+        EXPECT_LT(rel(got, ref), tol) << what;
+        EXPECT_NEAR(got.custom, ref.custom, tol * std::abs(ref.custom)) << what;
+        EXPECT_NEAR(got.lj, ref.lj, tol * std::abs(ref.lj)) << what;
+        EXPECT_NEAR(got.coulomb, ref.coulomb, tol * std::abs(ref.coulomb)) << what;
+        std::printf("ljc table term on cuda, %s: force error %.2e, custom energy %.2e\n",
+                    what.c_str(), rel(got, ref),
+                    std::abs(got.custom - ref.custom) / std::abs(ref.custom));
+      }
+    }
+    std::filesystem::remove_all(dir);
+    if (n > 300) break;
+    // 20 NVE steps (1 fs) from 300 K velocities, on the reference and on cuda.
+    thermal_velocities(m, 300.0, 2);
+    std::vector<double> inv_mass(m.size());
+    for (std::size_t i = 0; i < m.size(); ++i) inv_mass[i] = kAccelFactor / m.mass[i];
+    engine::DynamicsOptions o;
+    o.dt = 1.0;
+    for (const auto& term : terms)
+      for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+        auto advance = [&](BackendKind b, Precision q) {
+          LjcKernelOptions ko;
+          ko.precision = q;
+          ko.custom = term;
+          auto k = make_ljc_kernel(b, ko);
+          Molecule s = m;
+          k->set_system(s, nb);
+          LjcForces f;
+          k->compute(f);
+          k->advance(s, inv_mass, o, 0, 20, f);
+          return std::make_pair(s, f);
+        };
+        const auto [r, rf] = advance(BackendKind::reference, Precision::double_);
+        const auto [g, gf] = advance(BackendKind::cuda, p);
+        const double tol = p == Precision::double_ ? 1e-10 : 1e-5;
+        double worst = 0;
+        for (std::size_t i = 0; i < m.size(); ++i)
+          worst = std::max({worst, std::abs(g.x[i] - r.x[i]), std::abs(g.y[i] - r.y[i]),
+                            std::abs(g.z[i] - r.z[i])});
+        const double scale = std::abs(rf.lj) + std::abs(rf.coulomb) + std::abs(rf.custom);
+        EXPECT_LE(worst, tol) << term->text() << " " << to_string(p);
+        EXPECT_LE(std::abs(gf.energy() - rf.energy()) / scale, 100 * tol)
+            << term->text() << " " << to_string(p);
+        std::printf("ljc table term, 20 steps on cuda %s: position error %.2e A, energy %.2e\n",
+                    std::string(to_string(p)).c_str(), worst,
+                    std::abs(gf.energy() - rf.energy()) / scale);
+      }
   }
 }
 

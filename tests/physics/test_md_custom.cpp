@@ -2,12 +2,14 @@
 // same melt, LJ as a formula: thermo within 1e-12 relative in double on cpu); for eight formula
 // styles, forces = −∇U by central differences on the reference, and the cpu engine against the
 // reference (1e-12 double, 1e-5 FP32 pair arithmetic) with three atom types, combining rules and
-// per-pair formulas; a LAMMPS table of LJ against lj/cut within its interpolation error.
+// per-pair formulas; a LAMMPS table of LJ against lj/cut within its interpolation error; formulas
+// and tables (linear, spline, a table per type pair) on cuda against the reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "backend_params.hpp"
 #include "cli_runner.hpp"
@@ -18,6 +20,7 @@
 #include "md/engine.hpp"
 #include "md/run.hpp"
 #include "md_systems.hpp"
+#include "tolerances.hpp"
 
 namespace {
 
@@ -229,6 +232,28 @@ TEST(MdCustom, CombiningRulesAndPerPairFormulasMatchBuiltInMixing) {
   }
 }
 
+// Sections of LJ(ε, σ) tables (E, F = −dE/dr) on an RSQ grid of n points from lo to hi, written
+// to `file` (one keyword per section).
+struct LjSection {
+  std::string keyword;
+  double epsilon = 1, sigma = 1;
+};
+void write_lj_tables(const fs::path& file, const std::vector<LjSection>& sections, int n, double lo,
+                     double hi) {
+  std::ofstream out(file);
+  out.precision(17);
+  out << "# LJ tables\n";
+  for (const auto& s : sections) {
+    out << "\n" << s.keyword << "\nN " << n << " RSQ " << lo << " " << hi << "\n\n";
+    for (int i = 0; i < n; ++i) {
+      const double r = std::sqrt(lo * lo + (hi * hi - lo * lo) * i / (n - 1));
+      const double s6 = std::pow(s.sigma / r, 6);
+      out << i + 1 << " " << r << " " << 4 * s.epsilon * (s6 * s6 - s6) << " "
+          << s.epsilon * (48 * s6 * s6 - 24 * s6) / r << "\n";
+    }
+  }
+}
+
 // A LAMMPS table of LJ (RSQ grid, N points, 0.8 to 2.5) used as style table, against the built-in
 // lj/cut: the error shrinks as the table's interpolation error (linear: h², so ~4x from N to 2N;
 // spline: far below linear).
@@ -279,8 +304,7 @@ TEST(MdCustom, LammpsTableOfLjReproducesLjCut) {
 
 // The GPU path (md/cuda_custom_pair.hpp): the source generated for every style, and for three
 // types with a pair of its own, is the engine's forces_kick / energy_terms with a CustomPair; it
-// compiles with NVRTC for sm_90 (no device needed; skipped where libnvrtc is missing). A table is
-// refused on cuda with a clear error.
+// compiles with NVRTC for sm_90 (no device needed; skipped where libnvrtc is missing).
 TEST(MdCustom, CudaSourceOfFormulasCompilesWithNvrtc) {
   md::CustomMdVariant single;  // the 2,048,000-atom single instantiation
   single.fast_math = true;
@@ -331,6 +355,112 @@ TEST(MdCustom, CudaSourceOfFormulasCompilesWithNvrtc) {
     std::printf("NVRTC compile of the md custom kernels (%s): %.3f s\n", v.key().c_str(),
                 k.seconds);
   }
+}
+
+// Table systems of the tests below: LJ tables (1 type, `style`), or three types with a table of
+// its own for each type pair (the make_three_types ε, σ; pair 1-3 cut at 2.2 inside its table).
+struct TableSystem {
+  std::string name;
+  md::System system;
+};
+std::vector<TableSystem> table_systems(const fs::path& dir, int cells) {
+  write_lj_tables(dir / "lj.table", {{"LJ", 1, 1}}, 1000, 0.8, 2.5);
+  write_lj_tables(dir / "three.table",
+                  {{"AA", 1.0, 1.0},
+                   {"AB", 0.9, 1.05},
+                   {"AC", 0.5, 0.95},
+                   {"BB", 0.8, 1.1},
+                   {"BC", 1.02, 1.0},
+                   {"CC", 1.3, 0.9}},
+                  600, 0.75, 2.5);
+  std::vector<TableSystem> out;
+  for (const char* style : {"linear", "spline"}) {
+    md::CustomForceFieldSpec spec;
+    spec.kind = md::CustomForceFieldSpec::Kind::table;
+    spec.cutoff = 0;
+    spec.table_file = (dir / "lj.table").string();
+    spec.table_keyword = "LJ";
+    spec.table_style = style;
+    spec.table_n = std::string(style) == "linear" ? 1000 : 600;  // the file's grid, or not
+    md::System s = test::jittered_lattice("fcc", 0.8442, cells, 0.1, 3, 1.0);
+    s.ff.custom = md::build_custom_pairs(spec, 1);
+    out.push_back({std::string("lj ") + style, s});
+  }
+  for (const char* style : {"linear", "spline"}) {
+    md::System s = test::jittered_lattice("fcc", 0.8442, cells, 0.1, 9, 1.0);
+    test::make_three_types(s, 4);
+    md::CustomForceFieldSpec spec;
+    spec.kind = md::CustomForceFieldSpec::Kind::table;
+    spec.cutoff = 0;
+    spec.table_file = (dir / "three.table").string();
+    spec.table_style = style;
+    spec.table_n = 700;
+    const char* keywords[3][3] = {{"AA", "AB", "AC"}, {"AB", "BB", "BC"}, {"AC", "BC", "CC"}};
+    for (int i = 1; i <= 3; ++i)
+      for (int j = i; j <= 3; ++j) {
+        md::CustomForceFieldSpec::Pair p;
+        p.i = i, p.j = j, p.table_keyword = keywords[i - 1][j - 1];
+        if (i == 1 && j == 3) p.cutoff = 2.2;
+        spec.pairs.push_back(p);
+      }
+    s.ff.custom = md::build_custom_pairs(spec, 3);
+    out.push_back({std::string("three types ") + style, s});
+  }
+  return out;
+}
+
+// Tables on the GPU path: the interpolation and the table data (one record per bin, exact
+// hexadecimal literals) in the CustomPair source; it compiles with NVRTC for sm_90 in single,
+// mixed and double (no device needed; skipped without libnvrtc).
+TEST(MdCustom, CudaSourceOfTablesCompilesWithNvrtc) {
+  const fs::path dir = fs::temp_directory_path() / ("pw_table_src_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  md::CustomMdVariant single;
+  single.fast_math = true;
+  md::CustomMdVariant mixed = single;
+  mixed.r = "double", mixed.a = "double", mixed.fixed = true, mixed.fast_math = false;
+  md::CustomMdVariant dbl;
+  dbl.r = dbl.p = dbl.a = "double", dbl.min_blocks = 1, dbl.one_type = false;
+  md::CustomMdVariant mixed3 = mixed;
+  mixed3.one_type = false;
+  const auto systems = table_systems(dir, 2);
+  for (const auto& [name, s] : systems) {
+    const std::string src = md::md_custom_pair_source(*s.ff.custom, single);
+    EXPECT_NE(src.find("__device__ __align__(32) const float4 pw_pair_0_table["), std::string::npos)
+        << name;
+    EXPECT_NE(src.find("__ldg(bin)"), std::string::npos) << name;
+    // The first bin's E (linear: E at r = 0.8, the file's own point: no re-spline) exactly.
+    if (name == "lj linear") {
+      const double r = std::sqrt(0.8 * 0.8), s6 = std::pow(1 / r, 6);  // as written
+      std::ostringstream e0;
+      e0 << std::hexfloat << double(float(4 * (s6 * s6 - s6))) << "f";
+      EXPECT_NE(src.find("{" + e0.str() + ", "), std::string::npos) << e0.str();
+    }
+    // Six type pairs, six tables; the symmetric cases share them.
+    if (name == "three types linear") {
+      EXPECT_NE(src.find("pw_pair_5_table"), std::string::npos);
+      EXPECT_EQ(src.find("pw_pair_6_table"), std::string::npos);
+    }
+    EXPECT_EQ(md::md_custom_pair_source(*s.ff.custom, dbl).find("float"), std::string::npos)
+        << name << ": double tables";
+  }
+  if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty()) {
+    fs::remove_all(dir);
+    GTEST_SKIP() << why;
+  }
+  for (const auto& [pairs, v] : {std::pair{systems[0].system.ff.custom, single},
+                                 {systems[1].system.ff.custom, mixed},
+                                 {systems[3].system.ff.custom, dbl},
+                                 {systems[2].system.ff.custom, mixed3}}) {
+    auto program = md::md_custom_program(*pairs, v, 90);
+    program.use_cache = false;
+    const formula::CompiledProgram k = formula::compile_cuda_program(program);
+    EXPECT_GT(k.cubin.size(), 1000u);
+    ASSERT_EQ(k.lowered.size(), 2u);
+    std::printf("NVRTC compile of the md table kernels (%s, %s): %.3f s\n",
+                pairs->at(1, 1).describe().c_str(), v.key().c_str(), k.seconds);
+  }
+  fs::remove_all(dir);
 }
 
 // On the GPU (skipped without a device): examples/custom-lj.toml against examples/lj-melt.toml,
@@ -424,32 +554,49 @@ TEST(MdCustomCuda, MatchesReferenceForEveryStyleAndPrecision) {
     }
 }
 
-// A table on cuda, and a formula on cuda where libnvrtc cannot be loaded (PAIRWISE_NVRTC names
-// a missing file; an empty kernel cache): clear errors (the CLI exits 1).
+// Tables on cuda (linear and spline, one type and three types with a table per type pair), each
+// precision, against the reference backend running the same tables: forces, U and W at the
+// tolerances of tests/tolerances.hpp, and after 5 steps (10x in FP32, as above) with the kinetic
+// energy too.
+TEST(MdCustomCuda, TablesMatchReferenceInEveryPrecision) {
+  if (std::string why; !cuda_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const fs::path dir = fs::temp_directory_path() / ("pw_table_cuda_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const auto& [name, s] : table_systems(dir, 5))
+    for (int steps : {0, 5}) {
+      const Forces ref = run(BackendKind::reference, Precision::double_, s, steps);
+      for (Precision p : {Precision::double_, Precision::mixed, Precision::single}) {
+        const Forces got = run(BackendKind::cuda, p, s, steps);
+        const double tol =
+            test::force_tolerance(p) * (steps > 0 && p != Precision::double_ ? 10 : 1);
+        const double fe = force_error(got.f, ref.f);
+        const std::string what =
+            name + " " + std::string(to_string(p)) + " step " + std::to_string(steps);
+        EXPECT_LT(fe, tol) << what;
+        EXPECT_NEAR(got.thermo.potential, ref.thermo.potential,
+                    tol * std::abs(ref.thermo.potential))
+            << what;
+        const double w_scale = std::abs(ref.thermo.virial) + std::abs(ref.thermo.potential);
+        EXPECT_NEAR(got.thermo.virial, ref.thermo.virial, tol * w_scale) << what;
+        if (steps > 0) {
+          EXPECT_NEAR(got.thermo.kinetic, ref.thermo.kinetic, tol * std::abs(ref.thermo.kinetic))
+              << what;
+        }
+        std::printf(
+            "md table %s, cuda %s vs reference, step %d: force error %.2e, U %.2e\n", name.c_str(),
+            std::string(to_string(p)).c_str(), steps, fe,
+            std::abs(got.thermo.potential - ref.thermo.potential) / std::abs(ref.thermo.potential));
+      }
+    }
+  fs::remove_all(dir);
+}
+
+// A formula on cuda where libnvrtc cannot be loaded (PAIRWISE_NVRTC names a missing file; an
+// empty kernel cache): a clear error (the CLI exits 1).
 class MdCustomCudaCli : public test::CliTest {};
 
-TEST_F(MdCustomCudaCli, TableAndMissingNvrtcAreClearErrors) {
+TEST_F(MdCustomCudaCli, MissingNvrtcIsAClearError) {
   if (std::string why; !cuda_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
-  {
-    std::ofstream(dir_ / "lj.table") << "LJ\nN 3 R 1.0 2.0\n\n1 1.0 0.0 24.0\n2 1.5 -0.32 "
-                                        "-0.5\n3 2.0 -0.06 -0.09\n";
-    md::CustomForceFieldSpec spec;
-    spec.kind = md::CustomForceFieldSpec::Kind::table;
-    spec.cutoff = 0;
-    spec.table_file = (dir_ / "lj.table").string();
-    spec.table_keyword = "LJ";
-    spec.table_n = 10;
-    md::System t = test::jittered_lattice("fcc", 0.8442, 3, 0.1, 3, 1.0);
-    t.ff.custom = md::build_custom_pairs(spec, 1);
-    md::EngineOptions o;
-    auto e = md::make_md_engine(BackendKind::cuda, o);
-    try {
-      e->set_state(t);
-      ADD_FAILURE() << "a table ran on cuda";
-    } catch (const Error& err) {
-      EXPECT_NE(std::string(err.what()).find("table"), std::string::npos) << err.what();
-    }
-  }
   std::ifstream in(examples() / "custom-lj.toml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text.replace(text.find("20 20 20"), 8, "4 4 4");

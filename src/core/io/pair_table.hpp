@@ -55,6 +55,21 @@ class PairTableInterpolator {
   template <class T>
   void evaluate(T rsq, T& energy, T& force_over_r) const;
 
+  // The internal table, as evaluate() reads it (engine/table_cuda.hpp writes it into CUDA
+  // source): points rsq_i = inner² + i·delta, i < n; E and F/r at them; linear: de, df, their
+  // differences to point i + 1; spline: e2, f2, the second derivatives in r².
+  TableStyle style() const { return style_; }
+  int points() const { return n_; }
+  double inner_squared() const { return innersq_; }
+  double delta() const { return delta_; }
+  const std::vector<double>& rsq() const { return rsq_; }
+  const std::vector<double>& e() const { return e_; }
+  const std::vector<double>& f() const { return f_; }
+  const std::vector<double>& de() const { return de_; }
+  const std::vector<double>& df() const { return df_; }
+  const std::vector<double>& e2() const { return e2_; }
+  const std::vector<double>& f2() const { return f2_; }
+
  private:
   TableStyle style_;
   int n_;
