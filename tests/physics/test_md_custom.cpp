@@ -441,6 +441,18 @@ TEST(MdCustom, CudaSourceOfTablesCompilesWithNvrtc) {
       EXPECT_NE(src.find("pw_pair_5_table"), std::string::npos);
       EXPECT_EQ(src.find("pw_pair_6_table"), std::string::npos);
     }
+    // Three types on one table (file, section and cutoff the same): one table in the source.
+    if (name == "lj linear") {
+      md::CustomForceFieldSpec spec;
+      spec.kind = md::CustomForceFieldSpec::Kind::table;
+      spec.cutoff = 0;
+      spec.table_file = (dir / "lj.table").string();
+      spec.table_keyword = "LJ";
+      const std::string one = md::md_custom_pair_source(*md::build_custom_pairs(spec, 3), single);
+      EXPECT_NE(one.find("pw_pair_0_table"), std::string::npos);
+      EXPECT_EQ(one.find("pw_pair_1_table"), std::string::npos);
+      EXPECT_NE(one.find("case 8:"), std::string::npos);
+    }
     EXPECT_EQ(md::md_custom_pair_source(*s.ff.custom, dbl).find("float"), std::string::npos)
         << name << ": double tables";
   }
