@@ -231,7 +231,7 @@ TEST(LjcCustom, CudaTileProgramOfTablesCompilesWithNvrtc) {
                                                            {1, Precision::double_, 2}};
   for (const auto& [t, p, kI] : cases) {
     formula::CudaProgram program = ljc_custom_tiles_program(*terms[t], p, kI, 90);
-    EXPECT_NE(program.source.find("pw_term_table["), std::string::npos);
+    EXPECT_NE(program.source.find("pw_term_f["), std::string::npos);
     EXPECT_NE(program.source.find("out[0] = out[1] = "), std::string::npos) << "0 beyond rc";
     if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty()) {
       std::filesystem::remove_all(dir);
