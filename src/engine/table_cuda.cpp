@@ -36,33 +36,41 @@ std::string table_cuda_function(const RadialPair& pair, int inputs, const std::s
   const bool single = T == "float";
   const bool linear = t.style() == io::TableStyle::linear;
   const int bins = t.points() - 1;  // evaluate() clamps the bin to [0, n - 2]
-  // One record of 4 (linear) or 8 (spline) values per bin.
-  std::vector<double> record;
+  // Per bin, an energy record and a force record, in two arrays (a force kernel reads only the
+  // second): linear {E_k, ΔE_k}, {f_k, Δf_k}; spline {E_k, E_k+1, E''_k, E''_k+1} and the same of
+  // f.
+  std::vector<double> energy, force;
   for (int k = 0; k < bins; ++k) {
     const std::size_t i = std::size_t(k);
-    if (linear)
-      record.insert(record.end(), {t.e()[i], t.de()[i], t.f()[i], t.df()[i]});
-    else
-      record.insert(record.end(), {t.e()[i], t.e()[i + 1], t.e2()[i], t.e2()[i + 1], t.f()[i],
-                                   t.f()[i + 1], t.f2()[i], t.f2()[i + 1]});
+    if (linear) {
+      energy.insert(energy.end(), {t.e()[i], t.de()[i]});
+      force.insert(force.end(), {t.f()[i], t.df()[i]});
+    } else {
+      energy.insert(energy.end(), {t.e()[i], t.e()[i + 1], t.e2()[i], t.e2()[i + 1]});
+      force.insert(force.end(), {t.f()[i], t.f()[i + 1], t.f2()[i], t.f2()[i + 1]});
+    }
   }
-  const std::string vec = single ? "float4" : "double2";  // 16-byte loads
-  const int per_vec = single ? 4 : 2, vecs_per_bin = int(record.size()) / bins / per_vec;
-  const std::string table = name + "_table";
+  // The vector type of a load: the whole record in FP32 (float2, float4), double2 in FP64.
+  const int per_vec = single ? (linear ? 2 : 4) : 2;
+  const std::string vec = single ? (linear ? "float2" : "float4") : "double2";
+  const int vecs_per_bin = (linear ? 2 : 4) / per_vec;
   auto lit = [&](double v) { return exact(v, single); };
 
   std::ostringstream src;
   src << "// " << pair.describe() << ": " << (linear ? "linear" : "spline") << " in r^2, "
-      << t.points() << " points, r^2 from " << t.inner_squared() << " to " << pair.rc2() << "\n"
-      << "__device__ __align__(32) const " << vec << " " << table << "[" << bins * vecs_per_bin
-      << "] = {\n";
-  for (std::size_t v = 0; v < record.size(); v += std::size_t(per_vec)) {
-    src << "    {";
-    for (int c = 0; c < per_vec; ++c) src << (c ? ", " : "") << lit(record[v + std::size_t(c)]);
-    src << "},\n";
+      << t.points() << " points, r^2 from " << t.inner_squared() << " to " << pair.rc2() << "\n";
+  for (const auto& [suffix, values] : {std::pair{"_e", &energy}, {"_f", &force}}) {
+    src << "__device__ __align__(32) const " << vec << " " << name << suffix << "["
+        << bins * vecs_per_bin << "] = {\n";
+    for (std::size_t v = 0; v < values->size(); v += std::size_t(per_vec)) {
+      src << "    {";
+      for (int c = 0; c < per_vec; ++c)
+        src << (c ? ", " : "") << lit((*values)[v + std::size_t(c)]);
+      src << "},\n";
+    }
+    src << "};\n";
   }
-  src << "};\n"
-      << "__device__ __forceinline__ void " << name << "(";
+  src << "__device__ __forceinline__ void " << name << "(";
   for (int v = 0; v < inputs; ++v) src << "const " << T << (v == 0 ? " r2" : "") << ", ";
   src << T << "* out) {\n";
   if (zero_beyond_cutoff)
@@ -93,13 +101,10 @@ std::string table_cuda_function(const RadialPair& pair, int inputs, const std::s
         << "(k), " << lit(t.delta()) << "));\n"
         << "  const " << T << " b = (r2 - start) * " << inverse << ";\n";
   }
-  src << "  const " << vec << "* bin = " << table << " + " << vecs_per_bin << " * k;\n";
-  if (linear && single) {
-    src << "  const float4 c = __ldg(bin);\n"
-        << "  out[0] = c.x + b * c.y;\n"
-        << "  out[1] = c.z + b * c.w;\n";
-  } else if (linear) {
-    src << "  const double2 e = __ldg(bin), f = __ldg(bin + 1);\n"
+  const std::string e = name + "_e + " + std::to_string(vecs_per_bin) + " * k",
+                    f = name + "_f + " + std::to_string(vecs_per_bin) + " * k";
+  if (linear) {
+    src << "  const " << vec << " e = __ldg(" << e << "), f = __ldg(" << f << ");\n"
         << "  out[0] = e.x + b * e.y;\n"
         << "  out[1] = f.x + b * f.y;\n";
   } else {
@@ -108,12 +113,12 @@ std::string table_cuda_function(const RadialPair& pair, int inputs, const std::s
         << "  const " << T << " ca = (a * a * a - a) * " << d6 << ", cb = (b * b * b - b) * " << d6
         << ";\n";
     if (single)
-      src << "  const float4 e = __ldg(bin), f = __ldg(bin + 1);\n"
+      src << "  const float4 e = __ldg(" << e << "), f = __ldg(" << f << ");\n"
           << "  out[0] = a * e.x + b * e.y + ca * e.z + cb * e.w;\n"
           << "  out[1] = a * f.x + b * f.y + ca * f.z + cb * f.w;\n";
     else
-      src << "  const double2 e0 = __ldg(bin), e1 = __ldg(bin + 1), f0 = __ldg(bin + 2),\n"
-          << "                f1 = __ldg(bin + 3);\n"
+      src << "  const double2 e0 = __ldg(" << e << "), e1 = __ldg(" << e << " + 1);\n"
+          << "  const double2 f0 = __ldg(" << f << "), f1 = __ldg(" << f << " + 1);\n"
           << "  out[0] = a * e0.x + b * e0.y + ca * e1.x + cb * e1.y;\n"
           << "  out[1] = a * f0.x + b * f0.y + ca * f1.x + cb * f1.y;\n";
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "engine/formula/formula_pair.hpp"
 #include "engine/formula/parser.hpp"
@@ -148,6 +149,10 @@ std::shared_ptr<const CustomPairs> build_custom_pairs(const CustomForceFieldSpec
                       std::to_string(types) + ")",
                   spec.source);
   const bool is_formula = spec.kind == CustomForceFieldSpec::Kind::formula;
+  // Type pairs with the same table (file, section, cutoff) share one interpolator: one table in
+  // the GPU kernels' data and cache.
+  std::map<std::tuple<std::string, std::string, double>, std::shared_ptr<const engine::RadialPair>>
+      tables;
   for (int i = 1; i <= types; ++i)
     for (int j = i; j <= types; ++j) {
       const auto it = given.find({i, j});
@@ -196,8 +201,11 @@ std::shared_ptr<const CustomPairs> build_custom_pairs(const CustomForceFieldSpec
                           " (give table_file and table_keyword, or " + pair_name(i, j) +
                           ".table_file/.table_keyword)",
                       spec.source);
-        pair =
-            engine::make_table_pair(file, keyword, spec.table_style, spec.table_n, cutoff, label);
+        auto& shared = tables[{file, keyword, cutoff}];
+        if (!shared)
+          shared =
+              engine::make_table_pair(file, keyword, spec.table_style, spec.table_n, cutoff, label);
+        pair = shared;
       }
       out->pairs[std::size_t(i - 1) * types + (j - 1)] = pair;
       out->pairs[std::size_t(j - 1) * types + (i - 1)] = pair;

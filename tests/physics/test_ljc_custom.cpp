@@ -1,7 +1,9 @@
 // ljc custom non-bonded term (issue 13): LJ (Lorentz–Berthelot) + constant-dielectric Coulomb
 // written as a formula in place of the built-in term gives the built-in forces and energy (1-4
 // scales equal, so the one 1-4 factor of the custom term matches), on reference and cpu; a term
-// beside LJ + Coulomb adds −∇U (central differences, exclusions and 1-4 scaling kept).
+// beside LJ + Coulomb adds −∇U (central differences, exclusions and 1-4 scaling kept); a LAMMPS
+// table term reproduces LJ to its interpolation error; formulas and tables on cuda against the
+// reference.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -217,18 +219,19 @@ std::vector<std::shared_ptr<const CustomNonbonded>> table_terms(const Molecule& 
 }
 
 // A table term on the GPU: its interpolation and the table data in the tile program's CustomPair
-// (0 beyond the cutoff), compiled by NVRTC for sm_90 in FP32 (4 targets per lane), mixed and
-// FP64 (no device needed; skipped without libnvrtc).
+// (0 beyond the cutoff), compiled by NVRTC for sm_90 in FP32 (4 targets per lane) and FP64 (no
+// device needed; skipped without libnvrtc).
 TEST(LjcCustom, CudaTileProgramOfTablesCompilesWithNvrtc) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("pw_ljc_tsrc_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto terms = table_terms(test::ljc_globule(120), dir);
-  const std::tuple<std::size_t, Precision, int> cases[] = {
-      {0, Precision::single, 4}, {1, Precision::mixed, 1}, {1, Precision::double_, 2}};
+  // Mixed compiles the single source (float pair terms) with other kernel names.
+  const std::tuple<std::size_t, Precision, int> cases[] = {{0, Precision::single, 4},
+                                                           {1, Precision::double_, 2}};
   for (const auto& [t, p, kI] : cases) {
     formula::CudaProgram program = ljc_custom_tiles_program(*terms[t], p, kI, 90);
-    EXPECT_NE(program.source.find("pw_term_table["), std::string::npos);
+    EXPECT_NE(program.source.find("pw_term_f["), std::string::npos);
     EXPECT_NE(program.source.find("out[0] = out[1] = "), std::string::npos) << "0 beyond rc";
     if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty()) {
       std::filesystem::remove_all(dir);

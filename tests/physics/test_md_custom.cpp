@@ -426,9 +426,12 @@ TEST(MdCustom, CudaSourceOfTablesCompilesWithNvrtc) {
   const auto systems = table_systems(dir, 2);
   for (const auto& [name, s] : systems) {
     const std::string src = md::md_custom_pair_source(*s.ff.custom, single);
-    EXPECT_NE(src.find("__device__ __align__(32) const float4 pw_pair_0_table["), std::string::npos)
+    EXPECT_NE(src.find("__device__ __align__(32) const float" +
+                       std::string(name.find("linear") != std::string::npos ? "2" : "4") +
+                       " pw_pair_0_f["),
+              std::string::npos)
         << name;
-    EXPECT_NE(src.find("__ldg(bin)"), std::string::npos) << name;
+    EXPECT_NE(src.find("__ldg(pw_pair_0_f + "), std::string::npos) << name;
     // The first bin's E (linear: E at r = 0.8, the file's own point: no re-spline) exactly.
     if (name == "lj linear") {
       const double r = std::sqrt(0.8 * 0.8), s6 = std::pow(1 / r, 6);  // as written
@@ -438,8 +441,20 @@ TEST(MdCustom, CudaSourceOfTablesCompilesWithNvrtc) {
     }
     // Six type pairs, six tables; the symmetric cases share them.
     if (name == "three types linear") {
-      EXPECT_NE(src.find("pw_pair_5_table"), std::string::npos);
-      EXPECT_EQ(src.find("pw_pair_6_table"), std::string::npos);
+      EXPECT_NE(src.find("pw_pair_5_f["), std::string::npos);
+      EXPECT_EQ(src.find("pw_pair_6_f["), std::string::npos);
+    }
+    // Three types on one table (file, section and cutoff the same): one table in the source.
+    if (name == "lj linear") {
+      md::CustomForceFieldSpec spec;
+      spec.kind = md::CustomForceFieldSpec::Kind::table;
+      spec.cutoff = 0;
+      spec.table_file = (dir / "lj.table").string();
+      spec.table_keyword = "LJ";
+      const std::string one = md::md_custom_pair_source(*md::build_custom_pairs(spec, 3), single);
+      EXPECT_NE(one.find("pw_pair_0_f["), std::string::npos);
+      EXPECT_EQ(one.find("pw_pair_1_f["), std::string::npos);
+      EXPECT_NE(one.find("case 8:"), std::string::npos);
     }
     EXPECT_EQ(md::md_custom_pair_source(*s.ff.custom, dbl).find("float"), std::string::npos)
         << name << ": double tables";
