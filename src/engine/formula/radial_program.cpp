@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "pairwise/error.hpp"
@@ -23,12 +24,18 @@ using Poly = std::map<Mono, double>;
 
 constexpr std::size_t kMaxProductTerms = 16;  // larger products keep their factors as atoms
 
+// What an atom depends on (bits): the first atom's parameters (loop-invariant in a pair kernel's
+// inner loop over partners), the second atom's, the input x = r².
+enum Side : int { kFirst = 1, kSecond = 2, kX = 4 };
+
 struct Atom {
   enum Kind { input, sum_atom, call_atom } kind = input;
   Poly sum;                  // Kind::sum: the polynomial
   Op op = Op::constant;      // Kind::call
   std::vector<Poly> args;    // Kind::call
   bool nonnegative = false;  // known >= 0 (sqrt of its square is itself)
+  int slot = 0;              // Kind::input: the program input (0: x)
+  int side = kX;             // Side bits of what it depends on
 };
 
 std::string key_of(const Poly& p) {
@@ -69,13 +76,47 @@ Mono mono_mul(const Mono& x, const Mono& y) {
   return r;
 }
 
+// The greatest common monomial of p's terms: the atoms in every term with powers of one sign, at
+// the smallest magnitude (empty when a term is a constant).
+Mono common_factor(const Poly& p) {
+  if (p.empty()) return {};
+  Mono g = p.begin()->first;
+  for (const auto& [m, c] : p) {
+    Mono next;
+    for (const auto& [a, h] : g) {
+      for (const auto& [b, e] : m) {
+        if (b == a && (e > 0) == (h > 0))
+          next.emplace_back(a, h > 0 ? std::min(h, e) : std::max(h, e));
+      }
+    }
+    g = std::move(next);
+  }
+  return g;
+}
+
+Mono mono_div(const Mono& x, const Mono& y) {
+  Mono inv;
+  for (const auto& [a, h] : y) inv.emplace_back(a, -h);
+  return mono_mul(x, inv);
+}
+
 class Normalizer {
  public:
-  Normalizer(const Graph& g, int input) : g_(g), input_(input) {
+  Normalizer(const Graph& g, int input, const std::vector<PairParameter>& params = {})
+      : g_(g), input_(input), pair_mode_(!params.empty()) {
     Atom x;
     x.kind = Atom::input;
     x.nonnegative = true;  // r² >= 0
     atoms_.push_back(x);   // atom 0
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      Atom p;
+      p.kind = Atom::input;
+      p.slot = int(k + 1);
+      p.nonnegative = params[k].nonnegative;
+      p.side = params[k].side == 1 ? kFirst : params[k].side == 2 ? kSecond : 0;
+      param_atom_[params[k].variable] = int(atoms_.size());
+      atoms_.push_back(p);
+    }
   }
 
   Poly norm(NodeId id) {
@@ -87,8 +128,13 @@ class Normalizer {
         r = constant_poly(n.value);
         break;
       case Op::variable:
-        if (n.n != input_) throw Error("a radial pair formula depends on one input only");
-        r[Mono{{0, 2}}] = 1;
+        if (n.n == input_) {
+          r[Mono{{0, 2}}] = 1;
+        } else if (auto it = param_atom_.find(n.n); it != param_atom_.end()) {
+          r[Mono{{it->second, 2}}] = 1;
+        } else {
+          throw Error("a radial pair formula depends on one input only");
+        }
         break;
       case Op::add:
         r = add(norm(n.a), norm(n.b));
@@ -131,6 +177,14 @@ class Normalizer {
 
   std::vector<Atom>& atoms() { return atoms_; }
 
+  // Side bits of a polynomial (the union of its atoms').
+  int side_of(const Poly& p) const {
+    int s = 0;
+    for (const auto& [m, c] : p)
+      for (const auto& [a, h] : m) s |= atoms_[std::size_t(a)].side;
+    return s;
+  }
+
  private:
   Poly atom_poly(int a, int h) {
     Poly p;
@@ -165,10 +219,36 @@ class Normalizer {
     at.kind = Atom::sum_atom;
     at.sum = p;
     at.nonnegative = nonnegative(p);
+    at.side = side_of(p);
     return intern(std::move(at));
   }
 
-  Poly mul(const Poly& x, const Poly& y) {
+  // Pair mode: a sum of two or more terms free of x as one monomial G · c · A, G the terms' common
+  // monomial and A the rest scaled to a leading coefficient of 1, so that a per-pair parameter
+  // such as σ = (σ1 + σ2)/2 stays one atom through products and derivatives ((σ/r)^11 · σ/r² is
+  // then 2^-12 S^12 x^-6.5, not a sum over σ1 and σ2 that no later power recombines).
+  Poly factored(const Poly& p) {
+    const Mono g = common_factor(p);
+    Poly unit;
+    for (const auto& [m, c] : p) unit[mono_div(m, g)] = c;
+    double lead = 0;
+    for (const auto& [m, c] : unit) {
+      if (!m.empty()) {
+        lead = c;
+        break;
+      }
+    }
+    if (lead == 0) lead = 1;
+    for (auto& term : unit) term.second /= lead;
+    Poly r;
+    r[mono_mul(g, Mono{{as_atom(unit), 2}})] = lead;
+    return r;
+  }
+  bool x_free_sum(const Poly& p) const { return p.size() > 1 && !(side_of(p) & kX); }
+
+  Poly mul(const Poly& x0, const Poly& y0) {
+    const Poly& x = pair_mode_ && x_free_sum(x0) ? factored(x0) : x0;
+    const Poly& y = pair_mode_ && x_free_sum(y0) ? factored(y0) : y0;
     // A sum times a sum keeps both as atoms ((x + c)(x + c) = A², not x² + 2cx + c²).
     if ((x.size() > 1 && y.size() > 1) || x.size() * y.size() > kMaxProductTerms) {
       Poly r;
@@ -187,6 +267,25 @@ class Normalizer {
     if (p.empty()) {
       if (h < 0) throw Error("division by zero in a pair formula");
       return Poly{};
+    }
+    if (pair_mode_ && p.size() > 1) {
+      // (G · P')^(h/2) = G^(h/2) · P'^(h/2), G the terms' common monomial, where that holds (h
+      // even, or G's atoms nonnegative) and G^(h/2) is a monomial (half-integer powers):
+      // ((σ1 + σ2) x^-½ / 2)^12 = 2^-12 (σ1 + σ2)^12 x^-6.
+      const Mono g = common_factor(p);
+      bool ok = !g.empty();
+      for (const auto& [a, e] : g) {
+        if ((e * h) % 2 != 0) ok = false;
+        if (h % 2 != 0 && !atoms_[std::size_t(a)].nonnegative) ok = false;
+      }
+      if (ok) {
+        Poly gh, rest;
+        Mono m;
+        for (const auto& [a, e] : g) m.emplace_back(a, e * h / 2);
+        gh[m] = 1;
+        for (const auto& [mm, c] : p) rest[mono_div(mm, g)] = c;
+        return mul(gh, power(rest, h));
+      }
     }
     if (p.size() == 1) {
       const auto& [m, c] = *p.begin();
@@ -232,11 +331,15 @@ class Normalizer {
     for (NodeId c : {n.a, n.b, n.c})
       if (c >= 0) at.args.push_back(norm(c));
     at.nonnegative = n.op == Op::exp || n.op == Op::cosh || n.op == Op::abs;
+    at.side = 0;
+    for (const Poly& a : at.args) at.side |= side_of(a);
     return atom_poly(intern(std::move(at)), 2);
   }
 
   const Graph& g_;
   int input_;
+  bool pair_mode_ = false;
+  std::map<int, int> param_atom_;  // graph variable -> atom
   std::vector<Atom> atoms_;
   std::map<std::string, int> index_;
   std::map<NodeId, Poly> memo_;
@@ -248,6 +351,8 @@ class Emitter {
   Emitter(std::vector<Atom>& atoms, RadialProgram& p) : atoms_(atoms), p_(p) {}
 
   void set_input_atom(int a) { input_atom_ = a; }
+  // Pair programs: an operation on the same operands is emitted once.
+  void share_operations() { share_ = true; }
 
   // Atoms raised to odd negative half powers anywhere: their negative powers come from rsqrt.
   void scan(const Poly& q) {
@@ -261,6 +366,60 @@ class Emitter {
       scan(at.sum);
       for (const Poly& q : at.args) scan(q);
     }
+  }
+
+  // An output of a pair program: its terms grouped by their power of x = r², the negative powers
+  // as E(z) + y·O(z) with y = x^-½ (rsqrt) and z = y² (or 1/x), each by Horner's rule in z, the
+  // common power of z factored out: F/r of LJ + Coulomb comes out as the hand-written kernel's
+  // z·(B³(c₁B³ + c₂) + y·k q₁q₂) with B = σ²z (see group()). Positive powers of x are added as
+  // plain products.
+  int horner(const Poly& q) {
+    std::map<int, Poly> by_h;  // power of x (half units) -> coefficient
+    for (const auto& [m, c] : q) {
+      int h = 0;
+      Mono rest;
+      for (const auto& [a, e] : m) {
+        if (a == 0)
+          h = e;
+        else
+          rest.emplace_back(a, e);
+      }
+      add_into(by_h[h], rest, c);
+    }
+    Poly positive;
+    std::map<int, Poly> even, odd;  // z^k · C  and  y · z^k · C
+    for (const auto& [h, c] : by_h) {
+      if (c.empty()) continue;
+      if (h > 0) {
+        for (const auto& [m, v] : c) positive[mono_mul(m, Mono{{0, h}})] = v;
+      } else if ((-h) % 2 == 0) {
+        even[-h / 2] = c;
+      } else {
+        odd[(-h - 1) / 2] = c;
+      }
+    }
+    int result = -1;
+    if (!even.empty() || !odd.empty()) {
+      int m0 = 1 << 30;
+      for (const auto& t : even) m0 = std::min(m0, t.first);
+      for (const auto& t : odd) m0 = std::min(m0, t.first);
+      auto shifted = [&](const std::map<int, Poly>& terms) {
+        std::map<int, Poly> r;
+        for (const auto& [k, c] : terms) r[k - m0] = c;
+        return r;
+      };
+      if (!even.empty()) result = group(shifted(even));
+      if (!odd.empty()) {
+        const int o = mul_slot(group(shifted(odd)), atom_power(0, -1));
+        result = result < 0 ? o : emit({RadialProgram::Code::add, result, o});
+      }
+      if (m0 > 0) result = mul_slot(result, pow_of(z_slot(), m0));
+    }
+    if (!positive.empty()) {
+      const int pslot = poly(positive);
+      result = result < 0 ? pslot : emit({RadialProgram::Code::add, result, pslot});
+    }
+    return result < 0 ? constant(0) : result;
   }
 
   int poly(const Poly& q) {
@@ -287,8 +446,17 @@ class Emitter {
  private:
   using Ins = RadialProgram::Instruction;
   int emit(Ins i) {
+    const bool arithmetic = i.code == RadialProgram::Code::add ||
+                            i.code == RadialProgram::Code::mul ||
+                            i.code == RadialProgram::Code::neg;
+    const auto key = std::make_tuple(int(i.code), i.a, i.b);
+    if (share_ && arithmetic) {
+      if (auto it = op_slot_.find(key); it != op_slot_.end()) return it->second;
+    }
     p_.code.push_back(i);
-    return int(p_.code.size() - 1);
+    const int slot = int(p_.code.size() - 1);
+    if (share_ && arithmetic) op_slot_[key] = slot;
+    return slot;
   }
   int constant(double v) {
     if (auto it = const_slot_.find(v); it != const_slot_.end()) return it->second;
@@ -303,6 +471,10 @@ class Emitter {
     const Atom& at = atoms_[std::size_t(a)];
     if (a == input_atom_) {
       s = emit({RadialProgram::Code::input});
+    } else if (at.kind == Atom::input) {
+      Ins i{RadialProgram::Code::input};
+      i.input = at.slot;
+      s = emit(i);
     } else if (at.kind == Atom::sum_atom) {
       s = poly(at.sum);
     } else {
@@ -358,8 +530,114 @@ class Emitter {
     return acc;
   }
 
+  int mul_slot(int a, int b) { return emit({RadialProgram::Code::mul, a, b}); }
+  int z_slot() { return atom_power(0, -2); }
+
+  // Σₖ Cₖ zᵏ (k >= 0) by Horner's rule. An atom A whose power in every term is proportional to k
+  // (σ¹² z⁶ and σ⁶ z³) joins the base, B = z·A^ρ (σ² z), so that the powers are taken once, of B;
+  // a factor common to every term that varies over the partners (the second atom's √ε₂) is
+  // multiplied once at the end, while the first atom's parts stay in the coefficients, where the
+  // kernel's inner loop over partners finds them invariant.
+  int group(std::map<int, Poly> terms) {
+    if (terms.size() == 1 && terms.begin()->first == 0) return coefficient(terms.begin()->second);
+    // The atoms that join the base, with their power per unit of k (half units).
+    std::map<int, int> rho;
+    const auto& [k1, c1] = *std::prev(terms.end());  // the highest power (k1 > 0)
+    for (const auto& [a, h] : c1.begin()->first) {
+      if (atoms_[std::size_t(a)].side & kX || h % k1 != 0) continue;
+      const int r = h / k1;
+      bool ok = true;
+      for (const auto& [k, c] : terms) {
+        for (const auto& [m, v] : c) {
+          int e = 0;
+          for (const auto& [b, hb] : m)
+            if (b == a) e = hb;
+          if (e != r * k) ok = false;
+        }
+      }
+      if (ok) rho[a] = r;
+    }
+    int base = z_slot();
+    if (!rho.empty()) {
+      Mono per_unit;
+      for (const auto& [a, r] : rho) per_unit.emplace_back(a, r);
+      base = mul_slot(mono_memo(per_unit), base);
+      for (auto& [k, c] : terms) {
+        Mono strip;
+        for (const auto& [a, r] : rho) strip.emplace_back(a, r * k);
+        Poly stripped;
+        for (const auto& [m, v] : c) stripped[mono_div(m, strip)] = v;
+        c = stripped;
+      }
+    }
+    // The common factor that is not the first atom's alone.
+    Poly all;
+    for (const auto& [k, c] : terms)
+      for (const auto& [m, v] : c) all[m] = 1;
+    Mono late;
+    for (const auto& [a, h] : common_factor(all))
+      if (atoms_[std::size_t(a)].side & ~kFirst) late.emplace_back(a, h);
+    int acc = -1, previous = 0;
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it) {
+      Poly c;
+      for (const auto& [m, v] : it->second) c[mono_div(m, late)] = v;
+      const int cs = coefficient(c);
+      if (acc < 0) {
+        acc = cs;
+      } else {
+        acc = mul_slot(acc, pow_of(base, previous - it->first));
+        acc = emit({RadialProgram::Code::add, acc, cs});
+      }
+      previous = it->first;
+    }
+    if (previous > 0) acc = mul_slot(acc, pow_of(base, previous));
+    if (!late.empty()) acc = mul_slot(acc, mono_memo(late));
+    return acc;
+  }
+
+  // A coefficient (free of x^k): each term as c · (first atom's factors) · (second's) · (rest),
+  // in that order, so that c and the first atom's part form one loop-invariant value.
+  int coefficient(const Poly& q) {
+    int sum = -1;
+    for (const auto& [m, c] : q) {
+      Mono first, second, rest;
+      for (const auto& f : m) {
+        const int side = atoms_[std::size_t(f.first)].side;
+        if ((side & ~kFirst) == 0)
+          first.push_back(f);
+        else if (side == kSecond)
+          second.push_back(f);
+        else
+          rest.push_back(f);
+      }
+      int term = first.empty() ? -1 : mono_memo(first);  // -1: the factor 1
+      if (c != 1) {
+        if (term < 0)
+          term = constant(c);
+        else
+          term = c == -1 ? emit({RadialProgram::Code::neg, term}) : mul_slot(constant(c), term);
+      }
+      for (const Mono* part : {&second, &rest}) {
+        if (part->empty()) continue;
+        const int f = mono_memo(*part);
+        term = term < 0 ? f : mul_slot(term, f);
+      }
+      if (term < 0) term = constant(1);
+      sum = sum < 0 ? term : emit({RadialProgram::Code::add, sum, term});
+    }
+    return sum < 0 ? constant(0) : sum;
+  }
+
+  int mono_memo(const Mono& m) {
+    if (auto it = mono_slot_.find(m); it != mono_slot_.end()) return it->second;
+    return mono_slot_[m] = mono(m);
+  }
+
   std::vector<Atom>& atoms_;
   RadialProgram& p_;
+  std::map<Mono, int> mono_slot_;
+  std::map<std::tuple<int, int, int>, int> op_slot_;
+  bool share_ = false;
   int input_atom_ = 0;
   std::set<int> rsqrt_atoms_;
   std::map<std::string, int> poly_slot_;
@@ -410,9 +688,27 @@ RadialProgram radial_program(const Graph& g, const std::vector<NodeId>& outputs,
   return p;
 }
 
+RadialProgram pair_program(const Graph& g, const std::vector<NodeId>& outputs, int r2_variable,
+                           const std::vector<PairParameter>& params) {
+  Normalizer n(g, r2_variable, params);
+  std::vector<Poly> polys;
+  for (NodeId id : outputs) polys.push_back(n.norm(id));
+  RadialProgram p;
+  p.inputs = int(params.size()) + 1;
+  Emitter e(n.atoms(), p);
+  e.share_operations();
+  e.scan_all(polys);
+  for (const Poly& q : polys) p.outputs.push_back(e.horner(q));
+  return p;
+}
+
 std::vector<double> RadialProgram::evaluate(double x) const {
+  return evaluate(std::vector<double>{x});
+}
+
+std::vector<double> RadialProgram::evaluate(const std::vector<double>& inputs) const {
   std::vector<double> v(code.size());
-  const double in = shifted ? x + shift : x;
+  const double in = shifted ? inputs.at(0) + shift : inputs.at(0);
   for (std::size_t k = 0; k < code.size(); ++k) {
     const Instruction& i = code[k];
     auto at = [&](int s) { return s >= 0 ? v[std::size_t(s)] : 0.0; };
@@ -421,7 +717,7 @@ std::vector<double> RadialProgram::evaluate(double x) const {
         v[k] = i.value;
         break;
       case Code::input:
-        v[k] = in;
+        v[k] = i.input == 0 ? in : inputs.at(std::size_t(i.input));
         break;
       case Code::add:
         v[k] = at(i.a) + at(i.b);
@@ -453,8 +749,11 @@ std::vector<double> RadialProgram::evaluate(double x) const {
 
 std::string RadialProgram::cuda_function(const std::string& name, const std::string& type) const {
   std::ostringstream src;
-  src << "__device__ __forceinline__ void " << name << "(const " << type << " s, " << type
-      << "* out) {\n";
+  src << "__device__ __forceinline__ void " << name << "(";
+  for (int k = 0; k < inputs; ++k)
+    src << "const " << type << " " << (inputs == 1 ? std::string("s") : "x" + std::to_string(k))
+        << ", ";
+  src << type << "* out) {\n";
   auto var = [](int s) { return "v" + std::to_string(s); };
   for (std::size_t k = 0; k < code.size(); ++k) {
     const Instruction& i = code[k];
@@ -469,7 +768,7 @@ std::string RadialProgram::cuda_function(const std::string& name, const std::str
         break;
       }
       case Code::input:
-        expr = "s";
+        expr = inputs == 1 ? std::string("s") : "x" + std::to_string(i.input);
         break;
       case Code::add:
         expr = a + " + " + b;
