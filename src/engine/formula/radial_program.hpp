@@ -1,12 +1,12 @@
 // Formula outputs of one input x = r² as a short straight-line program for GPU pair kernels
-// (issue 13): the graph's outputs are brought into a product normal form (sums of c · Π Aₖ^(hₖ/2):
-// atoms A are x, sums and function calls, exponents half-integers), so that the r/r, √x·√x and
-// x^(a)·x^(b) left by symbolic differentiation cancel exactly, and every half-integer power of an
-// atom comes from one rsqrt (negative powers) or sqrt (positive) and multiplies. The derivative of
-// Plummer's φ = −1/√(r² + ε²) then costs what the hand-written kernel does: one rsqrt and two
-// multiplies for G = φ′/r. When x enters only through one sum x + c (a softening shift), the
-// program takes s = x + c as its input (RadialProgram::shift), so a kernel can fold c into its r²
-// FMAs.
+// (issue 13): the graph's outputs are brought into a product normal form (normal_form.hpp: sums of
+// c · Π Aₖ^(hₖ/2): atoms A are x, sums and function calls, exponents half-integers), so that the
+// r/r, √x·√x and x^(a)·x^(b) left by symbolic differentiation cancel exactly, and every
+// half-integer power of an atom comes from one rsqrt (negative powers) or sqrt (positive) and
+// multiplies. The derivative of Plummer's φ = −1/√(r² + ε²) then costs what the hand-written kernel
+// does: one rsqrt and two multiplies for G = φ′/r. When x enters only through one sum x + c (a
+// softening shift), the program takes s = x + c as its input (RadialProgram::shift), so a kernel
+// can fold c into its r² FMAs.
 //
 // The program is evaluated on the host in double (tests) and emitted as a CUDA __device__ function
 // that calls pairwise::rsqrt (pairwise/math.hpp must precede it in the translation unit).
