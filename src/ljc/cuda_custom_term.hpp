@@ -16,10 +16,16 @@
 #include <vector>
 
 #include "engine/formula/nvrtc_loader.hpp"
+#include "engine/formula/radial_program.hpp"
 #include "ljc/cuda_tile_args.hpp"
 #include "ljc/custom_nonbonded.hpp"
 
 namespace pairwise::ljc {
+
+// The term's energy and F/r as the pair program the GPU evaluates (formula::pair_program; inputs
+// r², q1, q2, sigma1, sigma2, epsilon1, epsilon2): `uniform` for the tiles where every atom has the
+// same σ and ε (all parameters loop-invariant), else the first atom's invariant over partners.
+formula::RadialProgram ljc_pair_program(const CustomNonbonded& custom, bool uniform);
 
 // The NVRTC program of the custom term for precision p and i_per_lane targets per lane (the tile
 // width the cuda backend chose: 1, or 4 in FP32 and 2 in FP64): the CustomPair source, the

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/formula/inverse_r.hpp"
 #include "engine/formula/parser.hpp"
 #include "engine/table_pair.hpp"
 #include "pairwise/error.hpp"
@@ -33,9 +32,6 @@ CustomNonbonded::CustomNonbonded(const std::string& energy, bool replaces, const
     if (!std::isfinite(out[0]) || !std::isfinite(out[1]))
       throw formula::FormulaError(
           "non-finite value at r = 3 A (q = +-0.5, sigma = 3, epsilon = 0.1)", 0);
-    // The GPU form: in r² (slot 0) and 1/r (slot 7), the tile kernels' rsqrt.
-    gpu_energy_ = formula::in_r2_and_inverse_r(g, u, 7, 0, 7);
-    gpu_force_over_r_ = formula::in_r2_and_inverse_r(g, fr, 7, 0, 7);
     const formula::NodeId sqrt_r2 = g.unary(formula::Op::sqrt, g.variable(0));
     energy_ = g.substitute(u, 7, sqrt_r2);
     force_over_r_ = g.substitute(fr, 7, sqrt_r2);

@@ -46,16 +46,11 @@ class CustomNonbonded {
   const formula::Graph& graph() const { return graph_; }
   formula::NodeId energy_node() const { return energy_; }
   formula::NodeId force_node() const { return force_over_r_; }
-  // The same two outputs in r² (input 0) and 1/r (input 7) instead of r (formula/inverse_r.hpp):
-  // what the GPU tile kernel evaluates, 8 inputs.
-  formula::NodeId gpu_energy_node() const { return gpu_energy_; }
-  formula::NodeId gpu_force_node() const { return gpu_force_over_r_; }
   void reference(const double* in, double& energy, double& force_over_r) const;
 
  private:
   formula::Graph graph_;
   formula::NodeId energy_ = -1, force_over_r_ = -1;
-  formula::NodeId gpu_energy_ = -1, gpu_force_over_r_ = -1;
   formula::Program program_;
   bool replaces_ = false;
   std::string text_;

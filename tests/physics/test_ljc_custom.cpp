@@ -183,22 +183,24 @@ TEST(LjcCustom, LammpsTableOfLjReproducesBuiltInLj) {
   std::filesystem::remove_all(dir);
 }
 
-// The GPU form of the formula (formula/inverse_r.hpp: in r² and 1/r, no sqrt, no division by r)
-// has the values of the formula in r, for a formula with r, r², 1/r, r^-6 and a sqrt of its own.
-TEST(LjcCustom, GpuFormInR2AndInverseRHasTheSameValues) {
+// The GPU form of the formula (ljc_pair_program: the normal form the tile kernels evaluate, in r²
+// with one rsqrt) has the values of the formula in r, for a formula with r, r², 1/r, r^-6 and a
+// sqrt of its own, with the first atom's parameters invariant and with all of them (uniform).
+TEST(LjcCustom, GpuPairProgramHasTheSameValues) {
   const CustomNonbonded c(
       "4*eps*((sig/r)^12 - (sig/r)^6) + 332.0636*q1*q2/r + 0.01*r^2 + 0.2*r + exp(-sqrt(r)) + "
       "r^-6; eps = sqrt(epsilon1*epsilon2); sig = (sigma1 + sigma2)/2",
       false, "[t]", "t");
-  for (double r : {0.9, 2.5, 3.7, 11.0}) {
-    const double in[7] = {r * r, 0.4, -0.7, 3.1, 3.5, 0.12, 0.2};
-    double e = 0, fr = 0;
-    c.reference(in, e, fr);
-    std::vector<double> out;
-    c.graph().evaluate({c.gpu_energy_node(), c.gpu_force_node()},
-                       {in[0], in[1], in[2], in[3], in[4], in[5], in[6], 1 / r}, out);
-    EXPECT_NEAR(out[0], e, 1e-13 * std::abs(e)) << r;
-    EXPECT_NEAR(out[1], fr, 1e-13 * std::abs(fr)) << r;
+  for (bool uniform : {false, true}) {
+    const formula::RadialProgram p = ljc_pair_program(c, uniform);
+    for (double r : {0.9, 2.5, 3.7, 11.0}) {
+      const double in[7] = {r * r, 0.4, -0.7, 3.1, 3.5, 0.12, 0.2};
+      double e = 0, fr = 0;
+      c.reference(in, e, fr);
+      const std::vector<double> out = p.evaluate(std::vector<double>(in, in + 7));
+      EXPECT_NEAR(out[0], e, 1e-13 * std::abs(e)) << r;
+      EXPECT_NEAR(out[1], fr, 1e-13 * std::abs(fr)) << r;
+    }
   }
 }
 

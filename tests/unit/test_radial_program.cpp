@@ -77,3 +77,96 @@ TEST(RadialProgram, PlummerIsOneRsqrtOfTheShiftedInput) {
 }
 
 }  // namespace
+
+namespace {
+
+// A pair formula in r with the atoms' parameters (ljc's inputs: r², q1, q2, σ1, σ2, ε1, ε2; r is
+// variable 7 while differentiating), its energy and F/r in r², as ljc/custom_nonbonded.cpp builds
+// them.
+void build_pair(Outputs& o, const std::string& energy) {
+  Graph& g = o.g;
+  Scope scope;
+  scope.variables = {"__r2", "q1", "q2", "sigma1", "sigma2", "epsilon1", "epsilon2", "r"};
+  const NodeId u = parse(g, energy, scope);
+  const NodeId r = g.variable(7);
+  const NodeId fr = g.neg(g.div(g.derivative(u, 7), r));
+  const NodeId s = g.unary(Op::sqrt, g.variable(0));
+  o.ids = {g.substitute(u, 7, s), g.substitute(fr, 7, s)};
+}
+
+// The parameters as the ljc custom term declares them: the first atom's (side 1), the second's
+// (side 2, or 1 where every atom is the same: `uniform`), σ and ε nonnegative.
+std::vector<PairParameter> ljc_parameters(bool uniform) {
+  const int second = uniform ? 1 : 2;
+  return {{1, 1, false},     {2, second, false}, {3, 1, true},
+          {4, second, true}, {5, 1, true},       {6, second, true}};
+}
+
+constexpr const char* kLjCoulomb =
+    "4*eps*((sig/r)^12 - (sig/r)^6) + 332.0636*q1*q2/r; eps = sqrt(epsilon1*epsilon2); "
+    "sig = (sigma1 + sigma2)/2";
+
+}  // namespace
+
+// The pair program's outputs equal the graph's (double, 1e-12 relative) over atoms of different
+// charges, σ and ε, for formulas with sums of parameters, exp, odd and even powers of r, positive
+// powers of r and a constant shift.
+TEST(PairProgram, MatchesGraph) {
+  for (const char* u :
+       {kLjCoulomb, "4*epsilon1*((sigma1/r)^12 - (sigma1/r)^6)",
+        "sqrt(epsilon1*epsilon2)*(exp(-2*(r - sig)) - 2*exp(-(r - sig))); sig = sigma1 + sigma2",
+        "A*exp(-r/0.3) - C/r^6 + 332*q1*q2/r; A = 1000*sqrt(epsilon1*epsilon2); C = "
+        "(sigma1*sigma2)^3",
+        "q1*q2*exp(-r/(sigma1 + sigma2))/r + 0.5*(r - sigma1)^2 + 0.1",
+        "eps*((sig/r)^9 - (sig/r)^6) - 0.01*eps; eps = (epsilon1 + epsilon2)/2; sig = "
+        "sqrt(sigma1*sigma2)",
+        "q1*q2*erfc(0.3*r)/r + 4*(sigma1*sigma2)^6/r^12"}) {
+    SCOPED_TRACE(u);
+    Outputs o;
+    build_pair(o, u);
+    for (bool uniform : {false, true}) {
+      const RadialProgram p = pair_program(o.g, o.ids, 0, ljc_parameters(uniform));
+      EXPECT_EQ(p.inputs, 7);
+      for (double r2 : {0.7, 4.0, 9.5, 30.0, 150.0}) {
+        for (const std::vector<double>& a : {std::vector<double>{0.4, -0.7, 3.1, 2.6, 0.12, 0.09},
+                                             std::vector<double>{-1.0, -0.2, 2.0, 3.5, 0.3, 0.0}}) {
+          std::vector<double> in = {r2};
+          in.insert(in.end(), a.begin(), a.end());
+          in.push_back(std::sqrt(r2));
+          std::vector<double> want;
+          o.g.evaluate(o.ids, in, want);
+          in.pop_back();
+          const std::vector<double> got = p.evaluate(in);
+          ASSERT_EQ(got.size(), want.size());
+          for (std::size_t k = 0; k < got.size(); ++k)
+            EXPECT_NEAR(got[k], want[k], 1e-12 * std::max(1e-3, std::abs(want[k])))
+                << "output " << k << " at r² = " << r2 << (uniform ? " (uniform)" : "");
+        }
+      }
+    }
+  }
+}
+
+// LJ + Coulomb with Lorentz-Berthelot combining costs what the hand-written pair does: one rsqrt
+// of r², the two √ε, and no more multiplies and adds than the built-in's energy and F/r with its
+// combining (σ1 + σ2 once, (σ/r)² once, one Horner chain in (σ/r)^6 shared by both outputs, the
+// Coulomb term once): 24, of which the first atom's parts (c·√ε1, 332·q1) leave the pair loop.
+TEST(PairProgram, LjCoulombIsHandWrittenArithmetic) {
+  Outputs o;
+  build_pair(o, kLjCoulomb);
+  const RadialProgram p = pair_program(o.g, o.ids, 0, ljc_parameters(false));
+  int rsqrt = 0, sqrt = 0, arithmetic = 0, other = 0;
+  for (const auto& i : p.code) {
+    rsqrt += i.code == RadialProgram::Code::rsqrt;
+    sqrt += i.code == RadialProgram::Code::sqrt;
+    arithmetic += i.code == RadialProgram::Code::mul || i.code == RadialProgram::Code::add ||
+                  i.code == RadialProgram::Code::neg;
+    other += i.code == RadialProgram::Code::rcp || i.code == RadialProgram::Code::call;
+  }
+  EXPECT_EQ(rsqrt, 1);
+  EXPECT_EQ(sqrt, 2);
+  EXPECT_EQ(other, 0);
+  EXPECT_LE(arithmetic, 24);
+  const std::string src = p.cuda_function("pw_term", "float");
+  EXPECT_NE(src.find("(const float x0, const float x1,"), std::string::npos) << src;
+}

@@ -1,6 +1,7 @@
 #include "engine/formula/radial_program.hpp"
 
 #include "engine/formula/cuda_source.hpp"
+#include "engine/formula/normal_form.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "pairwise/error.hpp"
@@ -16,231 +18,7 @@ namespace pairwise::formula {
 
 namespace {
 
-// A monomial Π Aₖ^(hₖ/2): (atom, h) sorted by atom, no h = 0. A polynomial: monomial ->
-// coefficient.
-using Mono = std::vector<std::pair<int, int>>;
-using Poly = std::map<Mono, double>;
-
-constexpr std::size_t kMaxProductTerms = 16;  // larger products keep their factors as atoms
-
-struct Atom {
-  enum Kind { input, sum_atom, call_atom } kind = input;
-  Poly sum;                  // Kind::sum: the polynomial
-  Op op = Op::constant;      // Kind::call
-  std::vector<Poly> args;    // Kind::call
-  bool nonnegative = false;  // known >= 0 (sqrt of its square is itself)
-};
-
-std::string key_of(const Poly& p) {
-  std::ostringstream s;
-  s.precision(17);
-  for (const auto& [m, c] : p) {
-    s << c << '*';
-    for (const auto& [a, h] : m) s << a << '^' << h << ',';
-    s << ';';
-  }
-  return s.str();
-}
-
-Poly constant_poly(double c) {
-  Poly p;
-  if (c != 0) p[Mono{}] = c;
-  return p;
-}
-
-void add_into(Poly& p, const Mono& m, double c) {
-  const double v = (p[m] += c);
-  if (v == 0) p.erase(m);
-}
-
-Poly add(const Poly& a, const Poly& b, double scale_b = 1) {
-  Poly r = a;
-  for (const auto& [m, c] : b) add_into(r, m, scale_b * c);
-  return r;
-}
-
-Mono mono_mul(const Mono& x, const Mono& y) {
-  std::map<int, int> e;
-  for (const auto& [a, h] : x) e[a] += h;
-  for (const auto& [a, h] : y) e[a] += h;
-  Mono r;
-  for (const auto& [a, h] : e)
-    if (h != 0) r.emplace_back(a, h);
-  return r;
-}
-
-class Normalizer {
- public:
-  Normalizer(const Graph& g, int input) : g_(g), input_(input) {
-    Atom x;
-    x.kind = Atom::input;
-    x.nonnegative = true;  // r² >= 0
-    atoms_.push_back(x);   // atom 0
-  }
-
-  Poly norm(NodeId id) {
-    if (auto it = memo_.find(id); it != memo_.end()) return it->second;
-    const Node& n = g_[id];
-    Poly r;
-    switch (n.op) {
-      case Op::constant:
-        r = constant_poly(n.value);
-        break;
-      case Op::variable:
-        if (n.n != input_) throw Error("a radial pair formula depends on one input only");
-        r[Mono{{0, 2}}] = 1;
-        break;
-      case Op::add:
-        r = add(norm(n.a), norm(n.b));
-        break;
-      case Op::sub:
-        r = add(norm(n.a), norm(n.b), -1);
-        break;
-      case Op::neg:
-        r = add(Poly{}, norm(n.a), -1);
-        break;
-      case Op::mul:
-        r = mul(norm(n.a), norm(n.b));
-        break;
-      case Op::div:
-        r = mul(norm(n.a), power(norm(n.b), -2));
-        break;
-      case Op::powi:
-        r = power(norm(n.a), 2 * n.n);
-        break;
-      case Op::sqrt:
-        r = power(norm(n.a), 1);
-        break;
-      case Op::pow: {
-        const Poly e = norm(n.b);
-        const double k = e.empty() ? 0.0 : e.begin()->second;
-        if ((e.empty() || (e.size() == 1 && e.begin()->first.empty())) &&
-            2 * k == std::round(2 * k) && std::abs(k) <= 64) {
-          r = power(norm(n.a), int(std::lround(2 * k)));
-          break;
-        }
-        r = call(n);
-        break;
-      }
-      default:
-        r = call(n);
-    }
-    memo_[id] = r;
-    return r;
-  }
-
-  std::vector<Atom>& atoms() { return atoms_; }
-
- private:
-  Poly atom_poly(int a, int h) {
-    Poly p;
-    p[Mono{{a, h}}] = 1;
-    return p;
-  }
-
-  int intern(Atom at) {
-    std::string key =
-        std::to_string(int(at.kind)) + "|" + std::to_string(int(at.op)) + "|" + key_of(at.sum);
-    for (const Poly& a : at.args) key += "|" + key_of(a);
-    if (auto it = index_.find(key); it != index_.end()) return it->second;
-    atoms_.push_back(std::move(at));
-    return index_[key] = int(atoms_.size() - 1);
-  }
-
-  bool nonnegative(const Poly& p) const {
-    for (const auto& [m, c] : p) {
-      if (c < 0) return false;
-      for (const auto& [a, h] : m)
-        if (!atoms_[std::size_t(a)].nonnegative && h % 4 != 0) return false;
-    }
-    return true;
-  }
-
-  // The atom whose first power is p.
-  int as_atom(const Poly& p) {
-    if (p.size() == 1 && p.begin()->second == 1 && p.begin()->first.size() == 1 &&
-        p.begin()->first[0].second == 2)
-      return p.begin()->first[0].first;
-    Atom at;
-    at.kind = Atom::sum_atom;
-    at.sum = p;
-    at.nonnegative = nonnegative(p);
-    return intern(std::move(at));
-  }
-
-  Poly mul(const Poly& x, const Poly& y) {
-    // A sum times a sum keeps both as atoms ((x + c)(x + c) = A², not x² + 2cx + c²).
-    if ((x.size() > 1 && y.size() > 1) || x.size() * y.size() > kMaxProductTerms) {
-      Poly r;
-      r[mono_mul(Mono{{as_atom(x), 2}}, Mono{{as_atom(y), 2}})] = 1;
-      return r;
-    }
-    Poly r;
-    for (const auto& [mx, cx] : x)
-      for (const auto& [my, cy] : y) add_into(r, mono_mul(mx, my), cx * cy);
-    return r;
-  }
-
-  // p^(h/2).
-  Poly power(const Poly& p, int h) {
-    if (h == 0) return constant_poly(1);
-    if (p.empty()) {
-      if (h < 0) throw Error("division by zero in a pair formula");
-      return Poly{};
-    }
-    if (p.size() == 1) {
-      const auto& [m, c] = *p.begin();
-      bool ok = h % 2 == 0 || c > 0;
-      for (const auto& [a, e] : m) {
-        if ((e * h) % 2 != 0) ok = false;
-        // (A²)^(1/2) = |A|: odd powers of a square root only of atoms known to be nonnegative
-        if (h % 2 != 0 && !atoms_[std::size_t(a)].nonnegative) ok = false;
-      }
-      if (ok) {
-        Mono r;
-        for (const auto& [a, e] : m) r.emplace_back(a, e * h / 2);
-        Poly q;
-        q[r] = h % 2 == 0 ? std::pow(c, h / 2) : std::pow(c, h / 2.0);
-        return q;
-      }
-    }
-    // A sum times a positive constant is the same atom times the constant's power: (4x + 4c)^(h/2)
-    // = 4^(h/2) (x + c)^(h/2). The derivatives of a softened potential bring both forms (the
-    // simplifier writes (2 √(x + c))² as 4 (x + c)); one atom keeps Plummer at one rsqrt. The sum
-    // is scaled so that its first non-constant term has coefficient 1.
-    double lead = 0;
-    for (const auto& [m, c] : p) {
-      if (!m.empty()) {
-        lead = c;
-        break;
-      }
-    }
-    if (lead > 0 && lead != 1) {
-      Poly unit;
-      for (const auto& [m, c] : p) unit[m] = c / lead;
-      Poly r = atom_poly(as_atom(unit), h);
-      for (auto& term : r) term.second *= std::pow(lead, h / 2.0);
-      return r;
-    }
-    return atom_poly(as_atom(p), h);
-  }
-
-  Poly call(const Node& n) {
-    Atom at;
-    at.kind = Atom::call_atom;
-    at.op = n.op;
-    for (NodeId c : {n.a, n.b, n.c})
-      if (c >= 0) at.args.push_back(norm(c));
-    at.nonnegative = n.op == Op::exp || n.op == Op::cosh || n.op == Op::abs;
-    return atom_poly(intern(std::move(at)), 2);
-  }
-
-  const Graph& g_;
-  int input_;
-  std::vector<Atom> atoms_;
-  std::map<std::string, int> index_;
-  std::map<NodeId, Poly> memo_;
-};
+using namespace normal;
 
 // Emits the normalized outputs as instructions.
 class Emitter {
@@ -248,6 +26,8 @@ class Emitter {
   Emitter(std::vector<Atom>& atoms, RadialProgram& p) : atoms_(atoms), p_(p) {}
 
   void set_input_atom(int a) { input_atom_ = a; }
+  // Pair programs: an operation on the same operands is emitted once.
+  void share_operations() { share_ = true; }
 
   // Atoms raised to odd negative half powers anywhere: their negative powers come from rsqrt.
   void scan(const Poly& q) {
@@ -261,6 +41,60 @@ class Emitter {
       scan(at.sum);
       for (const Poly& q : at.args) scan(q);
     }
+  }
+
+  // An output of a pair program: its terms grouped by their power of x = r², the negative powers
+  // as E(z) + y·O(z) with y = x^-½ (rsqrt) and z = y² (or 1/x), each by Horner's rule in z, the
+  // common power of z factored out: F/r of LJ + Coulomb comes out as the hand-written kernel's
+  // z·(B³(c₁B³ + c₂) + y·k q₁q₂) with B = σ²z (see group()). Positive powers of x are added as
+  // plain products.
+  int horner(const Poly& q) {
+    std::map<int, Poly> by_h;  // power of x (half units) -> coefficient
+    for (const auto& [m, c] : q) {
+      int h = 0;
+      Mono rest;
+      for (const auto& [a, e] : m) {
+        if (a == 0)
+          h = e;
+        else
+          rest.emplace_back(a, e);
+      }
+      add_into(by_h[h], rest, c);
+    }
+    Poly positive;
+    std::map<int, Poly> even, odd;  // z^k · C  and  y · z^k · C
+    for (const auto& [h, c] : by_h) {
+      if (c.empty()) continue;
+      if (h > 0) {
+        for (const auto& [m, v] : c) positive[mono_mul(m, Mono{{0, h}})] = v;
+      } else if ((-h) % 2 == 0) {
+        even[-h / 2] = c;
+      } else {
+        odd[(-h - 1) / 2] = c;
+      }
+    }
+    int result = -1;
+    if (!even.empty() || !odd.empty()) {
+      int m0 = 1 << 30;
+      for (const auto& t : even) m0 = std::min(m0, t.first);
+      for (const auto& t : odd) m0 = std::min(m0, t.first);
+      auto shifted = [&](const std::map<int, Poly>& terms) {
+        std::map<int, Poly> r;
+        for (const auto& [k, c] : terms) r[k - m0] = c;
+        return r;
+      };
+      if (!even.empty()) result = group(shifted(even));
+      if (!odd.empty()) {
+        const int o = mul_slot(group(shifted(odd)), atom_power(0, -1));
+        result = result < 0 ? o : emit({RadialProgram::Code::add, result, o});
+      }
+      if (m0 > 0) result = mul_slot(result, pow_of(z_slot(), m0));
+    }
+    if (!positive.empty()) {
+      const int pslot = poly(positive);
+      result = result < 0 ? pslot : emit({RadialProgram::Code::add, result, pslot});
+    }
+    return result < 0 ? constant(0) : result;
   }
 
   int poly(const Poly& q) {
@@ -287,8 +121,17 @@ class Emitter {
  private:
   using Ins = RadialProgram::Instruction;
   int emit(Ins i) {
+    const bool arithmetic = i.code == RadialProgram::Code::add ||
+                            i.code == RadialProgram::Code::mul ||
+                            i.code == RadialProgram::Code::neg;
+    const auto key = std::make_tuple(int(i.code), i.a, i.b);
+    if (share_ && arithmetic) {
+      if (auto it = op_slot_.find(key); it != op_slot_.end()) return it->second;
+    }
     p_.code.push_back(i);
-    return int(p_.code.size() - 1);
+    const int slot = int(p_.code.size() - 1);
+    if (share_ && arithmetic) op_slot_[key] = slot;
+    return slot;
   }
   int constant(double v) {
     if (auto it = const_slot_.find(v); it != const_slot_.end()) return it->second;
@@ -303,6 +146,10 @@ class Emitter {
     const Atom& at = atoms_[std::size_t(a)];
     if (a == input_atom_) {
       s = emit({RadialProgram::Code::input});
+    } else if (at.kind == Atom::input) {
+      Ins i{RadialProgram::Code::input};
+      i.input = at.slot;
+      s = emit(i);
     } else if (at.kind == Atom::sum_atom) {
       s = poly(at.sum);
     } else {
@@ -358,8 +205,114 @@ class Emitter {
     return acc;
   }
 
+  int mul_slot(int a, int b) { return emit({RadialProgram::Code::mul, a, b}); }
+  int z_slot() { return atom_power(0, -2); }
+
+  // Σₖ Cₖ zᵏ (k >= 0) by Horner's rule. An atom A whose power in every term is proportional to k
+  // (σ¹² z⁶ and σ⁶ z³) joins the base, B = z·A^ρ (σ² z), so that the powers are taken once, of B;
+  // a factor common to every term that varies over the partners (the second atom's √ε₂) is
+  // multiplied once at the end, while the first atom's parts stay in the coefficients, where the
+  // kernel's inner loop over partners finds them invariant.
+  int group(std::map<int, Poly> terms) {
+    if (terms.size() == 1 && terms.begin()->first == 0) return coefficient(terms.begin()->second);
+    // The atoms that join the base, with their power per unit of k (half units).
+    std::map<int, int> rho;
+    const auto& [k1, c1] = *std::prev(terms.end());  // the highest power (k1 > 0)
+    for (const auto& [a, h] : c1.begin()->first) {
+      if (atoms_[std::size_t(a)].side & kX || h % k1 != 0) continue;
+      const int r = h / k1;
+      bool ok = true;
+      for (const auto& [k, c] : terms) {
+        for (const auto& [m, v] : c) {
+          int e = 0;
+          for (const auto& [b, hb] : m)
+            if (b == a) e = hb;
+          if (e != r * k) ok = false;
+        }
+      }
+      if (ok) rho[a] = r;
+    }
+    int base = z_slot();
+    if (!rho.empty()) {
+      Mono per_unit;
+      for (const auto& [a, r] : rho) per_unit.emplace_back(a, r);
+      base = mul_slot(mono_memo(per_unit), base);
+      for (auto& [k, c] : terms) {
+        Mono strip;
+        for (const auto& [a, r] : rho) strip.emplace_back(a, r * k);
+        Poly stripped;
+        for (const auto& [m, v] : c) stripped[mono_div(m, strip)] = v;
+        c = stripped;
+      }
+    }
+    // The common factor that is not the first atom's alone.
+    Poly all;
+    for (const auto& [k, c] : terms)
+      for (const auto& [m, v] : c) all[m] = 1;
+    Mono late;
+    for (const auto& [a, h] : common_factor(all))
+      if (atoms_[std::size_t(a)].side & ~kFirst) late.emplace_back(a, h);
+    int acc = -1, previous = 0;
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it) {
+      Poly c;
+      for (const auto& [m, v] : it->second) c[mono_div(m, late)] = v;
+      const int cs = coefficient(c);
+      if (acc < 0) {
+        acc = cs;
+      } else {
+        acc = mul_slot(acc, pow_of(base, previous - it->first));
+        acc = emit({RadialProgram::Code::add, acc, cs});
+      }
+      previous = it->first;
+    }
+    if (previous > 0) acc = mul_slot(acc, pow_of(base, previous));
+    if (!late.empty()) acc = mul_slot(acc, mono_memo(late));
+    return acc;
+  }
+
+  // A coefficient (free of x^k): each term as c · (first atom's factors) · (second's) · (rest),
+  // in that order, so that c and the first atom's part form one loop-invariant value.
+  int coefficient(const Poly& q) {
+    int sum = -1;
+    for (const auto& [m, c] : q) {
+      Mono first, second, rest;
+      for (const auto& f : m) {
+        const int side = atoms_[std::size_t(f.first)].side;
+        if ((side & ~kFirst) == 0)
+          first.push_back(f);
+        else if (side == kSecond)
+          second.push_back(f);
+        else
+          rest.push_back(f);
+      }
+      int term = first.empty() ? -1 : mono_memo(first);  // -1: the factor 1
+      if (c != 1) {
+        if (term < 0)
+          term = constant(c);
+        else
+          term = c == -1 ? emit({RadialProgram::Code::neg, term}) : mul_slot(constant(c), term);
+      }
+      for (const Mono* part : {&second, &rest}) {
+        if (part->empty()) continue;
+        const int f = mono_memo(*part);
+        term = term < 0 ? f : mul_slot(term, f);
+      }
+      if (term < 0) term = constant(1);
+      sum = sum < 0 ? term : emit({RadialProgram::Code::add, sum, term});
+    }
+    return sum < 0 ? constant(0) : sum;
+  }
+
+  int mono_memo(const Mono& m) {
+    if (auto it = mono_slot_.find(m); it != mono_slot_.end()) return it->second;
+    return mono_slot_[m] = mono(m);
+  }
+
   std::vector<Atom>& atoms_;
   RadialProgram& p_;
+  std::map<Mono, int> mono_slot_;
+  std::map<std::tuple<int, int, int>, int> op_slot_;
+  bool share_ = false;
   int input_atom_ = 0;
   std::set<int> rsqrt_atoms_;
   std::map<std::string, int> poly_slot_;
@@ -379,10 +332,9 @@ int input_uses(const Poly& q) {
 }  // namespace
 
 RadialProgram radial_program(const Graph& g, const std::vector<NodeId>& outputs, int input) {
-  Normalizer n(g, input);
-  std::vector<Poly> polys;
-  for (NodeId id : outputs) polys.push_back(n.norm(id));
-  std::vector<Atom>& atoms = n.atoms();
+  NormalForm f = normalize(g, outputs, input);
+  const std::vector<Poly>& polys = f.outputs;
+  std::vector<Atom>& atoms = f.atoms;
   RadialProgram p;
   // A softening shift: x appears only as the sum x + c (one atom).
   int uses_outside = 0, shift_atom = -1;
@@ -410,9 +362,26 @@ RadialProgram radial_program(const Graph& g, const std::vector<NodeId>& outputs,
   return p;
 }
 
+RadialProgram pair_program(const Graph& g, const std::vector<NodeId>& outputs, int r2_variable,
+                           const std::vector<PairParameter>& params) {
+  NormalForm f = normalize(g, outputs, r2_variable, params);
+  const std::vector<Poly>& polys = f.outputs;
+  RadialProgram p;
+  p.inputs = int(params.size()) + 1;
+  Emitter e(f.atoms, p);
+  e.share_operations();
+  e.scan_all(polys);
+  for (const Poly& q : polys) p.outputs.push_back(e.horner(q));
+  return p;
+}
+
 std::vector<double> RadialProgram::evaluate(double x) const {
+  return evaluate(std::vector<double>{x});
+}
+
+std::vector<double> RadialProgram::evaluate(const std::vector<double>& inputs) const {
   std::vector<double> v(code.size());
-  const double in = shifted ? x + shift : x;
+  const double in = shifted ? inputs.at(0) + shift : inputs.at(0);
   for (std::size_t k = 0; k < code.size(); ++k) {
     const Instruction& i = code[k];
     auto at = [&](int s) { return s >= 0 ? v[std::size_t(s)] : 0.0; };
@@ -421,7 +390,7 @@ std::vector<double> RadialProgram::evaluate(double x) const {
         v[k] = i.value;
         break;
       case Code::input:
-        v[k] = in;
+        v[k] = i.input == 0 ? in : inputs.at(std::size_t(i.input));
         break;
       case Code::add:
         v[k] = at(i.a) + at(i.b);
@@ -453,8 +422,11 @@ std::vector<double> RadialProgram::evaluate(double x) const {
 
 std::string RadialProgram::cuda_function(const std::string& name, const std::string& type) const {
   std::ostringstream src;
-  src << "__device__ __forceinline__ void " << name << "(const " << type << " s, " << type
-      << "* out) {\n";
+  src << "__device__ __forceinline__ void " << name << "(";
+  for (int k = 0; k < inputs; ++k)
+    src << "const " << type << " " << (inputs == 1 ? std::string("s") : "x" + std::to_string(k))
+        << ", ";
+  src << type << "* out) {\n";
   auto var = [](int s) { return "v" + std::to_string(s); };
   for (std::size_t k = 0; k < code.size(); ++k) {
     const Instruction& i = code[k];
@@ -469,7 +441,7 @@ std::string RadialProgram::cuda_function(const std::string& name, const std::str
         break;
       }
       case Code::input:
-        expr = "s";
+        expr = inputs == 1 ? std::string("s") : "x" + std::to_string(i.input);
         break;
       case Code::add:
         expr = a + " + " + b;
