@@ -190,10 +190,18 @@ void launch_newton3(const ForceArgs& args) {
                                      std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
   }
   Newton3Grid g = grid_of(n, k_i, blocks);
+  if (a.tile_count >= 0) {  // a rank's share: no more warps than tiles (none strays past them)
+    blocks = int(
+        std::min<long long>(blocks, std::max<long long>(1, (a.tile_count + kWarps - 1) / kWarps)));
+    g.t_begin = a.tile_begin, g.n_tiles = a.tile_count;
+    g.warps = std::min<long long>(g.n_tiles, (long long)blocks * kWarps);
+  }
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
-  if (a.custom_newton3) {
+  if (!(a.newton3_stages & 1) || g.n_tiles == 0) {
+    // nothing to accumulate here: only the finalize below
+  } else if (a.custom_newton3) {
     void* params[] = {&n3, &g};
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
@@ -202,6 +210,7 @@ void launch_newton3(const ForceArgs& args) {
          k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
   }
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
+  if (!(a.newton3_stages & 2)) return;
   newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(a);
   PW_CUDA_LAUNCH("gravity newton3_finalize_kernel");
 }

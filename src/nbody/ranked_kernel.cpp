@@ -36,12 +36,21 @@ void gather_rows(parallel::Communicator& comm, const std::vector<std::vector<dou
 
 RankedGravityKernel::RankedGravityKernel(std::unique_ptr<GravityKernel> local,
                                          parallel::Communicator& comm)
-    : local_(std::move(local)), comm_(comm) {}
+    : local_(std::move(local)), comm_(comm) {
+  // The kernel has made its GPU current: make_gpu_collectives sees which GPU each rank drives.
+  shared_ = dynamic_cast<RankSharedEvaluations*>(local_.get());
+  if (shared_) {
+    gpu_ = parallel::make_gpu_collectives(comm_);
+    shared_->share_across_ranks(comm_, *gpu_);
+  }
+}
 
 std::string RankedGravityKernel::device_name() const {
-  return local_->device_name() + "; " +
-         parallel::describe_ranks(local_->backend() == BackendKind::cuda ? 1 : 0) +
-         ", target blocks of the forces all-gathered";
+  const bool cuda = local_->backend() == BackendKind::cuda;
+  return local_->device_name() + "; " + parallel::describe_ranks(cuda ? 1 : 0) +
+         (shared_ ? ", Newton-3 pair tiles shared, sums all-reduced on the GPUs (" + gpu_->name() +
+                        "); else target blocks of the forces all-gathered"
+                  : ", target blocks of the forces all-gathered");
 }
 
 void RankedGravityKernel::set_particles(const Particles& p) {
@@ -50,6 +59,7 @@ void RankedGravityKernel::set_particles(const Particles& p) {
 }
 
 void RankedGravityKernel::compute(ForceKind kind, Forces& out) {
+  if (shared_ && shared_->splits_evaluation(kind)) return local_->compute(kind, out);
   const bool jerk = kind == ForceKind::accel_jerk;
   const parallel::Block mine = parallel::block_of(n_, comm_.rank(), comm_.size());
   Forces part;
