@@ -1,8 +1,11 @@
 #include "nbody/ranked_kernel.hpp"
 
 #include <array>
+#include <cstdlib>
+#include <string>
 
 #include "core/timing.hpp"
+#include "pairwise/error.hpp"
 
 namespace pairwise::nbody {
 namespace {
@@ -32,6 +35,23 @@ void gather_rows(parallel::Communicator& comm, const std::vector<std::vector<dou
     for (std::size_t c = 0; c < k; ++c) (*full[c])[i] = packed[i * k + c];
 }
 
+// Whether the cuda kernel's full evaluations share the Newton-3 pair tiles (their exact words
+// all-reduced: 640 bytes per particle for GA) or take target blocks (the split path, each pair
+// twice; 32 bytes per target all-gathered). Tiles with NCCL; target blocks when the GPU collectives
+// go through host memory, where the words would cost more than the pairs they save (measured on
+// one H200, N = 262,144: 315 ms per GA evaluation against 24 ms). PAIRWISE_NBODY_RANK_SPLIT =
+// tiles | targets overrides it (the tests share tiles on one GPU).
+bool share_tiles(const parallel::GpuCollectives& gpu) {
+  const char* env = std::getenv("PAIRWISE_NBODY_RANK_SPLIT");
+  const std::string choice = env ? env : "";
+  if (choice == "tiles") return true;
+  if (choice == "targets") return false;
+  if (!choice.empty())
+    throw Error("PAIRWISE_NBODY_RANK_SPLIT must be tiles or targets, got \"" + choice + "\"",
+                "environment");
+  return gpu.name().rfind("NCCL", 0) == 0;
+}
+
 }  // namespace
 
 RankedGravityKernel::RankedGravityKernel(std::unique_ptr<GravityKernel> local,
@@ -41,7 +61,10 @@ RankedGravityKernel::RankedGravityKernel(std::unique_ptr<GravityKernel> local,
   shared_ = dynamic_cast<RankSharedEvaluations*>(local_.get());
   if (shared_) {
     gpu_ = parallel::make_gpu_collectives(comm_);
-    shared_->share_across_ranks(comm_, *gpu_);
+    if (share_tiles(*gpu_))
+      shared_->share_across_ranks(comm_, *gpu_);
+    else
+      shared_ = nullptr;
   }
 }
 
