@@ -120,10 +120,10 @@ struct ForceArgs {
   const int* order = nullptr;
   // Newton-3 across ranks (nbody/cuda_ranks.hpp): this launch evaluates the tiles [tile_begin,
   // tile_begin + tile_count) of the triangle only (tile_count < 0: all; a cut inside the triangle
-  // must be a multiple of kNewton3Warps), and runs the accumulation (stage bit 1) and/or the
-  // finalize kernel (bit 2), so that the exact words can be summed across ranks in between.
+  // must be a multiple of kNewton3Warps); `out` then holds this share's partial sums, which the
+  // ranks add, and only one of them removes the self term of φ (remove_self).
   long long tile_begin = 0, tile_count = -1;
-  int newton3_stages = 3;
+  bool remove_self = true;
   // Finalized results, written by the same launch: out[c * n_i + k] for the components
   // 0..(jerk ? 7 : 4)-1, summed over the splits in split order (in double) by the last block of
   // each i-block to finish (a ticket counter), with the self term -m_i/ε removed from φ (in the

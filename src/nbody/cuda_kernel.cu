@@ -167,9 +167,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
       std::memcpy(dst[c]->data(), h + std::size_t(c) * n_rows, sizeof(double) * n_rows);
   }
 
-  // A full Newton-3 evaluation shared by the ranks (nbody/cuda_ranks.hpp): this rank's tiles
-  // accumulate into the exact words, the words are summed across ranks on the device, then every
-  // rank finalizes all N.
+  // A full Newton-3 evaluation shared by the ranks (nbody/cuda_ranks.hpp): this rank's tiles, its
+  // partial sums finalized to double (rank 0 alone removes the self term of φ), then summed across
+  // ranks on the device.
   void run_shared_newton3(bool jerk) {
     const int k_i = formula_ ? (jerk ? 4 : 8) : plan_for(jerk, true, nullptr, n_).i_per_thread;
     const long long tiles = engine::triangle_tiles((n_ + 32 * k_i - 1) / (32 * k_i));
@@ -177,14 +177,11 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     auto cut = [&](int q) {  // rank q's first tile: a multiple of a block's warps
       return q >= p ? tiles : tiles * q / p / cuda::kNewton3Warps * cuda::kNewton3Warps;
     };
-    share_ = TileShare{cut(r), cut(r + 1) - cut(r), 1};
-    run_forces(jerk, true, nullptr, n_, false, 0.0);
-    const std::size_t words = std::size_t(jerk ? 7 : 4) * engine::kExactWords * std::size_t(n_);
-    gpu_->allreduce_sum(reinterpret_cast<std::int64_t*>(exact_.as<unsigned long long>()), words,
-                        stream_);
-    share_.stages = 2;
+    share_ = TileShare{cut(r), cut(r + 1) - cut(r), r == 0};
     run_forces(jerk, true, nullptr, n_, false, 0.0);
     share_ = TileShare{};
+    gpu_->allreduce_sum(results_.as<double>(), std::size_t(jerk ? 7 : 4) * std::size_t(n_),
+                        stream_);
   }
 
   void set_hermite_terms(const HermiteTerms& terms) override {
@@ -282,16 +279,25 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   }
 
   // Events around each of `repeats` back-to-back evaluations (one launch each), no transfers.
+  // Shared by ranks (share_across_ranks): this rank's tiles, the all-reduce and the finalize.
   double time_forces(bool jerk, bool potential, int repeats) {
     if (n_ == 0) return 0.0;
     ensure_master_j(spatial_order(jerk, potential));
+    const bool shared =
+        potential && gpu_ && splits_evaluation(jerk ? ForceKind::accel_jerk : ForceKind::accel);
+    auto evaluate = [&] {
+      if (shared)
+        run_shared_newton3(jerk);
+      else
+        run_forces(jerk, potential, nullptr, n_, false, 0.0);
+    };
     repeats = std::max(repeats, 1);
-    for (int w = 0; w < 2; ++w) run_forces(jerk, potential, nullptr, n_, false, 0.0);  // warm-up
+    for (int w = 0; w < 2; ++w) evaluate();  // warm-up
     std::vector<cudaEvent_t> events(repeats + 1);
     for (auto& e : events) PW_CUDA(cudaEventCreate(&e));
     PW_CUDA(cudaEventRecord(events[0], stream_));
     for (int r = 0; r < repeats; ++r) {
-      run_forces(jerk, potential, nullptr, n_, false, 0.0);
+      evaluate();
       PW_CUDA(cudaEventRecord(events[r + 1], stream_));
     }
     PW_CUDA(cudaEventSynchronize(events[repeats]));
@@ -425,7 +431,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.exact = exact_.as<unsigned long long>();
     a.plan = plan_;
     a.order = plan_.newton3 && j_sorted_ ? order_.as<int>() : nullptr;
-    a.tile_begin = share_.begin, a.tile_count = share_.count, a.newton3_stages = share_.stages;
+    a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
     a.out = results_.as<double>();
     a.state = state_;
     a.predict = predict;
@@ -477,7 +483,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.state = state_;
     a.stream = stream_;
     if (i_index == nullptr) {
-      a.tile_begin = share_.begin, a.tile_count = share_.count, a.newton3_stages = share_.stages;
+      a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
       a.out = results_.as<double>();
       cuda::launch_forces(a);
       return;
@@ -524,7 +530,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   // and the target index of compute_range.
   struct TileShare {
     long long begin = 0, count = -1;
-    int stages = 3;
+    bool remove_self = true;
   } share_;
   parallel::Communicator* comm_ = nullptr;
   parallel::GpuCollectives* gpu_ = nullptr;

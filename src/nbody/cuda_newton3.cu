@@ -71,7 +71,7 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
     unsigned long long* words = a.exact + std::size_t(c) * engine::kExactWords * n + i;
     double v = engine::exact_value(reinterpret_cast<const long long*>(words), n);
     const double m = a.state.p[kM][p];
-    if (c == kPot && a.potential && a.custom_newton3 == nullptr)
+    if (c == kPot && a.potential && a.custom_newton3 == nullptr && a.remove_self)
       v -= double(physics::self_potential(unit ? 1.0f : float(m), float(a.eps2)));
     if (unit) v *= m;
 #pragma unroll
@@ -199,8 +199,8 @@ void launch_newton3(const ForceArgs& args) {
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
-  if (!(a.newton3_stages & 1) || g.n_tiles == 0) {
-    // nothing to accumulate here: only the finalize below
+  if (g.n_tiles == 0) {
+    // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {
     void* params[] = {&n3, &g};
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
@@ -210,7 +210,6 @@ void launch_newton3(const ForceArgs& args) {
          k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
   }
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
-  if (!(a.newton3_stages & 2)) return;
   newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(a);
   PW_CUDA_LAUNCH("gravity newton3_finalize_kernel");
 }

@@ -35,13 +35,11 @@ void gather_rows(parallel::Communicator& comm, const std::vector<std::vector<dou
     for (std::size_t c = 0; c < k; ++c) (*full[c])[i] = packed[i * k + c];
 }
 
-// Whether the cuda kernel's full evaluations share the Newton-3 pair tiles (their exact words
-// all-reduced: 640 bytes per particle for GA) or take target blocks (the split path, each pair
-// twice; 32 bytes per target all-gathered). Tiles with NCCL; target blocks when the GPU collectives
-// go through host memory, where the words would cost more than the pairs they save (measured on
-// one H200, N = 262,144: 315 ms per GA evaluation against 24 ms). PAIRWISE_NBODY_RANK_SPLIT =
-// tiles | targets overrides it (the tests share tiles on one GPU).
-bool share_tiles(const parallel::GpuCollectives& gpu) {
+// Whether the cuda kernel's full evaluations share the Newton-3 pair tiles (the default: each pair
+// once; the partial sums all-reduced, 32 bytes per particle for GA) or take target blocks (the
+// split path, each pair twice, at about half the Newton-3 rate; 32 bytes per target
+// all-gathered): PAIRWISE_NBODY_RANK_SPLIT = tiles | targets.
+bool share_tiles() {
   const char* env = std::getenv("PAIRWISE_NBODY_RANK_SPLIT");
   const std::string choice = env ? env : "";
   if (choice == "tiles") return true;
@@ -49,7 +47,7 @@ bool share_tiles(const parallel::GpuCollectives& gpu) {
   if (!choice.empty())
     throw Error("PAIRWISE_NBODY_RANK_SPLIT must be tiles or targets, got \"" + choice + "\"",
                 "environment");
-  return gpu.name().rfind("NCCL", 0) == 0;
+  return true;
 }
 
 }  // namespace
@@ -61,7 +59,7 @@ RankedGravityKernel::RankedGravityKernel(std::unique_ptr<GravityKernel> local,
   shared_ = dynamic_cast<RankSharedEvaluations*>(local_.get());
   if (shared_) {
     gpu_ = parallel::make_gpu_collectives(comm_);
-    if (share_tiles(*gpu_))
+    if (share_tiles())
       shared_->share_across_ranks(comm_, *gpu_);
     else
       shared_ = nullptr;
@@ -109,7 +107,11 @@ void RankedGravityKernel::predict_and_compute(double t, std::span<const int> act
 
 double RankedGravityKernel::time_compute(ForceKind kind, int repeats) {
   Forces out;
-  double seconds = median_wall_seconds([&] { compute(kind, out); }, repeats);
+  // Shared Newton-3 tiles: the kernel times its tiles, the all-reduce and the finalize with device
+  // events, as one GPU's record times its kernel (no download: both runs download the same N).
+  double seconds = shared_ && shared_->splits_evaluation(kind)
+                       ? local_->time_compute(kind, repeats)
+                       : median_wall_seconds([&] { compute(kind, out); }, repeats);
   comm_.allreduce_max(std::span<double>(&seconds, 1));
   return seconds;
 }

@@ -39,7 +39,7 @@ class RankedGravityKernel final : public GravityKernel {
               const HermiteTerms& terms) override {
     local_->commit(active, corrected, terms);
   }
-  // The slowest rank's median seconds per evaluation, the all-gather included.
+  // The slowest rank's median seconds per evaluation, the all-gather (or all-reduce) included.
   double time_compute(ForceKind kind, int repeats) override;
 
  private:

@@ -1,6 +1,6 @@
 // nbody on the cuda backend across ranks (ranked_kernel.hpp, cuda_ranks.hpp) against one rank on
 // the same GPU: single precision with the Newton-3 path forced (the ranks share the pair tiles and
-// sum the exact words on the device), double precision (target blocks of the split path, rows
+// sum their partial forces on the device), double precision (target blocks of the split path, rows
 // all-gathered), and block steps (the active list split). Skipped without a CUDA device. Several
 // ranks on one GPU take the MPI fallback of the GPU collectives (NCCL refuses that), so this runs
 // on a one-GPU machine; with a GPU per rank it takes NCCL where it loads.
@@ -44,11 +44,9 @@ class NbodyCudaRanks : public ::testing::TestWithParam<CudaCase> {};
 TEST_P(NbodyCudaRanks, CudaEnergiesAndFinalStateMatchOneRank) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const CudaCase c = GetParam();
-  // Single precision: the Newton-3 path for every full evaluation, also at this small N, and its
-  // pair tiles shared by the ranks also when the GPU collectives are the MPI fallback (ranks on
-  // one GPU), which otherwise take target blocks.
+  // Single precision: the Newton-3 path for every full evaluation, also at this small N (whose
+  // pair tiles the ranks then share).
   setenv("PAIRWISE_CUDA_NEWTON3", "1", 1);
-  setenv("PAIRWISE_NBODY_RANK_SPLIT", "tiles", 1);
   const std::string tag = c.integrator + "-" + c.precision + "-" + std::to_string(c.ranks);
   const auto one = fresh_dir("nbody-cuda-1-" + tag), many = fresh_dir("nbody-cuda-p-" + tag);
   const auto problem = write_cuda_problem(one, c);
@@ -57,7 +55,6 @@ TEST_P(NbodyCudaRanks, CudaEnergiesAndFinalStateMatchOneRank) {
   const Result b =
       shell(mpirun(c.ranks) + binary() + " run " + problem.string() + " --output " + many.string());
   unsetenv("PAIRWISE_CUDA_NEWTON3");
-  unsetenv("PAIRWISE_NBODY_RANK_SPLIT");
   ASSERT_EQ(b.code, 0) << b.output;
   EXPECT_NE(b.output.find(std::to_string(c.ranks) + " ranks (MPI"), std::string::npos) << b.output;
   const bool single = c.precision == "single";
