@@ -41,8 +41,8 @@ struct Newton3Args {
 struct Newton3Grid {
   int nb = 0;
   long long n_tiles = 0, warps = 0;
-  long long t_begin =
-      0;  // the launch's tiles are t_begin + [0, n_tiles) (ranks share the triangle)
+  // The launch's tiles are t_begin + [0, n_tiles) (ranks share the triangle: cuda_ranks.hpp).
+  long long t_begin = 0;
 };
 
 #if defined(__CUDACC__)
