@@ -100,6 +100,25 @@ TEST_P(FredholmCudaRanks, CudaSolutionMatchesOneRank) {
                       many / "fredholm-helmholtz3d.nodes.csv", 1e-12);
 }
 
+// A real kernel (e^{ts}, the benchmark's) with 64 nodes on 3 ranks: blocks of 22, 21, 21 (the
+// device all-gather pads them to 22).
+TEST(FredholmCudaMpi, CudaRealKernelUnequalBlocksMatchOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const std::string problem = std::string(PAIRWISE_SOURCE_DIR) + "/examples/fredholm-smooth.toml";
+  const auto one = fresh_dir("fredholm-cuda-real-1"), many = fresh_dir("fredholm-cuda-real-3");
+  auto run = [&](const std::string& launcher, const std::filesystem::path& dir) {
+    return shell(launcher + binary() + " fredholm " + problem +
+                 " --backend cuda --precision double --n 64 --method gmres --output " +
+                 dir.string());
+  };
+  const Result a = run("", one);
+  ASSERT_EQ(a.code, 0) << a.output;
+  const Result b = run(mpirun(3), many);
+  ASSERT_EQ(b.code, 0) << b.output;
+  EXPECT_NE(b.output.find("all-gathered on the GPUs"), std::string::npos) << b.output;
+  expect_same_numbers(one / "fredholm-smooth.nodes.csv", many / "fredholm-smooth.nodes.csv", 1e-12);
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, FredholmCudaRanks,
                          ::testing::Combine(::testing::Values(2, 3),
                                             ::testing::Values("gmres", "fixed_point")),
