@@ -31,6 +31,11 @@ def allgather_time(total_bytes, p):
     return t
 
 
+def allreduce_time(total_bytes, p):
+    """Ring all-reduce (reduce-scatter + all-gather) of total_bytes on every rank."""
+    return 2 * allgather_time(total_bytes, p)
+
+
 def halo_time(bytes_per_face_pair, p, messages=6):
     """Six neighbour messages per step (3 axes x 2 sides), NVLink inside a node, IB beyond."""
     if p == 1:
@@ -48,7 +53,20 @@ def row(name, p, compute, comm):
 
 def nbody():
     n = 1 << 20
-    for label, rate, bytes_per in [("nbody GA N=2^20", 2.87e12, 16), ("nbody GAJ N=2^20", 1.21e12, 32)]:
+    # As implemented on cuda (src/nbody/cuda_ranks.hpp): the Newton-3 pair tiles shared, the exact
+    # words (20 int64 per component; 4 components GA, 7 GAJ) all-reduced.
+    for label, rate, bytes_per in [("nbody GA N=2^20 (tiles, words)", 2.87e12, 4 * 20 * 8),
+                                   ("nbody GAJ N=2^20 (tiles, words)", 1.21e12, 7 * 20 * 8)]:
+        for p in PS:
+            row(label, p, n * n / rate / p, allreduce_time(n * bytes_per, p))
+    # The same sums rounded to double before the all-reduce (not implemented: 20x fewer bytes).
+    for label, rate, bytes_per in [("nbody GA N=2^20 (tiles, doubles)", 2.87e12, 4 * 8),
+                                   ("nbody GAJ N=2^20 (tiles, doubles)", 1.21e12, 7 * 8)]:
+        for p in PS:
+            row(label, p, n * n / rate / p, allreduce_time(n * bytes_per, p))
+    # A ring of j-particles (x, y, z, m fp32; + v for GAJ): the design alternative.
+    for label, rate, bytes_per in [("nbody GA N=2^20 (j ring)", 2.87e12, 16),
+                                   ("nbody GAJ N=2^20 (j ring)", 1.21e12, 32)]:
         for p in PS:
             row(label, p, n * n / rate / p, allgather_time(n * bytes_per, p))
     active = n // 100

@@ -23,6 +23,7 @@
 #include "core/timing.hpp"
 #include "engine/all_pairs.cuh"
 #include "engine/device_buffer.cuh"
+#include "fredholm/device_rows.hpp"
 #include "fredholm/matvec.hpp"
 #include "pairwise/error.hpp"
 
@@ -180,7 +181,7 @@ __global__ void source_coords_kernel(Source<F, kDim, kC>* sources, const double*
 constexpr std::size_t kMaxPartialBytes = std::size_t(256) << 20;
 
 template <class S, class K, class F, bool kMixed, int kDim>
-class CudaMatvec final : public Matvec<S> {
+class CudaMatvec final : public Matvec<S>, public DeviceRows<S> {
   static constexpr int kC = K::kComplex ? 2 : 1;
   using Policy = MatvecPolicy<K, F, kMixed, kDim>;
   using Src = Source<F, kDim, kC>;
@@ -275,6 +276,42 @@ class CudaMatvec final : public Matvec<S> {
     return median(std::move(s));
   }
 
+  // ---- DeviceRows (fredholm/device_rows.hpp): the product across ranks, all-gathered on GPUs ----
+  void* device_stream() override { return stream_; }
+  S* device_vector() override {
+    g_dev_.reserve(sizeof(S) * std::size_t(n_));
+    return g_dev_.as<S>();
+  }
+  void set_device_rows(std::size_t begin, std::size_t end) override {
+    PW_CUDA(cudaSetDevice(device_));
+    rows_m_ = int(end - begin);
+    row_targets_.reserve(sizeof(F) * kDim * std::max<std::size_t>(end - begin, 1));
+    if (rows_m_ > 0) upload_points(std::span(nodes_.p).subspan(begin, end - begin), row_targets_);
+  }
+  const S* apply_device_rows() override {
+    PW_CUDA(cudaSetDevice(device_));
+    device_vector();
+    pack_g();
+    rows_.reserve(sizeof(S) * std::size_t(std::max(rows_m_, 1)));
+    if (rows_m_ == 0) return rows_.as<S>();
+    launch(row_targets_.as<void>(), rows_m_);
+    // out_ holds [c][m] doubles: S's layout for real; re, im interleaved for complex.
+    const std::size_t m = std::size_t(rows_m_);
+    for (int c = 0; c < kC; ++c)
+      PW_CUDA(cudaMemcpy2DAsync(reinterpret_cast<double*>(rows_.as<S>()) + c, sizeof(S),
+                                out_.as<double>() + std::size_t(c) * m, sizeof(double),
+                                sizeof(double), m, cudaMemcpyDeviceToDevice, stream_));
+    return rows_.as<S>();
+  }
+  void* device_scratch(std::size_t bytes) override {
+    gather_.reserve(std::max<std::size_t>(bytes, 1));
+    return gather_.as<void>();
+  }
+  void copy(void* dst, const void* src, std::size_t bytes, bool wait) override {
+    if (bytes > 0) PW_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_));
+    if (wait) PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
  private:
   // Points (double, 3 coordinates) to `dst` as F[kDim] per point; also leaves them in scratch_.
   void upload_points(std::span<const Point> points, engine::DeviceBuffer& dst) {
@@ -299,6 +336,11 @@ class CudaMatvec final : public Matvec<S> {
     std::memcpy(host_.as<void>(), g.data(), bytes);
     PW_CUDA(cudaMemcpyAsync(g_dev_.as<void>(), host_.as<void>(), bytes, cudaMemcpyHostToDevice,
                             stream_));
+    pack_g();
+  }
+
+  // The sources' weights w_j g_j from g_dev_.
+  void pack_g() {
     pack_kernel<F, kDim, kC><<<(n_ + 255) / 256, 256, 0, stream_>>>(
         sources_.as<Src>(), weights_.as<double>(), g_dev_.as<double>(), n_);
     PW_CUDA_LAUNCH("fredholm pack_kernel");
@@ -361,6 +403,8 @@ class CudaMatvec final : public Matvec<S> {
   int planned_n_i_ = -1;
   AllPairsPlan plan_;
   engine::DeviceBuffer weights_, targets_, other_targets_, sources_, g_dev_, out_, scratch_;
+  engine::DeviceBuffer row_targets_, rows_, gather_;  // DeviceRows: targets, rows, scratch
+  int rows_m_ = 0;
   engine::PinnedBuffer host_;
   engine::AllPairsWorkspace workspace_;
 };

@@ -60,11 +60,9 @@ Solution<S> solve(const Spec& spec, const Nodes& nodes, Matvec<S>& matvec, Solve
     parallel::Communicator& comm = ranked->communicator();
     const parallel::Block rows = ranked->block();
     const std::vector<S> h_rows(h.begin() + long(rows.begin), h.begin() + long(rows.end));
-    std::vector<S> whole(n), f_rows;
+    std::vector<S> f_rows;
     const ApplyFn<S> apply_rows = [&](const std::vector<S>& x, std::vector<S>& y) {
-      std::copy(x.begin(), x.end(), whole.begin() + long(rows.begin));
-      parallel::allgather_blocks(comm, std::span<S>(whole));
-      ranked->apply_rows(whole, y);
+      ranked->apply_from_rows(x, y);
       if (!diag.empty())
         for (std::size_t i = 0; i < rows.size(); ++i) y[i] += diag[rows.begin + i] * x[i];
     };

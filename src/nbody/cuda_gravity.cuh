@@ -118,6 +118,12 @@ struct ForceArgs {
   // Newton-3 with the j arrays in a spatial order (mixed precision: BuildArgs::order): the particle
   // of sorted index k is order[k] (the finalize kernel writes its results there); nullptr: k.
   const int* order = nullptr;
+  // Newton-3 across ranks (nbody/cuda_ranks.hpp): this launch evaluates the tiles [tile_begin,
+  // tile_begin + tile_count) of the triangle only (tile_count < 0: all; a cut inside the triangle
+  // must be a multiple of kNewton3Warps); `out` then holds this share's partial sums, which the
+  // ranks add, and only one of them removes the self term of φ (remove_self).
+  long long tile_begin = 0, tile_count = -1;
+  bool remove_self = true;
   // Finalized results, written by the same launch: out[c * n_i + k] for the components
   // 0..(jerk ? 7 : 4)-1, summed over the splits in split order (in double) by the last block of
   // each i-block to finish (a ticket counter), with the self term -m_i/ε removed from φ (in the

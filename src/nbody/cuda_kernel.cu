@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,11 @@
 #include "nbody/backends.hpp"
 #include "nbody/cuda_formula.cuh"
 #include "nbody/cuda_gravity.cuh"
+#include "nbody/cuda_ranks.hpp"
 #include "nbody/custom_gravity.hpp"
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/gpu_collectives.hpp"
 
 namespace pairwise::nbody {
 namespace {
@@ -38,7 +42,7 @@ constexpr std::size_t kMaxPartialBytes = std::size_t(256) << 20;
 using engine::DeviceBuffer;
 using engine::PinnedBuffer;
 
-class CudaGravityKernel final : public GravityKernel {
+class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluations {
  public:
   explicit CudaGravityKernel(const KernelOptions& options) : options_(options) {
     std::string why;
@@ -116,16 +120,68 @@ class CudaGravityKernel final : public GravityKernel {
     out.resize(n_, jerk);
     if (n_ == 0) return;
     ensure_master_j(spatial_order(jerk, true));
-    run_forces(jerk, true, nullptr, n_, false, 0.0);
+    if (gpu_ && splits_evaluation(kind))
+      run_shared_newton3(jerk);
+    else
+      run_forces(jerk, true, nullptr, n_, false, 0.0);
+    download_forces(jerk, n_, out);
+  }
+
+  // The targets [begin, end) from every source, on the split path (its target index holds them).
+  void compute_range(ForceKind kind, std::size_t begin, std::size_t end, Forces& out) override {
+    const bool jerk = kind == ForceKind::accel_jerk;
+    const int n_i = int(end - begin);
+    if (n_i == n_) return compute(kind, out);  // (the plan cache keys on n_i: keep full plans)
+    out.resize(n_i, jerk);
+    if (n_i == 0) return;
+    ensure_master_j(false);
+    std::vector<int> targets(n_i);
+    std::iota(targets.begin(), targets.end(), int(begin));
+    range_index_.reserve(sizeof(int) * n_i);
+    PW_CUDA(cudaMemcpyAsync(range_index_.as<int>(), targets.data(), sizeof(int) * n_i,
+                            cudaMemcpyHostToDevice, stream_));
+    run_forces(jerk, true, range_index_.as<int>(), n_i, false, 0.0);
+    download_forces(jerk, n_i, out);
+  }
+
+  // ---- many ranks (nbody/cuda_ranks.hpp) ----
+  void share_across_ranks(parallel::Communicator& comm, parallel::GpuCollectives& gpu) override {
+    comm_ = &comm;
+    gpu_ = &gpu;
+  }
+  bool splits_evaluation(ForceKind kind) override {
+    if (n_ == 0) return false;
+    return formula_ || plan_for(kind == ForceKind::accel_jerk, true, nullptr, n_).newton3;
+  }
+
+  // The first n_rows rows of results_ (forces, finalized) to `out`.
+  void download_forces(bool jerk, int n_rows, Forces& out) {
     const int n_comp = jerk ? 7 : 4;
-    host_.reserve(sizeof(double) * n_comp * n_);
-    PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * n_comp * n_,
-                            cudaMemcpyDeviceToHost, stream_));
+    host_.reserve(sizeof(double) * n_comp * n_rows);
+    PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(),
+                            sizeof(double) * n_comp * n_rows, cudaMemcpyDeviceToHost, stream_));
     PW_CUDA(cudaStreamSynchronize(stream_));
     const double* h = host_.as<double>();
     std::vector<double>* dst[] = {&out.ax, &out.ay, &out.az, &out.pot, &out.jx, &out.jy, &out.jz};
     for (int c = 0; c < n_comp; ++c)
-      std::memcpy(dst[c]->data(), h + std::size_t(c) * n_, sizeof(double) * n_);
+      std::memcpy(dst[c]->data(), h + std::size_t(c) * n_rows, sizeof(double) * n_rows);
+  }
+
+  // A full Newton-3 evaluation shared by the ranks (nbody/cuda_ranks.hpp): this rank's tiles, its
+  // partial sums finalized to double (rank 0 alone removes the self term of φ), then summed across
+  // ranks on the device.
+  void run_shared_newton3(bool jerk) {
+    const int k_i = formula_ ? (jerk ? 4 : 8) : plan_for(jerk, true, nullptr, n_).i_per_thread;
+    const long long tiles = engine::triangle_tiles((n_ + 32 * k_i - 1) / (32 * k_i));
+    const int p = comm_->size(), r = comm_->rank();
+    auto cut = [&](int q) {  // rank q's first tile: a multiple of a block's warps
+      return q >= p ? tiles : tiles * q / p / cuda::kNewton3Warps * cuda::kNewton3Warps;
+    };
+    share_ = TileShare{cut(r), cut(r + 1) - cut(r), r == 0};
+    run_forces(jerk, true, nullptr, n_, false, 0.0);
+    share_ = TileShare{};
+    gpu_->allreduce_sum(results_.as<double>(), std::size_t(jerk ? 7 : 4) * std::size_t(n_),
+                        stream_);
   }
 
   void set_hermite_terms(const HermiteTerms& terms) override {
@@ -223,16 +279,25 @@ class CudaGravityKernel final : public GravityKernel {
   }
 
   // Events around each of `repeats` back-to-back evaluations (one launch each), no transfers.
+  // Shared by ranks (share_across_ranks): this rank's tiles, the all-reduce and the finalize.
   double time_forces(bool jerk, bool potential, int repeats) {
     if (n_ == 0) return 0.0;
     ensure_master_j(spatial_order(jerk, potential));
+    const bool shared =
+        potential && gpu_ && splits_evaluation(jerk ? ForceKind::accel_jerk : ForceKind::accel);
+    auto evaluate = [&] {
+      if (shared)
+        run_shared_newton3(jerk);
+      else
+        run_forces(jerk, potential, nullptr, n_, false, 0.0);
+    };
     repeats = std::max(repeats, 1);
-    for (int w = 0; w < 2; ++w) run_forces(jerk, potential, nullptr, n_, false, 0.0);  // warm-up
+    for (int w = 0; w < 2; ++w) evaluate();  // warm-up
     std::vector<cudaEvent_t> events(repeats + 1);
     for (auto& e : events) PW_CUDA(cudaEventCreate(&e));
     PW_CUDA(cudaEventRecord(events[0], stream_));
     for (int r = 0; r < repeats; ++r) {
-      run_forces(jerk, potential, nullptr, n_, false, 0.0);
+      evaluate();
       PW_CUDA(cudaEventRecord(events[r + 1], stream_));
     }
     PW_CUDA(cudaEventSynchronize(events[repeats]));
@@ -366,6 +431,7 @@ class CudaGravityKernel final : public GravityKernel {
     a.exact = exact_.as<unsigned long long>();
     a.plan = plan_;
     a.order = plan_.newton3 && j_sorted_ ? order_.as<int>() : nullptr;
+    a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
     a.out = results_.as<double>();
     a.state = state_;
     a.predict = predict;
@@ -417,6 +483,7 @@ class CudaGravityKernel final : public GravityKernel {
     a.state = state_;
     a.stream = stream_;
     if (i_index == nullptr) {
+      a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
       a.out = results_.as<double>();
       cuda::launch_forces(a);
       return;
@@ -459,6 +526,15 @@ class CudaGravityKernel final : public GravityKernel {
   bool order_valid_ = false;
   int order_uses_ = 0;
   bool j_sorted_ = false;  // the j arrays are in order_'s order
+  // Many ranks (share_across_ranks): the tiles of the evaluation under way (ForceArgs::tile_*),
+  // and the target index of compute_range.
+  struct TileShare {
+    long long begin = 0, count = -1;
+    bool remove_self = true;
+  } share_;
+  parallel::Communicator* comm_ = nullptr;
+  parallel::GpuCollectives* gpu_ = nullptr;
+  DeviceBuffer range_index_;
 };
 
 }  // namespace

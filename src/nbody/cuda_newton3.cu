@@ -71,7 +71,7 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
     unsigned long long* words = a.exact + std::size_t(c) * engine::kExactWords * n + i;
     double v = engine::exact_value(reinterpret_cast<const long long*>(words), n);
     const double m = a.state.p[kM][p];
-    if (c == kPot && a.potential && a.custom_newton3 == nullptr)
+    if (c == kPot && a.potential && a.custom_newton3 == nullptr && a.remove_self)
       v -= double(physics::self_potential(unit ? 1.0f : float(m), float(a.eps2)));
     if (unit) v *= m;
 #pragma unroll
@@ -190,10 +190,18 @@ void launch_newton3(const ForceArgs& args) {
                                      std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
   }
   Newton3Grid g = grid_of(n, k_i, blocks);
+  if (a.tile_count >= 0) {  // a rank's share: no more warps than tiles (none strays past them)
+    blocks = int(
+        std::min<long long>(blocks, std::max<long long>(1, (a.tile_count + kWarps - 1) / kWarps)));
+    g.t_begin = a.tile_begin, g.n_tiles = a.tile_count;
+    g.warps = std::min<long long>(g.n_tiles, (long long)blocks * kWarps);
+  }
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
-  if (a.custom_newton3) {
+  if (g.n_tiles == 0) {
+    // no tile for this rank: the finalize below writes zeros
+  } else if (a.custom_newton3) {
     void* params[] = {&n3, &g};
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));

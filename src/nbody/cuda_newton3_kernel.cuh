@@ -41,6 +41,8 @@ struct Newton3Args {
 struct Newton3Grid {
   int nb = 0;
   long long n_tiles = 0, warps = 0;
+  // The launch's tiles are t_begin + [0, n_tiles) (ranks share the triangle: cuda_ranks.hpp).
+  long long t_begin = 0;
 };
 
 #if defined(__CUDACC__)
@@ -298,6 +300,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   long long t, t_end;
   engine::tile_chunk(g.n_tiles, g.warps, warp, &t, &t_end);
   if (t >= t_end) return;
+  t += g.t_begin, t_end += g.t_begin;
   int I, J;
   engine::triangle_tile(t, g.nb, &I, &J);
 

@@ -1,8 +1,11 @@
 #include "nbody/ranked_kernel.hpp"
 
 #include <array>
+#include <cstdlib>
+#include <string>
 
 #include "core/timing.hpp"
+#include "pairwise/error.hpp"
 
 namespace pairwise::nbody {
 namespace {
@@ -32,16 +35,43 @@ void gather_rows(parallel::Communicator& comm, const std::vector<std::vector<dou
     for (std::size_t c = 0; c < k; ++c) (*full[c])[i] = packed[i * k + c];
 }
 
+// Whether the cuda kernel's full evaluations share the Newton-3 pair tiles (the default: each pair
+// once; the partial sums all-reduced, 32 bytes per particle for GA) or take target blocks (the
+// split path, each pair twice, at about half the Newton-3 rate; 32 bytes per target
+// all-gathered): PAIRWISE_NBODY_RANK_SPLIT = tiles | targets.
+bool share_tiles() {
+  const char* env = std::getenv("PAIRWISE_NBODY_RANK_SPLIT");
+  const std::string choice = env ? env : "";
+  if (choice == "tiles") return true;
+  if (choice == "targets") return false;
+  if (!choice.empty())
+    throw Error("PAIRWISE_NBODY_RANK_SPLIT must be tiles or targets, got \"" + choice + "\"",
+                "environment");
+  return true;
+}
+
 }  // namespace
 
 RankedGravityKernel::RankedGravityKernel(std::unique_ptr<GravityKernel> local,
                                          parallel::Communicator& comm)
-    : local_(std::move(local)), comm_(comm) {}
+    : local_(std::move(local)), comm_(comm) {
+  // The kernel has made its GPU current: make_gpu_collectives sees which GPU each rank drives.
+  shared_ = dynamic_cast<RankSharedEvaluations*>(local_.get());
+  if (shared_) {
+    gpu_ = parallel::make_gpu_collectives(comm_);
+    if (share_tiles())
+      shared_->share_across_ranks(comm_, *gpu_);
+    else
+      shared_ = nullptr;
+  }
+}
 
 std::string RankedGravityKernel::device_name() const {
-  return local_->device_name() + "; " +
-         parallel::describe_ranks(local_->backend() == BackendKind::cuda ? 1 : 0) +
-         ", target blocks of the forces all-gathered";
+  const bool cuda = local_->backend() == BackendKind::cuda;
+  return local_->device_name() + "; " + parallel::describe_ranks(cuda ? 1 : 0) +
+         (shared_ ? ", Newton-3 pair tiles shared, sums all-reduced on the GPUs (" + gpu_->name() +
+                        "); else target blocks of the forces all-gathered"
+                  : ", target blocks of the forces all-gathered");
 }
 
 void RankedGravityKernel::set_particles(const Particles& p) {
@@ -50,6 +80,7 @@ void RankedGravityKernel::set_particles(const Particles& p) {
 }
 
 void RankedGravityKernel::compute(ForceKind kind, Forces& out) {
+  if (shared_ && shared_->splits_evaluation(kind)) return local_->compute(kind, out);
   const bool jerk = kind == ForceKind::accel_jerk;
   const parallel::Block mine = parallel::block_of(n_, comm_.rank(), comm_.size());
   Forces part;
@@ -76,7 +107,11 @@ void RankedGravityKernel::predict_and_compute(double t, std::span<const int> act
 
 double RankedGravityKernel::time_compute(ForceKind kind, int repeats) {
   Forces out;
-  double seconds = median_wall_seconds([&] { compute(kind, out); }, repeats);
+  // Shared Newton-3 tiles: the kernel times its tiles, the all-reduce and the finalize with device
+  // events, as one GPU's record times its kernel (no download: both runs download the same N).
+  double seconds = shared_ && shared_->splits_evaluation(kind)
+                       ? local_->time_compute(kind, repeats)
+                       : median_wall_seconds([&] { compute(kind, out); }, repeats);
   comm_.allreduce_max(std::span<double>(&seconds, 1));
   return seconds;
 }

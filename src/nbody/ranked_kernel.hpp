@@ -7,12 +7,19 @@
 // rank ends each step with the same state, and the energies match one rank's (bitwise on the host
 // backends). Communication per evaluation: N_targets × (4 or 7) doubles received per rank
 // (docs/distributed.md).
+//
+// On the cuda backend the full evaluations that take the Newton-3 path (single and mixed
+// precision, custom potentials) stay on the device instead: the ranks share the pairs and sum the
+// exact words through GpuCollectives (NCCL when it loads), see nbody/cuda_ranks.hpp; the other
+// kinds (double precision, small N) take target blocks as above, and block steps the active list.
 #pragma once
 
 #include <memory>
 
+#include "nbody/cuda_ranks.hpp"
 #include "nbody/gravity_kernel.hpp"
 #include "parallel/communicator.hpp"
+#include "parallel/gpu_collectives.hpp"
 
 namespace pairwise::nbody {
 
@@ -32,12 +39,16 @@ class RankedGravityKernel final : public GravityKernel {
               const HermiteTerms& terms) override {
     local_->commit(active, corrected, terms);
   }
-  // The slowest rank's median seconds per evaluation, the all-gather included.
+  // The slowest rank's median seconds per evaluation, the all-gather (or all-reduce) included.
   double time_compute(ForceKind kind, int repeats) override;
 
  private:
   std::unique_ptr<GravityKernel> local_;
   parallel::Communicator& comm_;
+  // The cuda backend: collectives on device memory, and the kernel's own split of full
+  // evaluations (null elsewhere).
+  std::unique_ptr<parallel::GpuCollectives> gpu_;
+  RankSharedEvaluations* shared_ = nullptr;
   std::size_t n_ = 0;
   std::vector<double> packed_;
 };

@@ -3,7 +3,9 @@
 // typed by decltype of its declaration, so a signature change in nccl.h is a compile error.
 #include "parallel/gpu_collectives.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <type_traits>
 #include <vector>
@@ -14,6 +16,7 @@
 #if defined(PAIRWISE_HAVE_CUDA)
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <unistd.h>
 #endif
 #if defined(PAIRWISE_HAVE_CUDA) && defined(PAIRWISE_HAVE_NCCL_HEADER)
 #include <nccl.h>
@@ -45,6 +48,24 @@ class HostStaged final : public GpuCollectives {
                "allreduce (upload)");
     check_cuda(cudaStreamSynchronize(s), "allreduce (upload)");
   }
+  void allreduce_sum(std::int64_t* d, std::size_t n, void* stream) override {
+    // In pieces of 2^26 values (512 MB): MPI counts are int, and the host copy stays bounded.
+    constexpr std::size_t kPiece = std::size_t(1) << 26;
+    auto s = static_cast<cudaStream_t>(stream);
+    std::vector<std::int64_t> h(std::min(n, kPiece));
+    for (std::size_t at = 0; at < n; at += kPiece) {
+      const std::size_t m = std::min(kPiece, n - at);
+      check_cuda(
+          cudaMemcpyAsync(h.data(), d + at, m * sizeof(std::int64_t), cudaMemcpyDeviceToHost, s),
+          "allreduce (download)");
+      check_cuda(cudaStreamSynchronize(s), "allreduce (download)");
+      comm_.allreduce_sum(std::span<std::int64_t>(h.data(), m));
+      check_cuda(
+          cudaMemcpyAsync(d + at, h.data(), m * sizeof(std::int64_t), cudaMemcpyHostToDevice, s),
+          "allreduce (upload)");
+      check_cuda(cudaStreamSynchronize(s), "allreduce (upload)");
+    }
+  }
   void allgather(const void* d_send, void* d_recv, std::size_t bytes, void* stream) override {
     const int p = comm_.size();
     auto s = static_cast<cudaStream_t>(stream);
@@ -69,6 +90,27 @@ std::string& nccl_missing_reason() {
 }
 
 #if defined(PAIRWISE_HAVE_NCCL_HEADER) && defined(PAIRWISE_HAVE_MPI)
+// Empty when every rank drives a GPU of its own; else which GPU two ranks share ("GPU
+// 0000:19:00.0 of host gpu-7 has ranks 0 and 1"). NCCL refuses two ranks on one GPU (more ranks
+// than GPUs: testing the decomposition on one GPU), so they take the MPI fallback.
+std::string shared_gpu(Communicator& comm) {
+  struct Where {
+    char host[64] = {};
+    char bus[32] = {};
+  } mine;
+  ::gethostname(mine.host, sizeof mine.host - 1);
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetPCIBusId(mine.bus, sizeof mine.bus - 1, device), "cudaDeviceGetPCIBusId");
+  const std::vector<Where> all = allgather_vectors(comm, std::vector<Where>{mine});
+  for (std::size_t a = 0; a < all.size(); ++a)
+    for (std::size_t b = a + 1; b < all.size(); ++b)
+      if (std::strcmp(all[a].host, all[b].host) == 0 && std::strcmp(all[a].bus, all[b].bus) == 0)
+        return "GPU " + std::string(all[a].bus) + " of host " + all[a].host + " has ranks " +
+               std::to_string(a) + " and " + std::to_string(b);
+  return {};
+}
+
 // The NCCL entry points this transport uses, resolved from libnccl.so.2.
 struct NcclApi {
   void* handle = nullptr;
@@ -117,6 +159,10 @@ class Nccl final : public GpuCollectives {
     check(api_.all_reduce(d, d, n, ncclFloat64, ncclSum, comm_, static_cast<cudaStream_t>(stream)),
           "ncclAllReduce");
   }
+  void allreduce_sum(std::int64_t* d, std::size_t n, void* stream) override {
+    check(api_.all_reduce(d, d, n, ncclInt64, ncclSum, comm_, static_cast<cudaStream_t>(stream)),
+          "ncclAllReduce");
+  }
   void allgather(const void* d_send, void* d_recv, std::size_t bytes, void* stream) override {
     check(
         api_.all_gather(d_send, d_recv, bytes, ncclUint8, comm_, static_cast<cudaStream_t>(stream)),
@@ -142,7 +188,8 @@ std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator& comm) {
   // using it can put the host's GPUs out of service (docs/distributed.md).
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   NcclApi api;
-  std::string why = api.load();
+  const std::string shared = shared_gpu(comm);  // the same on every rank
+  std::string why = shared.empty() ? api.load() : shared + ": NCCL needs one GPU per rank";
   // Every rank must agree, or the ranks that found NCCL would wait in ncclCommInitRank for the
   // others: take NCCL only if it loaded everywhere.
   std::int64_t failed = why.empty() ? 0 : 1;

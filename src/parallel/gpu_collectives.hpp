@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,9 @@ class GpuCollectives {
   virtual std::string name() const = 0;  // "NCCL 2.28.3" or "MPI through host memory"
   // In place: sum over ranks of n doubles at `device_values`.
   virtual void allreduce_sum(double* device_values, std::size_t n, void* stream) = 0;
+  // In place: the sum over ranks of n int64 at `device_values` (two's complement: exact while the
+  // total fits, e.g. the words of an exact fixed-point accumulator, engine/pair_tiles.cuh).
+  virtual void allreduce_sum(std::int64_t* device_values, std::size_t n, void* stream) = 0;
   // Rank r's `bytes_per_rank` bytes at `device_send` land at device_recv + r·bytes_per_rank on
   // every rank (equal blocks: callers pad to the largest, as NCCL requires).
   virtual void allgather(const void* device_send, void* device_recv, std::size_t bytes_per_rank,
@@ -26,7 +30,9 @@ class GpuCollectives {
 };
 
 // Needs the CUDA backend; throws pairwise::Error in a build without it. With one rank, returns
-// host-MPI collectives that are copies (no NCCL needed).
+// host-MPI collectives that are copies (no NCCL needed). Call it with the rank's GPU current
+// (cudaSetDevice): ranks that share a GPU (more ranks than GPUs on a node) get the MPI fallback,
+// since NCCL refuses two ranks on one GPU.
 std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator& comm);
 
 }  // namespace pairwise::parallel

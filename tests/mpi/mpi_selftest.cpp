@@ -93,6 +93,20 @@ int main(int argc, char** argv) {
     cudaMemcpy(g.data(), gathered, g.size() * sizeof(double), cudaMemcpyDeviceToHost);
     check(h[0] == double(p * (p + 1) / 2) && h[1] == 0.5 * p, "GPU allreduce_sum", r);
     for (int q = 0; q < p; ++q) check(g[std::size_t(q)] == double(q), "GPU allgather", r);
+    // Integer sums (the exact words of nbody's shared Newton-3 evaluations): negative values and
+    // magnitudes beyond a double's 53 bits stay exact.
+    std::int64_t* words = nullptr;
+    cudaMalloc(&words, 2 * sizeof(std::int64_t));
+    const std::int64_t mine_words[2] = {(std::int64_t(1) << 60) + r, -3 - r};
+    cudaMemcpy(words, mine_words, sizeof mine_words, cudaMemcpyHostToDevice);
+    gpu->allreduce_sum(words, 2, nullptr);
+    cudaDeviceSynchronize();
+    std::int64_t summed[2];
+    cudaMemcpy(summed, words, sizeof summed, cudaMemcpyDeviceToHost);
+    check(summed[0] == p * (std::int64_t(1) << 60) + p * (p - 1) / 2 &&
+              summed[1] == -3 * p - p * (p - 1) / 2,
+          "GPU allreduce_sum (int64)", r);
+    cudaFree(words);
     if (r == 0) std::printf("GPU collectives: %s\n", gpu->name().c_str());
     cudaFree(d), cudaFree(gathered);
   } else if (r == 0) {
