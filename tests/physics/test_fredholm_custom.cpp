@@ -13,8 +13,12 @@
 #include <tuple>
 
 #include "core/config.hpp"
+#include "engine/formula/nvrtc_loader.hpp"
+#include "fredholm/cuda_formula_matvec.hpp"
 #include "fredholm/run.hpp"
 #include "fredholm/solve.hpp"
+#include "pairwise/backend.hpp"
+#include "tolerances.hpp"
 
 namespace {
 
@@ -191,6 +195,36 @@ TEST(FredholmCustom, ScatteringExampleMatchesMatching) {
   std::printf("max |psi - exact| at N = %lld: %.3g\n", rc.spec.n, worst);
 }
 
+// The cuda backend's program (the engine's all-pairs kernel with a functor generated from the
+// formulas) compiles with NVRTC for sm_90 without a GPU (skipped without libnvrtc).
+TEST(FredholmCustom, GeneratedCudaProgramCompiles) {
+  const Spec complex = helmholtz_formula_spec();
+  const Spec real = parse_spec(
+      "kernel = \"custom\"\nkernel_formula = \"exp(-kappa*abs(t - s))/(2*kappa); kappa = 1.5\"\n");
+  FormulaMatvecVariant mixed;
+  mixed.mixed = true, mixed.dim = 3;
+  FormulaMatvecVariant dbl;
+  dbl.f = "double";
+  const std::string src = formula_matvec_source(*complex.custom, mixed);
+  EXPECT_NE(src.find("static constexpr bool kComplex = true"), std::string::npos) << src;
+  EXPECT_NE(src.find("cos("), std::string::npos) << src;
+  EXPECT_EQ(formula_matvec_kernel_name(mixed),
+            "&pairwise::engine::all_pairs_kernel<pairwise::fredholm::device::MatvecPolicy<"
+            "pairwise::fredholm::device::FormulaKernel, float, true, 3>, 4, 1>");
+  if (const std::string why = formula::nvrtc_unavailable_reason(); !why.empty())
+    GTEST_SKIP() << why;
+  for (const auto& [spec, v] : {std::pair{&complex, mixed}, {&real, dbl}}) {
+    auto program = formula_matvec_program(*spec->custom, v, 90);
+    program.use_cache = false;
+    const formula::CompiledProgram k = formula::compile_cuda_program(program);
+    EXPECT_GT(k.cubin.size(), 1000u);
+    ASSERT_EQ(k.lowered.size(), 1u);
+    EXPECT_NE(k.lowered[0].find("all_pairs_kernel"), std::string::npos) << k.lowered[0];
+    std::printf("NVRTC compile of a fredholm formula kernel (%s): %.3f s\n", v.f.c_str(),
+                k.seconds);
+  }
+}
+
 TEST(FredholmCustom, ComplexKeysAreChecked) {
   for (const char* bad :
        {"kernel = \"custom\"\nkernel_formula_real = \"t\"\n",  // no imaginary part
@@ -222,6 +256,104 @@ TEST(FredholmCustom, ErrorsNameColumnAndKey) {
   }
   EXPECT_THROW(parse_spec("kernel = \"exp_ts\"\nkernel_formula = \"t\"\n"), Error);
   EXPECT_THROW(parse_spec("kernel = \"custom\"\n"), Error);
+}
+
+// On the GPU (skipped without a device): the NVRTC-compiled matvec of a real (Yukawa, 1-D) and a
+// complex (helmholtz as formulas, 3-D) kernel against the reference, at the tolerances of
+// tests/tolerances.hpp, relative to the largest |y|.
+bool have_gpu(std::string& why) {
+  return !cuda_devices(&why).empty();
+}
+
+template <class S>
+double max_error(const std::vector<S>& y, const std::vector<S>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    num = std::max(num, std::abs(y[i] - ref[i])), den = std::max(den, std::abs(ref[i]));
+  return num / den;
+}
+
+TEST(FredholmCustomCuda, FormulaMatvecMatchesTheReference) {
+  std::string why;
+  if (!have_gpu(why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  auto config = config::Config::parse(
+      "workload = \"fredholm\"\n[domain]\nn = 3000\na = -1.0\nb = 2.0\n[equation]\n"
+      "kernel = \"custom\"\nkernel_formula = \"exp(-kappa*abs(t - s))/(2*kappa); kappa = 1.5\"\n",
+      "y.toml");
+  const Spec yukawa = read_run_config(config).spec;
+  std::vector<double> g(yukawa.total_nodes());
+  for (std::size_t j = 0; j < g.size(); ++j) g[j] = std::cos(0.01 * double(j));
+  const auto ref = product<double>(yukawa, BackendKind::reference, Precision::double_, g);
+  const Spec helm = helmholtz_formula_spec();
+  const auto gc = test_vector(helm.total_nodes());
+  const auto ref_c =
+      product<C>(builtin_helmholtz(helm), BackendKind::reference, Precision::double_, gc);
+  for (Precision p : {Precision::single, Precision::mixed, Precision::double_}) {
+    const double e = max_error(product<double>(yukawa, BackendKind::cuda, p, g), ref);
+    EXPECT_LT(e, test::force_tolerance(p)) << "yukawa " << to_string(p);
+    const double ec = max_error(product<C>(helm, BackendKind::cuda, p, gc), ref_c);
+    EXPECT_LT(ec, test::force_tolerance(p)) << "helmholtz formula " << to_string(p);
+    std::printf("cuda formula matvec, %s: yukawa 1-D max error %.3g, helmholtz 3-D %.3g\n",
+                std::string(to_string(p)).c_str(), e, ec);
+  }
+}
+
+// Speed of formula kernels against built-in kernels of the same or similar cost (no bound: the
+// figures are printed as JSON lines "BENCHJSON {...}" for bench/results).
+TEST(FredholmCustomCuda, FormulaMatvecSpeed) {
+  std::string why;
+  if (!have_gpu(why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  auto time = [](const Spec& spec, Precision p, const std::string& name,
+                 const std::string& kernel) {
+    const Nodes nodes = make_nodes(spec);
+    double seconds = 0, pairs = double(nodes.size()) * double(nodes.size());
+    std::string device;
+    if (is_complex(spec)) {
+      auto mv = make_matvec<C>({BackendKind::cuda, p, 0}, spec, nodes);
+      seconds = mv->time_apply(test_vector(nodes.size()), 10);
+      device = mv->device_name();
+    } else {
+      auto mv = make_matvec<double>({BackendKind::cuda, p, 0}, spec, nodes);
+      seconds = mv->time_apply(std::vector<double>(nodes.size(), 1.0), 10);
+      device = mv->device_name();
+    }
+    std::printf(
+        "BENCHJSON {\"suite\": \"fredholm\", \"case\": \"%s\", \"backend\": \"cuda\", "
+        "\"precision\": \"%s\", \"device\": \"%s\", \"n\": %zu, \"params\": "
+        "{\"kernel\": \"%s\", \"dim\": %d, \"statistic\": \"median of 10\"}, "
+        "\"metric\": \"kernel evaluations/s\", \"value\": %.6g, \"unit\": \"1/s\", "
+        "\"time_s\": %.6g}\n",
+        name.c_str(), std::string(to_string(p)).c_str(), device.c_str(), nodes.size(),
+        kernel.c_str(), spec.dim, pairs / seconds, seconds);
+    return pairs / seconds;
+  };
+  const std::string head = "workload = \"fredholm\"\n[domain]\nn = 262144\n[equation]\n";
+  auto parse = [](const std::string& text) {
+    auto config = config::Config::parse(text, "b.toml");
+    return read_run_config(config).spec;
+  };
+  const Spec gauss_builtin = parse(head + "kernel = \"gaussian\"\nsigma = 1.0\n");
+  const Spec gauss_formula =
+      parse(head + "kernel = \"custom\"\nkernel_formula = \"exp(-(t - s)^2)\"\n");
+  const Spec yukawa = parse(
+      head +
+      "kernel = \"custom\"\nkernel_formula = \"exp(-kappa*abs(t - s))/(2*kappa); kappa = 1.5\"\n");
+  const std::string head3 = "workload = \"fredholm\"\n[domain]\ndim = 3\nn = 64\n[equation]\n";
+  const Spec helm_builtin = parse(head3 + "kernel = \"helmholtz\"\nk = 2.5\n");
+  const Spec helm_formula = parse(head3 +
+                                  "kernel = \"custom\"\n"
+                                  "kernel_formula_real = \"select(r, cos(k*r)/r, 0); k = 2.5\"\n"
+                                  "kernel_formula_imag = \"select(r, sin(k*r)/r, 0); k = 2.5\"\n");
+  for (Precision p : {Precision::single, Precision::double_}) {
+    const double gb = time(gauss_builtin, p, "matvec-gaussian-builtin", "gaussian (built-in)");
+    const double gf = time(gauss_formula, p, "matvec-gaussian-formula", "exp(-(t - s)^2)");
+    const double yf = time(yukawa, p, "matvec-yukawa-formula", "exp(-1.5|t-s|)/3");
+    const double hb = time(helm_builtin, p, "matvec-helmholtz-builtin", "helmholtz (built-in)");
+    const double hf = time(helm_formula, p, "matvec-helmholtz-formula", "cos(kr)/r + i sin(kr)/r");
+    std::printf("%s: formula/built-in gaussian %.3f, yukawa/gaussian %.3f, helmholtz %.3f\n",
+                std::string(to_string(p)).c_str(), gf / gb, yf / gb, hf / hb);
+    EXPECT_GT(gf, 0.0);
+  }
 }
 
 }  // namespace
