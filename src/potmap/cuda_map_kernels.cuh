@@ -297,19 +297,28 @@ __global__ void __launch_bounds__(kThreads)
   store(acc, out, s, i, j, k0);
 }
 
-// A custom φ with a cutoff: plain truncation (the cpu backend's custom map), a.w = q.
-template <class Phi, class T, int M>
-__device__ __forceinline__ void add_atom_phi_cutoff(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
-                                                    T pz0, T h, T rc2) {
-  const T dx = a.x - px, dy = a.y - py;
-  const T dxy2 = fmadd(dx, dx, dy * dy);
-  const T dz0 = a.z - pz0;
+// A custom φ with a cutoff: plain truncation (the cpu backend's custom map), a.w = q. As in
+// cutoff_points, the r = 0 guard only where the atom lies on the thread's column (dxy2 = 0).
+template <class Phi, bool kGuard, class T, int M>
+__device__ __forceinline__ void phi_cutoff_points(Acc<T, M>& acc, T q, T dxy2, T dz0, T h, T rc2) {
 #pragma unroll
   for (int k = 0; k < kP; ++k) {
     const T dz = fmadd(T(-k), h, dz0);
     const T r2 = fmadd(dz, dz, dxy2);
     const T v = Phi::eval(r2);
-    acc.fma(k, a.w, r2 < rc2 && r2 > T(0) ? v : T(0));
+    acc.fma(k, q, r2 < rc2 && (!kGuard || r2 > T(0)) ? v : T(0));
+  }
+}
+
+template <class Phi, class T, int M>
+__device__ __forceinline__ void add_atom_phi_cutoff(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
+                                                    T pz0, T h, T rc2) {
+  const T dx = a.x - px, dy = a.y - py;
+  const T dxy2 = fmadd(dx, dx, dy * dy);
+  if (dxy2 > T(0)) {
+    phi_cutoff_points<Phi, false>(acc, a.w, dxy2, a.z - pz0, h, rc2);
+  } else {
+    phi_cutoff_points<Phi, true>(acc, a.w, dxy2, a.z - pz0, h, rc2);
   }
 }
 

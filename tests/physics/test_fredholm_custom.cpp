@@ -292,6 +292,9 @@ TEST(FredholmCustomCuda, FormulaMatvecMatchesTheReference) {
     const double e = max_error(product<double>(yukawa, BackendKind::cuda, p, g), ref);
     EXPECT_LT(e, test::force_tolerance(p)) << "yukawa " << to_string(p);
     const double ec = max_error(product<C>(helm, BackendKind::cuda, p, gc), ref_c);
+    const double eb =  // the built-in kernel on cuda (the policy header it shares with formulas)
+        max_error(product<C>(builtin_helmholtz(helm), BackendKind::cuda, p, gc), ref_c);
+    EXPECT_LT(eb, test::force_tolerance(p)) << "helmholtz built-in " << to_string(p);
     EXPECT_LT(ec, test::force_tolerance(p)) << "helmholtz formula " << to_string(p);
     std::printf("cuda formula matvec, %s: yukawa 1-D max error %.3g, helmholtz 3-D %.3g\n",
                 std::string(to_string(p)).c_str(), e, ec);
