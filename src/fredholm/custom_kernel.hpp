@@ -17,8 +17,9 @@
 //
 // Kernels smooth on the diagonal (no singularity subtraction). The formulas are compiled to the
 // register program (engine/formula), which the cpu backend runs over batches of sources (FP32 in
-// single and mixed, as its built-in kernels), the reference backend walks the graph in double,
-// and the cuda backend compiles with NVRTC inside the all-pairs kernel.
+// single and mixed, as its built-in kernels) and the reference backend pair by pair in double
+// (kernel_reference() is the graph walk, for tests); the cuda backend compiles the formulas with
+// NVRTC inside the all-pairs kernel (cuda_formula_matvec.hpp).
 #pragma once
 
 #include <complex>
