@@ -539,6 +539,7 @@ class CudaFrames final : public FrameMaps {
     }
     map_.reset(points_);
     acc_.reset(points_);
+    if (o.custom) phi_ = std::make_unique<PhiKernels<T, Out, M>>(*o.custom, plan_);
     PW_CUDA(cudaStreamCreate(&stream_));
     for (auto& e : uploaded_) PW_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
@@ -574,7 +575,7 @@ class CudaFrames final : public FrameMaps {
     Slab s = plan_.whole;
     s.i0 = 0;
     s.planes = s.nx;
-    sum_slab<T, Out, M>(ws_, plan_, n, s, map_.p, stream_);
+    sum_slab<T, Out, M>(ws_, plan_, n, s, map_.p, stream_, phi_.get());
     const unsigned blocks = unsigned((points_ + 255) / 256);
     fold_map<Out><<<blocks, 256, 0, stream_>>>(map_.p, acc_.p, (long long)points_, int(combine_),
                                                frames_ == 0);
@@ -593,7 +594,7 @@ class CudaFrames final : public FrameMaps {
     }
     return out;
   }
-  std::string device() const override { return device_; }
+  std::string device() const override { return device_ + (phi_ ? phi_->note() : ""); }
 
  private:
   Plan<T> plan_;
@@ -607,6 +608,7 @@ class CudaFrames final : public FrameMaps {
   cudaEvent_t uploaded_[2]{};
   D4* host_[2] = {nullptr, nullptr};
   int host_capacity_ = 0;
+  std::unique_ptr<PhiKernels<T, Out, M>> phi_;  // a custom φ's kernels (NVRTC)
 };
 
 std::string use_device(const MapOptions& options) {
@@ -654,8 +656,6 @@ MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions&
 
 std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOptions& options,
                                            Combine combine) {
-  if (options.custom)
-    throw Error("a custom phi maps single structures on cuda (not trajectories yet)", "backend");
   const std::string device = use_device(options);
   check_ranges(Atoms{}, lattice);
   switch (options.precision) {

@@ -14,6 +14,7 @@
 #include "pairwise/error.hpp"
 #include "potmap/cuda_custom_phi.hpp"
 #include "potmap/custom_phi.hpp"
+#include "potmap/frames.hpp"
 #include "potmap/map.hpp"
 #include "tolerances.hpp"
 
@@ -158,6 +159,32 @@ TEST(PotmapCustomCuda, FormulaMapsMatchTheReference) {
     EXPECT_LT(e, test::force_tolerance(p)) << "Debye-Hueckel cutoff " << to_string(p);
     std::printf("custom Debye-Hueckel cutoff, %s: max relative error %.3g\n",
                 std::string(to_string(p)).c_str(), e);
+  }
+}
+
+// Trajectories on the GPU: the frame pipeline (buffers kept across frames, an FP64 device
+// accumulator) with a custom φ gives the average of the reference's per-frame maps.
+TEST(PotmapCustomCuda, TrajectoryAverageMatchesTheReference) {
+  std::string why;
+  if (cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const Atoms a = random_atoms(500, 21), b = random_atoms(700, 22);
+  const Lattice lattice = lattice_around(a, 0.5, 1.0);
+  MapOptions o;
+  o.cutoff = 6.0;
+  o.precision = Precision::double_;
+  o.custom =
+      std::make_shared<const CustomPhi>("exp(-r/3)/r - exp(-rc/3)/rc", 6.0, "[map] phi", "t");
+  const auto ra = compute_map(BackendKind::reference, a, lattice, o).values;
+  const auto rb = compute_map(BackendKind::reference, b, lattice, o).values;
+  std::vector<double> ref(ra.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = 0.5 * (ra[i] + rb[i]);
+  for (Precision p : {Precision::mixed, Precision::double_}) {
+    o.precision = p;
+    auto frames = make_frame_maps(BackendKind::cuda, lattice, o, Combine::average);
+    frames->add(a);
+    frames->add(b);
+    EXPECT_NE(frames->device().find("custom phi"), std::string::npos) << frames->device();
+    EXPECT_LT(map_error(frames->result(), ref), test::force_tolerance(p)) << to_string(p);
   }
 }
 
