@@ -106,7 +106,11 @@ class CustomKernel {
 
 // The kernels as the functors the backends are templated on (physics/fredholm.hpp's interface).
 // Host only: the cuda backend compiles the formulas with NVRTC instead, so the device branch never
-// runs.
+// runs. The reference backend and the direct solver call them in double; the cpu backend runs the
+// program itself (cpu.cpp), never the FP32 instantiation: Debian's GCC 12.2 at -O2/-O3 miscompiles
+// its pattern (SLP vectorization of `float x = p.x, y = p.y, ...; f(x, y, z, x, y, z)` with f
+// taking doubles passes the unrounded p.y, p.z for the second copies: |t − s| was 2e-9 instead of
+// 0 on the diagonal).
 struct FormulaKernel {
   static constexpr bool kComplex = false;
   const CustomKernel* k = nullptr;
