@@ -97,7 +97,7 @@ Result solve(const Equation& equation, const SolverSettings& settings,
     throw InvalidArgument(
         "the interpolation points need " + std::to_string(spec.dim) + " coordinates each", "at");
   const BackendKind backend = resolve_backend(settings.run.backend);
-  if (is_complex(spec.kernel))
+  if (is_complex(spec))
     return solve_typed<std::complex<double>>(spec, settings, method, backend, at);
   return solve_typed<double>(spec, settings, method, backend, at);
 }

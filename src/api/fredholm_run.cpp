@@ -185,7 +185,7 @@ int run_fredholm(const RunConfig& rc, std::ostream& out) {
   const BackendKind backend = resolve_backend(rc.backend, &note);
   if (!note.empty()) out << "# " << note << "\n";
   api::prepare_output_directory(rc.output.directory, out);
-  if (is_complex(rc.spec.kernel)) return run_typed<std::complex<double>>(rc, backend, out);
+  if (is_complex(rc.spec)) return run_typed<std::complex<double>>(rc, backend, out);
   return run_typed<double>(rc, backend, out);
 }
 

@@ -63,13 +63,19 @@
 // Per target: sources in tile order within one group's slice, groups g = 0..q-1 added in shared
 // memory (in Partial), splits 0..splits-1 added in double by whichever block finishes last. The
 // result does not depend on timing: bitwise reproducible run to run.
+//
+// Under NVRTC (__CUDACC_RTC__: a policy generated at run time, e.g. fredholm's formula kernels,
+// src/fredholm/cuda_formula_matvec.cpp) only the device part is compiled; the host launch helpers
+// below are then left out, and the caller launches the kernel it compiled.
 #pragma once
 
+#ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
 
+#include "core/cuda_check.cuh"
+#endif
 #include <cstddef>
 
-#include "core/cuda_check.cuh"
 #include "engine/all_pairs.hpp"
 
 namespace pairwise::engine {
@@ -240,6 +246,7 @@ __global__ void __launch_bounds__(kAllPairsThreads, kMinBlocks)
   Policy::after_finalize(a, k_begin, k_end);
 }
 
+#ifndef __CUDACC_RTC__
 // Blocks of all_pairs_kernel<Policy, kI, kMinBlocks> resident per SM.
 template <class Policy, int kI, int kMinBlocks>
 int all_pairs_blocks_per_sm() {
@@ -257,5 +264,6 @@ void launch_all_pairs(const typename Policy::Args& a, cudaStream_t stream, const
   all_pairs_kernel<Policy, kI, kMinBlocks><<<grid, kAllPairsThreads, 0, stream>>>(a);
   PW_CUDA_LAUNCH(name);
 }
+#endif  // __CUDACC_RTC__
 
 }  // namespace pairwise::engine

@@ -18,7 +18,9 @@
 #pragma once
 
 #include <cstddef>
+#ifndef __CUDACC_RTC__  // NVRTC (all_pairs.cuh): the plan only, not the host planner
 #include <vector>
+#endif
 
 namespace pairwise::engine {
 
@@ -34,6 +36,7 @@ struct AllPairsPlan {
   bool small = false;
 };
 
+#ifndef __CUDACC_RTC__
 // One compiled register tile of a workload's kernel.
 struct AllPairsShape {
   int tile = 4;  // targets per thread (kI)
@@ -66,5 +69,6 @@ AllPairsPlan plan_all_pairs(const AllPairsCostModel& model, int n_i, int n_j, in
 // Modeled cycles of one SM for `plan` (exposed for tests and plan debugging).
 double all_pairs_plan_cost(const AllPairsCostModel& model, const AllPairsShape& shape,
                            const AllPairsPlan& plan, int n_i, int n_j, int sms);
+#endif  // __CUDACC_RTC__
 
 }  // namespace pairwise::engine

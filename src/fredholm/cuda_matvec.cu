@@ -1,7 +1,8 @@
 // The cuda backend of the Fredholm kernel sum: the all-pairs engine (engine/all_pairs.cuh) with
-// MatvecPolicy. Targets t_i are held in registers (kI per thread), sources (s_j, w_j g_j) are
-// staged in shared memory a j-tile at a time, and y_i = Σ_j w_j g_j K(t_i, s_j) is reduced in
-// fixed order (deterministic). Layouts (F = float in single and mixed, double in double):
+// MatvecPolicy (cuda_matvec_policy.cuh). Targets t_i are held in registers (kI per thread), sources
+// (s_j, w_j g_j) are staged in shared memory a j-tile at a time, and y_i = Σ_j w_j g_j K(t_i, s_j)
+// is reduced in fixed order (deterministic). Layouts (F = float in single and mixed, double in
+// double):
 //   targets  F[kDim · n_i]                       (kDim = 1 for 1-D problems, 3 for 2-D and 3-D)
 //   sources  Source{F c[kDim]; F w[kC]}[n_j]     (kC = 1 real, 2 complex: w_j g_j)
 // The sources' weights are packed on the device from g (double) by pack_kernel, so a product
@@ -23,6 +24,9 @@
 #include "core/timing.hpp"
 #include "engine/all_pairs.cuh"
 #include "engine/device_buffer.cuh"
+#include "engine/formula/nvrtc_loader.hpp"
+#include "fredholm/cuda_formula_matvec.hpp"
+#include "fredholm/cuda_matvec_policy.cuh"
 #include "fredholm/device_rows.hpp"
 #include "fredholm/matvec.hpp"
 #include "pairwise/error.hpp"
@@ -30,127 +34,65 @@
 namespace pairwise::fredholm {
 namespace {
 
+using device::MatvecArgs;
+using device::MatvecPolicy;
+using device::Source;
 using engine::AllPairsPlan;
 
-template <class F, int kDim, int kC>
-struct Source {
-  F c[kDim];
-  F w[kC];
+// A custom kernel (formulas) on the host side: its functor exists only in the NVRTC program
+// (cuda_formula_matvec.cpp); the host needs kComplex and its layout in MatvecArgs (an empty struct
+// there as here), never its operator().
+template <bool kC>
+struct FormulaTag {
+  static constexpr bool kComplex = kC;
 };
-
 template <class K>
-struct MatvecArgs {
-  int n_i = 0, n_j = 0;
-  AllPairsPlan plan;
-  void* partial = nullptr;
-  unsigned* tickets = nullptr;
-  const void* targets = nullptr;
-  const void* sources = nullptr;
-  double* out = nullptr;  // [kC][n_i]
-  K kernel;
-};
+inline constexpr bool kIsFormula = false;
+template <bool kC>
+inline constexpr bool kIsFormula<FormulaTag<kC>> = true;
 
-// 2^x on the special-function unit (MUFU.EX2, ~2 ulp, flushes denormals).
-__device__ __forceinline__ float exp2_approx(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+// The NVRTC-compiled all-pairs kernel of a formula variant, loaded with the runtime's library API
+// (into whichever device is current when it launches), unloaded with the matvec.
+class FormulaMatvecKernel {
+ public:
+  FormulaMatvecKernel(const CustomKernel& kernel, const FormulaMatvecVariant& v) {
+    const formula::CompiledProgram c =
+        formula::compile_cuda_program(formula_matvec_program(kernel, v));
+    compile_seconds_ = c.seconds;
+    from_cache_ = c.from_cache;
+    PW_CUDA(
+        cudaLibraryLoadData(&library_, c.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    cudaKernel_t k = nullptr;
+    PW_CUDA(cudaLibraryGetKernel(&k, library_, c.lowered.at(0).c_str()));
+    fn_ = reinterpret_cast<const void*>(k);
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn_, engine::kAllPairsThreads, 0) ==
+            cudaSuccess &&
+        per_sm > 0)
+      blocks_per_sm_ = per_sm;
+    cudaGetLastError();  // an occupancy query the handle does not support is not an error here
+  }
+  ~FormulaMatvecKernel() {
+    if (library_) cudaLibraryUnload(library_);
+  }
+  FormulaMatvecKernel(const FormulaMatvecKernel&) = delete;
+  FormulaMatvecKernel& operator=(const FormulaMatvecKernel&) = delete;
+  int blocks_per_sm() const { return blocks_per_sm_; }
+  double compile_seconds() const { return compile_seconds_; }
+  bool from_cache() const { return from_cache_; }
+  template <class Args>
+  void launch(const Args& a, cudaStream_t stream) const {
+    void* params[] = {const_cast<Args*>(&a)};
+    PW_CUDA(cudaLaunchKernel(fn_, dim3(unsigned(a.plan.i_blocks) * unsigned(a.plan.splits)),
+                             dim3(engine::kAllPairsThreads), params, 0, stream));
+  }
 
-// How a kernel is evaluated for one (target, source) pair. The generic form calls the library
-// functor with 3-D points; e^{ts} in FP32 uses exp2 of a prescaled target.
-template <class K, class F, int kDim>
-struct Eval {
-  using Target = ph::Point<F>;
-  static __device__ __forceinline__ Target target(const ph::Point<F>& p) { return p; }
-  static __device__ __forceinline__ auto value(const K& k, const Target& t, const F (&c)[kDim]) {
-    ph::Point<F> s;
-    s.x = c[0];
-    if constexpr (kDim > 1) s.y = c[1], s.z = c[2];
-    return k(t, s);
-  }
-};
-
-template <>
-struct Eval<ph::ExpTs, float, 1> {
-  struct Target {
-    float t2;  // t · log2(e)
-  };
-  static __device__ __forceinline__ Target target(const ph::Point<float>& p) {
-    return {p.x * 1.4426950408889634f};
-  }
-  static __device__ __forceinline__ float value(const ph::ExpTs&, const Target& t,
-                                                const float (&c)[1]) {
-    return exp2_approx(t.t2 * c[0]);
-  }
-};
-
-// The engine's interaction policy (see the interface at the top of engine/all_pairs.cuh).
-template <class K, class F, bool kMixed, int kDim>
-struct MatvecPolicy {
-  static constexpr int kC = K::kComplex ? 2 : 1;
-  static constexpr int kComponents = kC;
-  using Args = MatvecArgs<K>;
-  using Source = fredholm::Source<F, kDim, kC>;
-  using E = Eval<K, F, kDim>;
-  using Target = typename E::Target;
-  using Partial = std::conditional_t<kMixed, double, F>;
-  struct Accum {
-    F s[kC] = {};
-    double total[kMixed ? kC : 1] = {};  // mixed: the tiles' float sums added in double
-  };
-  struct Ctx {
-    K kernel;
-  };
-
-  static __device__ __forceinline__ Ctx context(const Args& a) { return {a.kernel}; }
-  static __device__ __forceinline__ Target load_target(const Args& a, int k) {
-    const F* t = static_cast<const F*>(a.targets) + std::size_t(k) * kDim;
-    ph::Point<F> p;
-    p.x = t[0];
-    if constexpr (kDim > 1) p.y = t[1], p.z = t[2];
-    return E::target(p);
-  }
-  static __device__ __forceinline__ Source load_source(const Args& a, int j) {
-    return static_cast<const Source*>(a.sources)[j];
-  }
-  static __device__ __forceinline__ Source pad_source(const Args&) {
-    return Source{};  // s = 0 with weight 0: every library kernel is finite there
-  }
-  template <int kI>
-  static __device__ __forceinline__ void interact(const Ctx& ctx, const Source& s,
-                                                  const Target (&t)[kI], Accum (&acc)[kI]) {
-#pragma unroll
-    for (int k = 0; k < kI; ++k) {
-      const auto v = E::value(ctx.kernel, t[k], s.c);
-      if constexpr (K::kComplex) {
-        acc[k].s[0] = fma(s.w[0], v.re, fma(-s.w[1], v.im, acc[k].s[0]));
-        acc[k].s[1] = fma(s.w[0], v.im, fma(s.w[1], v.re, acc[k].s[1]));
-      } else {
-        acc[k].s[0] = fma(s.w[0], v, acc[k].s[0]);
-      }
-    }
-  }
-  template <int kI>
-  static __device__ __forceinline__ void end_tile(Accum (&acc)[kI]) {
-    if constexpr (kMixed) {
-#pragma unroll
-      for (int k = 0; k < kI; ++k)
-#pragma unroll
-        for (int c = 0; c < kC; ++c) acc[k].total[c] += double(acc[k].s[c]), acc[k].s[c] = 0;
-    }
-  }
-  static __device__ __forceinline__ Partial partial(const Accum& acc, int c) {
-    if constexpr (kMixed) {
-      return acc.total[c];
-    } else {
-      return acc.s[c];
-    }
-  }
-  static __device__ __forceinline__ void finalize(const Args& a, int k, int c, double sum) {
-    a.out[std::size_t(c) * a.n_i + k] = sum;
-  }
-  static __device__ __forceinline__ void after_finalize(const Args&, int, int) {}
+ private:
+  cudaLibrary_t library_ = nullptr;
+  const void* fn_ = nullptr;
+  int blocks_per_sm_ = 1;
+  double compile_seconds_ = 0;
+  bool from_cache_ = false;
 };
 
 // w_j g_j into the sources (coordinates are written once at construction).
@@ -191,7 +133,8 @@ class CudaMatvec final : public Matvec<S>, public DeviceRows<S> {
   static constexpr int kTile = kWide ? 8 : 4;
 
  public:
-  CudaMatvec(const K& kernel, Precision precision, int device, const Nodes& nodes)
+  CudaMatvec(const K& kernel, Precision precision, int device, const Nodes& nodes,
+             const CustomKernel* custom = nullptr)
       : kernel_(kernel), precision_(precision), device_(device), nodes_(nodes) {
     std::string why;
     const auto devices = cuda_devices(&why);
@@ -225,13 +168,22 @@ class CudaMatvec final : public Matvec<S>, public DeviceRows<S> {
         <<<(n_ + 255) / 256, 256, 0, stream_>>>(sources_.as<Src>(), scratch_.as<double>(), n_);
     PW_CUDA_LAUNCH("fredholm source_coords_kernel");
     PW_CUDA(cudaStreamSynchronize(stream_));
+    if constexpr (kIsFormula<K>) {
+      FormulaMatvecVariant v;
+      v.f = std::is_same_v<F, float> ? "float" : "double";
+      v.mixed = kMixed, v.dim = kDim, v.tile = kTile;
+      formula_ = std::make_unique<FormulaMatvecKernel>(*custom, v);
+      formula_note_ = std::string(", formula kernel (NVRTC ") +
+                      (formula_->from_cache() ? "cache " : "compile ") +
+                      std::to_string(formula_->compile_seconds()) + " s)";
+    }
   }
   ~CudaMatvec() override {
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
   }
 
-  std::string device_name() const override { return "cuda: " + info_.name; }
+  std::string device_name() const override { return "cuda: " + info_.name + formula_note_; }
   BackendKind backend() const override { return BackendKind::cuda; }
   Precision precision() const override { return precision_; }
 
@@ -371,7 +323,11 @@ class CudaMatvec final : public Matvec<S>, public DeviceRows<S> {
     model.loads_per_source = 1.0;
     model.components = kC;
     model.partial_bytes_per_target = sizeof(Partial) * kC;
-    model.shapes.push_back({kTile, engine::all_pairs_blocks_per_sm<Policy, kTile, 1>(), 1.0});
+    if constexpr (kIsFormula<K>) {
+      model.shapes.push_back({kTile, formula_->blocks_per_sm(), 1.0});
+    } else {
+      model.shapes.push_back({kTile, engine::all_pairs_blocks_per_sm<Policy, kTile, 1>(), 1.0});
+    }
     plan_ = engine::plan_all_pairs(model, n_i, n_, info_.multiprocessors, kMaxPartialBytes);
     planned_n_i_ = n_i;
     workspace_.prepare(plan_, engine::all_pairs_partial_bytes(model, plan_, n_i), stream_);
@@ -390,7 +346,12 @@ class CudaMatvec final : public Matvec<S>, public DeviceRows<S> {
     a.sources = sources_.as<void>();
     a.out = out_.as<double>();
     a.kernel = kernel_;
-    engine::launch_all_pairs<Policy, kTile, 1>(a, stream_, "fredholm all_pairs_kernel (matvec)");
+    if constexpr (kIsFormula<K>) {
+      formula_->launch(a, stream_);
+      PW_CUDA_LAUNCH("fredholm all_pairs_kernel (matvec, formula kernel)");
+    } else {
+      engine::launch_all_pairs<Policy, kTile, 1>(a, stream_, "fredholm all_pairs_kernel (matvec)");
+    }
   }
 
   K kernel_;
@@ -407,6 +368,8 @@ class CudaMatvec final : public Matvec<S>, public DeviceRows<S> {
   int rows_m_ = 0;
   engine::PinnedBuffer host_;
   engine::AllPairsWorkspace workspace_;
+  std::unique_ptr<FormulaMatvecKernel> formula_;  // a custom kernel's NVRTC kernel
+  std::string formula_note_;
 };
 
 template <class S, class K, class F, bool kMixed>
@@ -423,14 +386,45 @@ std::unique_ptr<Matvec<S>> make_dim(const K& kernel, Precision p, int device, co
   }
 }
 
+template <class S, bool kC, class F, bool kMixed>
+std::unique_ptr<Matvec<S>> make_formula(Precision p, int device, const Spec& spec,
+                                        const Nodes& nodes) {
+  using K = FormulaTag<kC>;
+  if (spec.dim == 1)
+    return std::make_unique<CudaMatvec<S, K, F, kMixed, 1>>(K{}, p, device, nodes,
+                                                            spec.custom.get());
+  return std::make_unique<CudaMatvec<S, K, F, kMixed, 3>>(K{}, p, device, nodes, spec.custom.get());
+}
+
+template <class S, bool kC>
+std::unique_ptr<Matvec<S>> make_formula(Precision precision, int device, const Spec& spec,
+                                        const Nodes& nodes) {
+  switch (precision) {
+    case Precision::single:
+      return make_formula<S, kC, float, false>(precision, device, spec, nodes);
+    case Precision::mixed:
+      return make_formula<S, kC, float, true>(precision, device, spec, nodes);
+    case Precision::double_:
+      break;
+  }
+  return make_formula<S, kC, double, false>(precision, device, spec, nodes);
+}
+
 }  // namespace
 
 template <class S>
 std::unique_ptr<Matvec<S>> make_cuda_matvec(Precision precision, int device, const Spec& spec,
                                             const Nodes& nodes) {
+  if (spec.custom) {  // formulas: compiled by NVRTC (cuda_formula_matvec.cpp)
+    if (spec.custom->is_complex() != kIsComplex<S>)
+      throw Error("the kernel's scalar type does not match the vectors'");
+    return make_formula<S, kIsComplex<S>>(precision, device, spec, nodes);
+  }
   return with_kernel(spec, [&](auto kernel) -> std::unique_ptr<Matvec<S>> {
     using K = decltype(kernel);
-    if constexpr (K::kComplex != kIsComplex<S>) {
+    constexpr bool kFormula =
+        std::is_same_v<K, FormulaKernel> || std::is_same_v<K, ComplexFormulaKernel>;
+    if constexpr (K::kComplex != kIsComplex<S> || kFormula) {  // (formulas: handled above)
       throw Error("the kernel's scalar type does not match the vectors'");
     } else {
       switch (precision) {

@@ -138,6 +138,9 @@ std::string_view to_string(KernelKind k) {
 bool is_complex(KernelKind k) {
   return k == KernelKind::helmholtz;
 }
+bool is_complex(const Spec& spec) {
+  return spec.custom ? spec.custom->is_complex() : is_complex(spec.kernel);
+}
 bool uses_subtraction(KernelKind k) {
   return k == KernelKind::square_well || k == KernelKind::helmholtz;
 }
@@ -212,7 +215,7 @@ void Spec::validate(const std::string& where) const {
     case KernelKind::exp_ts:
       break;
   }
-  if (rhs == RhsKind::plane_wave && !is_complex(kernel))
+  if (rhs == RhsKind::plane_wave && !is_complex(*this))
     throw Error("rhs plane_wave is complex: use it with a complex kernel (helmholtz)", where);
   if (rhs == RhsKind::nr_fred2 && lower[0] < 0) throw Error("rhs nr_fred2 needs t >= 0", where);
 }
@@ -242,7 +245,14 @@ Nodes make_nodes(const Spec& spec) {
 
 template <class S>
 S rhs_value(const Spec& spec, const Point& t) {
-  if (spec.custom && spec.custom->has_rhs()) return S(spec.custom->rhs(t.x, t.y, t.z));
+  if (spec.custom && spec.custom->has_rhs()) {
+    const std::complex<double> h = spec.custom->rhs(t.x, t.y, t.z);
+    if constexpr (kIsComplex<S>) {
+      return h;
+    } else {
+      return h.real();  // a real kernel has a real h (read_custom_kernel)
+    }
+  }
   const double x = t.x;
   switch (spec.rhs) {
     case RhsKind::one:

@@ -24,10 +24,12 @@ namespace pairwise::fredholm {
 namespace ph = physics::fredholm;
 using Point = ph::Point<double>;
 
+struct Spec;
 enum class KernelKind { exp_ts, power34, gaussian, square_well, helmholtz };
 KernelKind parse_kernel(std::string_view text);  // throws pairwise::Error with the known names
 std::string_view to_string(KernelKind k);
 bool is_complex(KernelKind k);
+bool is_complex(const Spec& spec);  // the built-in kernel's or the custom one's
 bool uses_subtraction(KernelKind k);
 
 // Right-hand sides h(t):
@@ -88,7 +90,10 @@ S row_integral(const Spec& spec, const Point& t);
 // Calls f(kernel functor) with the library kernel of `spec` (ph::ExpTs, ph::Power34, ...).
 template <class F>
 decltype(auto) with_kernel(const Spec& spec, F&& f) {
-  if (spec.custom) return f(FormulaKernel{spec.custom.get()});
+  if (spec.custom) {
+    if (spec.custom->is_complex()) return f(ComplexFormulaKernel{spec.custom.get()});
+    return f(FormulaKernel{spec.custom.get()});
+  }
   switch (spec.kernel) {
     case KernelKind::exp_ts:
       return f(ph::ExpTs{});

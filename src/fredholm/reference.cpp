@@ -57,9 +57,6 @@ namespace {
 template <class S>
 std::unique_ptr<Matvec<S>> make_backend_matvec(const MatvecOptions& options, const Spec& spec,
                                                const Nodes& nodes) {
-  if (spec.custom && options.backend == BackendKind::cuda)
-    throw Error("a custom kernel runs on the reference and cpu backends (not yet on cuda)",
-                "backend");
   return make_for_backend(
       options.backend, "make_matvec", [&] { return make_reference_matvec<S>(spec, nodes); },
       [&] { return make_cpu_matvec<S>(options.precision, spec, nodes); },

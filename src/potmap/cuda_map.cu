@@ -40,282 +40,15 @@
 #include "core/cuda_check.cuh"
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
+#include "potmap/cuda_custom_phi.hpp"
 #include "potmap/cuda_map.hpp"
+#include "potmap/cuda_map_kernels.cuh"
 
 namespace pairwise::potmap {
 
 namespace {
 
-constexpr int kR = 8;              // region edge in points (x and y: threads; z: points a thread)
-constexpr int kP = kR;             // points per thread along z
-constexpr int kThreads = kR * kR;  // threads per block
-constexpr int kMaxNeighbors = 2048;
-
-__constant__ int4 c_neighbors[kMaxNeighbors];  // (dcx, dcy, dcz_lo, dcz_hi) from a region's cell
-
-enum Mode { kPlain = 0, kWide = 1, kKahan = 2 };
-
-// Four doubles in one 32-byte load (CUDA 13 deprecates double4 for double4_16a/_32a).
-struct alignas(32) D4 {
-  double x, y, z, w;
-};
-
-template <class T>
-struct Vec4;
-template <>
-struct Vec4<float> {
-  using type = float4;
-};
-template <>
-struct Vec4<double> {
-  using type = D4;
-};
-template <class T>
-using vec4_t = typename Vec4<T>::type;
-
-struct CellGrid {
-  int ncx = 0, ncy = 0, ncz = 0;
-  int offx = 0, offy = 0, offz = 0;  // cell index of the lattice origin
-  int m = 1, mz = 1;                 // cells per region edge (xy, z)
-  double c = 0, cz = 0;              // cell edges (Å)
-  __host__ __device__ long long cells() const { return (long long)ncx * ncy * ncz; }
-};
-
-struct Slab {
-  int nx = 0, ny = 0, nz = 0;  // the whole lattice
-  int i0 = 0, planes = 0;      // this slab: planes [i0, i0 + planes)
-};
-
-// Accumulators of P points in mode M.
-template <class T, int M, int P = kP>
-struct Acc {
-  T s[P];
-  T c[M == kKahan ? P : 1];
-  double w[M == kWide ? P : 1];
-  __device__ void zero() {
-#pragma unroll
-    for (int k = 0; k < P; ++k) {
-      s[k] = 0;
-      if constexpr (M == kKahan) c[k] = 0;
-      if constexpr (M == kWide) w[k] = 0;
-    }
-  }
-  // s[k] += w · rinv (one FFMA in plain mode).
-  __device__ void fma(int k, T w, T rinv) {
-    if constexpr (M == kKahan) {
-      add(k, w * rinv);
-    } else {
-      s[k] = fmadd(w, rinv, s[k]);
-    }
-  }
-  __device__ void add(int k, T v) {
-    if constexpr (M == kKahan) {
-      const T y = v - c[k];
-      const T t = s[k] + y;
-      c[k] = (t - s[k]) - y;
-      s[k] = t;
-    } else {
-      s[k] += v;
-    }
-  }
-  // Mixed: FP32 partial sums of a few atoms go to FP64 sums.
-  __device__ void flush() {
-    if constexpr (M == kWide) {
-#pragma unroll
-      for (int k = 0; k < P; ++k) {
-        w[k] += double(s[k]);
-        s[k] = 0;
-      }
-    }
-  }
-  __device__ double value(int k) const {
-    if constexpr (M == kWide) return w[k] + double(s[k]);
-    return double(s[k]);
-  }
-};
-
-__device__ __forceinline__ float mul_ru(float a, float b) {
-  return __fmul_ru(a, b);
-}
-__device__ __forceinline__ double mul_ru(double a, double b) {
-  return __dmul_ru(a, b);
-}
-
-// Cutoff summation: the atom carries σ = ±sqrt|q| (physics::scaled_switch_square): per point
-// dz, r², t_σ, max, t_σ², ±t_σ²/r accumulated (6 FP32 + 1 rsqrt). The sign of q is the same for
-// every thread (all read the same atom), so the branch on it does not diverge; the r = 0 guard is
-// needed only when the atom lies on the thread's column (dxy2 = 0), a branch that almost never
-// diverges either.
-template <bool kNegative, bool kGuard, class T, int M>
-__device__ __forceinline__ void cutoff_points(Acc<T, M>& acc, T dxy2, T dz0, T h, T sigma,
-                                              T sigma_inv) {
-#pragma unroll
-  for (int k = 0; k < kP; ++k) {
-    const T dz = fmadd(T(-k), h, dz0);
-    const T r2 = fmadd(dz, dz, dxy2);
-    const T w = physics::scaled_switch_square(r2, sigma, sigma_inv);
-    const T rinv = kGuard ? physics::guarded_rinv(r2) : pairwise::rsqrt(r2);
-    acc.fma(k, kNegative ? -w : w, rinv);
-  }
-}
-
-template <class T, int M>
-__device__ __forceinline__ void add_atom_cutoff(Acc<T, M>& acc, const vec4_t<T>& a, T px, T py,
-                                                T pz0, T h, T inv_rc2) {
-  const T dx = a.x - px, dy = a.y - py;
-  const T dxy2 = fmadd(dx, dx, dy * dy);
-  const T dz0 = a.z - pz0;
-  const T sigma = a.w < T(0) ? -a.w : a.w;
-  const T sigma_inv = mul_ru(sigma, inv_rc2);
-  if (dxy2 > T(0)) {
-    if (a.w < T(0)) {
-      cutoff_points<true, false>(acc, dxy2, dz0, h, sigma, sigma_inv);
-    } else {
-      cutoff_points<false, false>(acc, dxy2, dz0, h, sigma, sigma_inv);
-    }
-  } else {
-    if (a.w < T(0)) {
-      cutoff_points<true, true>(acc, dxy2, dz0, h, sigma, sigma_inv);
-    } else {
-      cutoff_points<false, true>(acc, dxy2, dz0, h, sigma, sigma_inv);
-    }
-  }
-}
-
-template <class T, class Out, int M, int P>
-__device__ void store(const Acc<T, M, P>& acc, Out* out, const Slab& s, int i, int j, int k0) {
-  if (i >= s.i0 + s.planes || i >= s.nx || j >= s.ny) return;
-  Out* row = out + ((long long)(i - s.i0) * s.ny + j) * s.nz;
-#pragma unroll
-  for (int k = 0; k < P; ++k) {
-    if (k0 + k < s.nz) row[k0 + k] = Out(acc.value(k));
-  }
-}
-
-// Direct summation. A block's 64 threads own 8 x 8 columns of kDirectP points along z; all of them
-// share the z-range, so dz² of an atom at the block's kDirectP points is the same for every
-// thread: the block stages a tile of kThreads atoms in shared memory, each thread one atom's
-// (x, y, q) and its kDirectP values dz_k², and then every thread reads them back with broadcast
-// vector loads (LDS.128). Per point: r² = dxy² + dz_k² (1 FADD), 1/r, s += q/r (1 FFMA); per atom
-// and thread: 1 + kDirectP/4 loads, dx, dy, dxy², the r = 0 test (a branch that diverges only
-// when the atom lies on a thread's column: the guarded loop then gives 0 at r = 0).
-//
-// The reciprocal square roots: kSoft of every kDirectP points (spread evenly) use
-// physics::rsqrt_fma on the FMA and integer pipes (9 issue slots, as accurate as MUFU), the rest
-// MUFU.RSQ (1 issue slot, 1/8 of a warp an SM sub-partition clock): with only MUFU the kernel is
-// bound by the MUFU pipe at 16 evaluations a clock per SM with issue slots to spare; moving a
-// quarter of the evaluations to the FMA pipe balances the two (docs/potmap.md, Performance).
-constexpr int kDirectP = 16;
-
-template <class T, int M>
-constexpr int direct_soft() {  // FP32 plain and mixed sums only: Kahan leaves few issue slots
-  return std::is_same_v<T, float> && M != kKahan ? 4 : 0;
-}
-
-template <int kSoft, int k>
-constexpr bool soft_point() {  // kSoft of the kDirectP points, evenly spread
-  return ((k + 1) * kSoft) / kDirectP != (k * kSoft) / kDirectP;
-}
-
-template <class T, int M, int kSoft, int k>
-__device__ __forceinline__ void direct_point(Acc<T, M, kDirectP>& acc, T q, T r2) {
-  if constexpr (std::is_same_v<T, float> && soft_point<kSoft, k>()) {
-    acc.fma(k, q, physics::rsqrt_fma(r2));
-  } else {
-    acc.fma(k, q, pairwise::rsqrt(r2));
-  }
-}
-
-template <class T, int M, int kSoft, int... k>
-__device__ __forceinline__ void direct_points(Acc<T, M, kDirectP>& acc, T q, T dxy2,
-                                              const T (&dz2)[kDirectP],
-                                              std::integer_sequence<int, k...>) {
-  (direct_point<T, M, kSoft, k>(acc, q, dxy2 + dz2[k]), ...);
-}
-
-template <class T, class Out, int M, int kSoft = direct_soft<T, M>()>
-__global__ void __launch_bounds__(kThreads)
-    direct_regions(const vec4_t<T>* __restrict__ atoms, int n, Slab s, T h, Out* out) {
-  __shared__ vec4_t<T> s_xyq[kThreads];                // x, y, q, 0
-  __shared__ vec4_t<T> s_dz2[kThreads][kDirectP / 4];  // dz_k², k = 0 .. kDirectP - 1
-  const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
-  const int i = s.i0 + blockIdx.x * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kDirectP;
-  const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
-  Acc<T, M, kDirectP> acc;
-  acc.zero();
-  for (int a0 = 0; a0 < n; a0 += kThreads) {  // mixed: FP32 partial sums of 64 atoms
-    const int tile = min(n - a0, kThreads);
-    __syncthreads();
-    if (int(threadIdx.x) < tile) {
-      const vec4_t<T> a = atoms[a0 + threadIdx.x];
-      vec4_t<T> xyq;
-      xyq.x = a.x, xyq.y = a.y, xyq.z = a.w, xyq.w = 0;
-      s_xyq[threadIdx.x] = xyq;
-      const T dz0 = a.z - pz0;
-#pragma unroll
-      for (int v = 0; v < kDirectP / 4; ++v) {
-        T d[4];
-#pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const T dz = fmadd(T(-(4 * v + c)), h, dz0);
-          d[c] = dz * dz;
-        }
-        vec4_t<T> d4;
-        d4.x = d[0], d4.y = d[1], d4.z = d[2], d4.w = d[3];
-        s_dz2[threadIdx.x][v] = d4;
-      }
-    }
-    __syncthreads();
-#pragma unroll 2
-    for (int b = 0; b < tile; ++b) {
-      const vec4_t<T> a = s_xyq[b];
-      const T dx = a.x - px, dy = a.y - py;
-      const T dxy2 = fmadd(dx, dx, dy * dy);
-      T dz2[kDirectP];
-#pragma unroll
-      for (int v = 0; v < kDirectP / 4; ++v) {
-        const vec4_t<T> d = s_dz2[b][v];
-        dz2[4 * v] = d.x, dz2[4 * v + 1] = d.y, dz2[4 * v + 2] = d.z, dz2[4 * v + 3] = d.w;
-      }
-      if (dxy2 > T(0)) {
-        direct_points<T, M, kSoft>(acc, a.z, dxy2, dz2,
-                                   std::make_integer_sequence<int, kDirectP>{});
-      } else {
-#pragma unroll
-        for (int k = 0; k < kDirectP; ++k) acc.fma(k, a.z, physics::guarded_rinv(dxy2 + dz2[k]));
-      }
-    }
-    acc.flush();
-  }
-  store(acc, out, s, i, j, k0);
-}
-
-template <class T, class Out, int M>
-__global__ void __launch_bounds__(kThreads)
-    cutoff_regions(const vec4_t<T>* __restrict__ atoms, const int* __restrict__ cell_start,
-                   CellGrid g, int n_neighbors, Slab s, T h, physics::SwitchParams<T> sw,
-                   Out* out) {
-  const int tx = threadIdx.x % kR, ty = threadIdx.x / kR;
-  const int rx = s.i0 / kR + blockIdx.x;  // the region's index in the whole lattice
-  const int i = rx * kR + tx, j = blockIdx.y * kR + ty, k0 = blockIdx.z * kP;
-  const T px = T(i) * h, py = T(j) * h, pz0 = T(k0) * h;
-  const int bcx = rx * g.m + g.offx, bcy = blockIdx.y * g.m + g.offy,
-            bcz = blockIdx.z * g.mz + g.offz;
-  Acc<T, M> acc;
-  acc.zero();
-  for (int c = 0; c < n_neighbors; ++c) {
-    const int4 nb = c_neighbors[c];
-    const int cx = bcx + nb.x, cy = bcy + nb.y;
-    if (cx < 0 || cx >= g.ncx || cy < 0 || cy >= g.ncy) continue;
-    const int z_lo = max(bcz + nb.z, 0), z_hi = min(bcz + nb.w, g.ncz - 1);
-    if (z_lo > z_hi) continue;
-    const int column = (cx * g.ncy + cy) * g.ncz;
-    const int a0 = __ldg(cell_start + column + z_lo), a1 = __ldg(cell_start + column + z_hi + 1);
-    for (int a = a0; a < a1; ++a) add_atom_cutoff(acc, atoms[a], px, py, pz0, h, sw.inv_rc2);
-    acc.flush();
-  }
-  store(acc, out, s, i, j, k0);
-}
+using namespace device;
 
 // Atom a: coordinates relative to the origin in T, and its cell id (cells() when outside).
 template <class T>
@@ -341,11 +74,13 @@ __global__ void bin_atoms(const D4* __restrict__ abs, int n, double ox, double o
 
 template <class T>
 __global__ void gather_atoms(const vec4_t<T>* __restrict__ rel, const int* __restrict__ order,
-                             int n, vec4_t<T>* sorted) {
+                             int n, bool sigma, vec4_t<T>* sorted) {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n) return;
   vec4_t<T> r = rel[order[a]];
-  r.w = copysign(sqrt(fabs(r.w)), r.w);  // σ = ±sqrt|q| for add_atom_cutoff
+  if (sigma)
+    r.w = copysign(sqrt(fabs(r.w)), r.w);  // σ = ±sqrt|q| for add_atom_cutoff (a custom
+                                           // φ keeps q)
   sorted[a] = r;
 }
 
@@ -475,6 +210,7 @@ struct Plan {
   CellGrid g;
   std::vector<int4> nb;
   physics::SwitchParams<T> sw{};
+  bool custom = false;  // a formula φ: the NVRTC kernels (PhiKernels), plain truncation at rc
 };
 
 template <class T>
@@ -488,6 +224,7 @@ Plan<T> make_plan(const Lattice& l, const MapOptions& o) {
   p.nrx = (p.whole.nx + kR - 1) / kR, p.nry = (p.whole.ny + kR - 1) / kR;
   p.nrz = (p.whole.nz + kP - 1) / kP;
   p.sw = physics::switch_params<T>(o.cutoff);
+  p.custom = o.custom != nullptr;
   if (p.cutoff) {
     CellGrid& g = p.g;
     const double region = kR * p.h;
@@ -565,7 +302,7 @@ void bin(Workspace<T>& ws, const Plan<T>& p, int n, cudaStream_t stream) {
   std::size_t sort_bytes = ws.sort_bytes;
   PW_CUDA(cub::DeviceRadixSort::SortPairs(ws.sort_tmp.p, sort_bytes, ws.keys.p, ws.keys_sorted.p,
                                           ws.index.p, ws.order.p, n, 0, end_bit, stream));
-  gather_atoms<T><<<atom_blocks, tb, 0, stream>>>(ws.rel.p, ws.order.p, n, ws.sorted.p);
+  gather_atoms<T><<<atom_blocks, tb, 0, stream>>>(ws.rel.p, ws.order.p, n, !p.custom, ws.sorted.p);
   PW_CUDA_LAUNCH("potmap gather_atoms");
   const long long cells = p.g.cells();
   cell_starts<<<unsigned((cells + 1 + tb - 1) / tb), tb, 0, stream>>>(ws.keys_sorted.p, n, cells,
@@ -573,15 +310,82 @@ void bin(Workspace<T>& ws, const Plan<T>& p, int n, cudaStream_t stream) {
   PW_CUDA_LAUNCH("potmap cell_starts");
 }
 
-// The map of slab s (after bin) into d_map, exclusions included, on `stream`.
+// A custom φ's direct and cutoff kernels for one (T, Out, M), compiled by NVRTC
+// (cuda_custom_phi.cpp) or read from the disk cache, loaded with the runtime's library API, and
+// the neighborhood in global memory (the NVRTC module cannot read this module's c_neighbors).
+template <class T, class Out, int M>
+class PhiKernels {
+ public:
+  PhiKernels(const CustomPhi& phi, const Plan<T>& plan) {
+    PhiVariant v;
+    v.t = std::is_same_v<T, float> ? "float" : "double";
+    v.out = std::is_same_v<Out, float> ? "float" : "double";
+    v.mode = M;
+    const formula::CompiledProgram c = formula::compile_cuda_program(custom_phi_program(phi, v));
+    seconds_ = c.seconds;
+    from_cache_ = c.from_cache;
+    PW_CUDA(
+        cudaLibraryLoadData(&library_, c.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    cudaKernel_t k = nullptr;
+    PW_CUDA(cudaLibraryGetKernel(&k, library_, c.lowered.at(0).c_str()));
+    direct_ = reinterpret_cast<const void*>(k);
+    PW_CUDA(cudaLibraryGetKernel(&k, library_, c.lowered.at(1).c_str()));
+    cutoff_ = reinterpret_cast<const void*>(k);
+    if (!plan.nb.empty()) {
+      neighbors_.reset(plan.nb.size());
+      PW_CUDA(cudaMemcpy(neighbors_.p, plan.nb.data(), plan.nb.size() * sizeof(int4),
+                         cudaMemcpyHostToDevice));
+    }
+  }
+  ~PhiKernels() {
+    if (library_) cudaLibraryUnload(library_);
+  }
+  PhiKernels(const PhiKernels&) = delete;
+  PhiKernels& operator=(const PhiKernels&) = delete;
+  std::string note() const {
+    return std::string(", custom phi (NVRTC ") + (from_cache_ ? "cache " : "compile ") +
+           std::to_string(seconds_) + " s)";
+  }
+  void direct(dim3 grid, cudaStream_t stream, const vec4_t<T>* atoms, int n, Slab s, T h,
+              Out* out) const {
+    void* args[] = {&atoms, &n, &s, &h, &out};
+    PW_CUDA(cudaLaunchKernel(direct_, grid, dim3(kThreads), args, 0, stream));
+  }
+  void cutoff(dim3 grid, cudaStream_t stream, const vec4_t<T>* atoms, const int* cells, CellGrid g,
+              int n_neighbors, Slab s, T h, physics::SwitchParams<T> sw, Out* out) const {
+    const int4* nb = neighbors_.p;
+    void* args[] = {&atoms, &cells, &g, &n_neighbors, &nb, &s, &h, &sw, &out};
+    PW_CUDA(cudaLaunchKernel(cutoff_, grid, dim3(kThreads), args, 0, stream));
+  }
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  const void* direct_ = nullptr;
+  const void* cutoff_ = nullptr;
+  Buffer<int4> neighbors_;
+  double seconds_ = 0;
+  bool from_cache_ = false;
+};
+
+// The map of slab s (after bin) into d_map, exclusions included, on `stream`; a custom φ's
+// kernels when `phi` is given.
 template <class T, class Out, int M>
 void sum_slab(Workspace<T>& ws, const Plan<T>& p, int n, const Slab& s, Out* d_map,
-              cudaStream_t stream) {
+              cudaStream_t stream, const PhiKernels<T, Out, M>* phi = nullptr) {
   const dim3 grid(unsigned((s.planes + kR - 1) / kR), unsigned(p.nry),
                   unsigned(p.cutoff ? p.nrz : (p.whole.nz + kDirectP - 1) / kDirectP));
-  if (p.cutoff) {
+  if (phi) {
+    if (p.cutoff) {
+      phi->cutoff(grid, stream, ws.sorted.p, ws.cells.p, p.g, int(p.nb.size()), s, T(p.h), p.sw,
+                  d_map);
+      PW_CUDA_LAUNCH("potmap cutoff_regions (custom phi)");
+    } else {
+      phi->direct(grid, stream, ws.rel.p, n, s, T(p.h), d_map);
+      PW_CUDA_LAUNCH("potmap direct_regions (custom phi)");
+    }
+  } else if (p.cutoff) {
     cutoff_regions<T, Out, M><<<grid, kThreads, 0, stream>>>(
-        ws.sorted.p, ws.cells.p, p.g, int(p.nb.size()), s, T(p.h), p.sw, d_map);
+        ws.sorted.p, ws.cells.p, p.g, int(p.nb.size()), nullptr, s, T(p.h), p.sw, d_map);
     PW_CUDA_LAUNCH("potmap cutoff_regions");
   } else {
     direct_regions<T, Out, M><<<grid, kThreads, 0, stream>>>(ws.rel.p, n, s, T(p.h), d_map);
@@ -640,6 +444,8 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o,
   }
   const int n_slabs = (whole.nx + planes - 1) / planes;
 
+  std::unique_ptr<PhiKernels<T, Out, M>> phi;
+  if (o.custom) phi = std::make_unique<PhiKernels<T, Out, M>>(*o.custom, plan);
   const std::vector<D4> host_atoms = pack_atoms(atoms);
   Workspace<T> ws;
   ws.reserve(plan, n);
@@ -656,7 +462,7 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o,
     Slab s = whole;
     s.i0 = sl * planes;
     s.planes = std::min(planes, whole.nx - s.i0);
-    sum_slab<T, Out, M>(ws, plan, n, s, d_map.p, nullptr);
+    sum_slab<T, Out, M>(ws, plan, n, s, d_map.p, nullptr, phi.get());
     if (sl + 1 == n_slabs) PW_CUDA(cudaEventRecord(ev.stop));
     // Later slabs reuse the buffers: each slab goes to the host before the next one is summed.
     const std::size_t points = plane_points * std::size_t(s.planes);
@@ -680,6 +486,7 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o,
   r.precision = o.precision;
   r.seconds = ms * 1e-3;
   r.slabs = n_slabs;
+  if (phi) r.device = phi->note();  // cuda_map puts the device's name in front
   if (n_slabs > 1) {
     r.slab_note =
         "lattice computed in " + std::to_string(n_slabs) + " slabs of at most " +
@@ -732,6 +539,7 @@ class CudaFrames final : public FrameMaps {
     }
     map_.reset(points_);
     acc_.reset(points_);
+    if (o.custom) phi_ = std::make_unique<PhiKernels<T, Out, M>>(*o.custom, plan_);
     PW_CUDA(cudaStreamCreate(&stream_));
     for (auto& e : uploaded_) PW_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
@@ -767,7 +575,7 @@ class CudaFrames final : public FrameMaps {
     Slab s = plan_.whole;
     s.i0 = 0;
     s.planes = s.nx;
-    sum_slab<T, Out, M>(ws_, plan_, n, s, map_.p, stream_);
+    sum_slab<T, Out, M>(ws_, plan_, n, s, map_.p, stream_, phi_.get());
     const unsigned blocks = unsigned((points_ + 255) / 256);
     fold_map<Out><<<blocks, 256, 0, stream_>>>(map_.p, acc_.p, (long long)points_, int(combine_),
                                                frames_ == 0);
@@ -786,7 +594,7 @@ class CudaFrames final : public FrameMaps {
     }
     return out;
   }
-  std::string device() const override { return device_; }
+  std::string device() const override { return device_ + (phi_ ? phi_->note() : ""); }
 
  private:
   Plan<T> plan_;
@@ -800,6 +608,7 @@ class CudaFrames final : public FrameMaps {
   cudaEvent_t uploaded_[2]{};
   D4* host_[2] = {nullptr, nullptr};
   int host_capacity_ = 0;
+  std::unique_ptr<PhiKernels<T, Out, M>> phi_;  // a custom φ's kernels (NVRTC)
 };
 
 std::string use_device(const MapOptions& options) {
@@ -841,7 +650,7 @@ MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions&
                         : run<float, float, kPlain>(atoms, lattice, options, std::move(values));
       break;
   }
-  r.device = device;
+  r.device = device + r.device;
   return r;
 }
 

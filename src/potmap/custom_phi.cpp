@@ -6,6 +6,7 @@
 
 #include "engine/formula/parser.hpp"
 #include "pairwise/error.hpp"
+#include "potmap/cuda_map.hpp"
 #include "potmap/map.hpp"
 
 namespace pairwise::potmap {
@@ -30,8 +31,9 @@ CustomPhi::CustomPhi(const std::string& phi, double cutoff, const std::string& l
 
 MapResult custom_map(BackendKind backend, const Atoms& atoms, const Lattice& lattice,
                      const MapOptions& options) {
+  if (backend == BackendKind::cuda) return cuda_map(atoms, lattice, options);  // NVRTC kernels
   if (backend != BackendKind::reference && backend != BackendKind::cpu)
-    throw Error("a custom phi runs on the reference and cpu backends (not yet on cuda)", "backend");
+    throw Error("custom_map needs a resolved backend, not auto", "backend");
   const auto start = std::chrono::steady_clock::now();
   const CustomPhi& phi = *options.custom;
   const bool reference = backend == BackendKind::reference;

@@ -5,10 +5,11 @@
 //
 // The map is V(p) = Σ_atoms q_a φ(|p − x_a|) (e/Å, then the file's units), over every atom, or
 // over the atoms within [map] cutoff (plain truncation: φ is used as written; the formula may use
-// `rc`, the cutoff, for its own switching), then the exclusions. Reference (graph walk, double)
-// and cpu (the compiled program over batches of atoms per point; single and mixed evaluate φ in
-// FP32 and sum in FP64); the cuda backend refuses it. A minimal hook into potmap: MapOptions
-// carries the compiled φ and compute_map hands such maps to custom_map().
+// `rc`, the cutoff, for its own switching), then the exclusions. Reference (graph walk, double),
+// cpu (the compiled program over batches of atoms per point; single and mixed evaluate φ in FP32
+// and sum in FP64) and cuda (the built-in direct and cutoff kernels compiled by NVRTC with φ:
+// cuda_custom_phi.hpp). A minimal hook into potmap: MapOptions carries the compiled φ and
+// compute_map hands such maps to custom_map().
 #pragma once
 
 #include <memory>
@@ -33,6 +34,9 @@ class CustomPhi {
   double reference(double r2) const { return graph_.evaluate(node_, {r2}); }
   const formula::Program& program() const { return program_; }  // input r², output φ
   const std::string& text() const { return text_; }
+  // The graph and φ's node, a function of variable 0 = r² alone (for the cuda code generator).
+  const formula::Graph& graph() const { return graph_; }
+  formula::NodeId node() const { return node_; }
 
  private:
   formula::Graph graph_;

@@ -54,6 +54,37 @@ TEST_F(CliFredholm, SmoothProblemWritesNodesAndGridCsv) {
   EXPECT_EQ(r2.code, 0) << r2.output;
 }
 
+// A complex custom kernel (two formulas): the separable e^{i(t−s)} with h = e^{it}, λ = 1/2, whose
+// solution is 2 e^{it}; the nodes CSV gets f_re and f_im.
+TEST_F(CliFredholm, ComplexCustomKernelWritesComplexNodes) {
+  write("c.toml",
+        "[domain]\nn = 12\n[equation]\nkernel = \"custom\"\n"
+        "kernel_formula_real = \"cos(t - s)\"\nkernel_formula_imag = \"sin(t - s)\"\n"
+        "rhs_formula_real = \"cos(t)\"\nrhs_formula_imag = \"sin(t)\"\nlambda = 0.5\n"
+        "[run]\nbackend = \"cpu\"\nprecision = \"double\"\n");
+  const Result r = pairwise(dir_, "fredholm c.toml");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream nodes(dir_ / "c.nodes.csv");
+  ASSERT_TRUE(nodes);
+  std::string line;
+  std::getline(nodes, line);
+  EXPECT_EQ(line, "t,w,f_re,f_im");
+  int rows = 0;
+  double worst = 0;
+  while (std::getline(nodes, line)) {
+    double t, w, re, im;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf", &t, &w, &re, &im), 4) << line;
+    worst = std::max(worst, std::hypot(re - 2 * std::cos(t), im - 2 * std::sin(t)));
+    ++rows;
+  }
+  EXPECT_EQ(rows, 12);
+  EXPECT_LT(worst, 1e-12);
+  nodes.close();
+  fs::remove(dir_ / "c.nodes.csv");  // expect_error checks that nothing but the inputs is left
+  write("bad.toml", "[equation]\nkernel = \"custom\"\nkernel_formula_real = \"cos(t - s)\"\n");
+  expect_error("fredholm bad.toml", {"kernel_formula_imag"});
+}
+
 TEST_F(CliFredholm, DivergingFixedPointIsAClearError) {
   write("p.toml", kSmooth);
   expect_error("fredholm p.toml --method fixed_point", {"diverges", "gmres"});

@@ -19,6 +19,12 @@ set(_pw_embed
   src/engine/pair_tiles.cuh=engine/pair_tiles.cuh
   src/ljc/cuda_tile_args.hpp=ljc/cuda_tile_args.hpp
   src/ljc/cuda_ljc_tiles.cuh=ljc/cuda_ljc_tiles.cuh
+  src/engine/all_pairs.hpp=engine/all_pairs.hpp
+  src/engine/all_pairs.cuh=engine/all_pairs.cuh
+  include/pairwise/physics/fredholm.hpp=pairwise/physics/fredholm.hpp
+  src/fredholm/cuda_matvec_policy.cuh=fredholm/cuda_matvec_policy.cuh
+  include/pairwise/physics/coulomb_potential.hpp=pairwise/physics/coulomb_potential.hpp
+  src/potmap/cuda_map_kernels.cuh=potmap/cuda_map_kernels.cuh
   src/engine/formula/nvrtc_std/cstddef=cstddef
   src/engine/formula/nvrtc_std/cstdint=cstdint
   src/engine/formula/nvrtc_std/cmath=cmath
