@@ -29,6 +29,10 @@ struct Equation {
   double k = 1.0;                 // square_well, helmholtz: wave number
   double u0 = 1.0;                // square_well: depth K0²
   int l = 0;                      // square_well: angular momentum 0..3
+  // kernel = "custom" (docs/formulas.md): K(t, s) as a formula in t, s (1-D) or tx ty tz, sx sy
+  // sz and r = |t - s| (2-D/3-D); kernel_formula_imag makes it complex (kernel_formula is then
+  // the real part). h(t): rhs_formula (and rhs_formula_imag), else `rhs`.
+  std::string kernel_formula, kernel_formula_imag, rhs_formula, rhs_formula_imag;
 };
 
 struct SolverSettings {

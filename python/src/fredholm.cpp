@@ -46,22 +46,30 @@ void bind_fredholm(py::module_& parent) {
   py::class_<fr::Equation>(m, "Equation", R"(An equation and its discretization.
 
 Equation(kernel='exp_ts', n=16, dim=1, lower=(0, 0, 0), upper=(1, 1, 1), lam=1.0, rhs='',
-         sigma=1.0, k=1.0, u0=1.0, l=0)
+         sigma=1.0, k=1.0, u0=1.0, l=0, kernel_formula='', kernel_formula_imag='',
+         rhs_formula='', rhs_formula_imag='')
 kernel: 'exp_ts' | 'power34' | 'gaussian' (sigma) | 'square_well' (k, u0 = K0^2, l) |
-'helmholtz' (k, dim 3); rhs: 'one' | 'exp_ts_smooth' | 'nr_fred2' | 'riccati_j' | 'plane_wave'
+'helmholtz' (k, dim 3) | 'custom' (kernel_formula: K(t, s) in t, s, or tx ty tz sx sy sz and r in
+2-D/3-D; kernel_formula_imag makes it complex; rhs_formula(_imag): h(t), docs/formulas.md); rhs: 'one' | 'exp_ts_smooth' | 'nr_fred2' | 'riccati_j' | 'plane_wave'
 ('' picks riccati_j for square_well, plane_wave for helmholtz, else one); n: nodes per dimension;
 lower/upper: the box; lam: lambda.)")
       .def(py::init([](const std::string& kernel, long long n, int dim, std::array<double, 3> lower,
                        std::array<double, 3> upper, double lam, const std::string& rhs,
-                       double sigma, double k, double u0, int l) {
+                       double sigma, double k, double u0, int l, const std::string& kernel_formula,
+                       const std::string& kernel_formula_imag, const std::string& rhs_formula,
+                       const std::string& rhs_formula_imag) {
              fr::Equation e;
              e.kernel = kernel, e.n = n, e.dim = dim, e.lower = lower, e.upper = upper;
              e.lambda = lam, e.rhs = rhs, e.sigma = sigma, e.k = k, e.u0 = u0, e.l = l;
+             e.kernel_formula = kernel_formula, e.kernel_formula_imag = kernel_formula_imag;
+             e.rhs_formula = rhs_formula, e.rhs_formula_imag = rhs_formula_imag;
              return e;
            }),
            py::kw_only(), "kernel"_a = "exp_ts", "n"_a = 16, "dim"_a = 1,
            "lower"_a = std::array<double, 3>{0, 0, 0}, "upper"_a = std::array<double, 3>{1, 1, 1},
-           "lam"_a = 1.0, "rhs"_a = "", "sigma"_a = 1.0, "k"_a = 1.0, "u0"_a = 1.0, "l"_a = 0)
+           "lam"_a = 1.0, "rhs"_a = "", "sigma"_a = 1.0, "k"_a = 1.0, "u0"_a = 1.0, "l"_a = 0,
+           "kernel_formula"_a = "", "kernel_formula_imag"_a = "", "rhs_formula"_a = "",
+           "rhs_formula_imag"_a = "")
       .def_readwrite("kernel", &fr::Equation::kernel, "The kernel's name.")
       .def_readwrite("n", &fr::Equation::n, "Gauss-Legendre nodes per dimension.")
       .def_readwrite("dim", &fr::Equation::dim, "1, 2 or 3.")
@@ -72,7 +80,14 @@ lower/upper: the box; lam: lambda.)")
       .def_readwrite("sigma", &fr::Equation::sigma, "gaussian: width.")
       .def_readwrite("k", &fr::Equation::k, "square_well, helmholtz: wave number.")
       .def_readwrite("u0", &fr::Equation::u0, "square_well: depth K0^2.")
-      .def_readwrite("l", &fr::Equation::l, "square_well: angular momentum 0..3.");
+      .def_readwrite("l", &fr::Equation::l, "square_well: angular momentum 0..3.")
+      .def_readwrite("kernel_formula", &fr::Equation::kernel_formula,
+                     "kernel = 'custom': K(t, s) (its real part when complex).")
+      .def_readwrite("kernel_formula_imag", &fr::Equation::kernel_formula_imag,
+                     "kernel = 'custom': the imaginary part of K ('' : real).")
+      .def_readwrite("rhs_formula", &fr::Equation::rhs_formula, "h(t) as a formula ('' : rhs).")
+      .def_readwrite("rhs_formula_imag", &fr::Equation::rhs_formula_imag,
+                     "The imaginary part of h(t).");
 
   py::class_<fr::Result>(m, "Result", "A solution: nodes, weights, values and the solver's report.")
       .def_property_readonly(

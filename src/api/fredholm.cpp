@@ -20,7 +20,16 @@ Spec to_spec(const Equation& e) {
   s.lower = e.lower, s.upper = e.upper;
   s.n = e.n;
   s.lambda = e.lambda;
-  s.kernel = parse_kernel(e.kernel);
+  const bool custom = e.kernel == "custom";
+  s.kernel = custom ? KernelKind::exp_ts : parse_kernel(e.kernel);  // custom: replaced below
+  if (!custom &&
+      !(e.kernel_formula + e.kernel_formula_imag + e.rhs_formula + e.rhs_formula_imag).empty())
+    throw InvalidArgument(
+        "kernel_formula, kernel_formula_imag, rhs_formula and rhs_formula_imag "
+        "are used with kernel = 'custom' only",
+        "equation");
+  if (custom && e.kernel_formula.empty())
+    throw InvalidArgument("kernel = 'custom' needs kernel_formula", "equation");
   const std::string rhs = !e.rhs.empty()                        ? e.rhs
                           : s.kernel == KernelKind::square_well ? "riccati_j"
                           : s.kernel == KernelKind::helmholtz   ? "plane_wave"
@@ -32,6 +41,17 @@ Spec to_spec(const Equation& e) {
   if (e.dim < 1 || e.dim > 3) throw Error("dim must be 1, 2 or 3", "equation");
   if (const auto issue = check_nodes(s)) throw Error("n " + issue->message, "equation");
   if (const auto issue = check_domain(s)) throw Error(issue->message, "equation");
+  if (custom) {
+    auto text = [](const std::string& t, const char* key) {
+      return FormulaText{t, key, "equation"};
+    };
+    s.custom = api::checked_argument([&] {
+      return std::make_shared<const CustomKernel>(
+          e.dim, text(e.kernel_formula, "kernel_formula"),
+          text(e.kernel_formula_imag, "kernel_formula_imag"), text(e.rhs_formula, "rhs_formula"),
+          text(e.rhs_formula_imag, "rhs_formula_imag"));
+    });
+  }
   s.validate("equation");
   return s;
 }
@@ -131,6 +151,12 @@ ConfigProblem read_config(const std::string& path) {
   e.rhs = std::string(to_string(rc.spec.rhs));
   e.sigma = std::sqrt(rc.spec.params.sigma2);
   e.k = rc.spec.params.k, e.u0 = rc.spec.params.u0, e.l = rc.spec.params.l;
+  if (rc.spec.custom) {
+    e.kernel = "custom";
+    const auto& f = rc.spec.custom->formulas();
+    e.kernel_formula = f[0], e.kernel_formula_imag = f[1];
+    e.rhs_formula = f[2], e.rhs_formula_imag = f[3];
+  }
   p.solver.run = {rc.backend, rc.precision};
   p.solver.method = std::string(to_string(rc.method));
   p.solver.tolerance = rc.solve.tolerance;

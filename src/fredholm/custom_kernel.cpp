@@ -44,7 +44,10 @@ formula::NodeId parse_checked(formula::Graph& g, int dim, bool kernel, const For
 
 CustomKernel::CustomKernel(int dim, const FormulaText& kernel, const FormulaText& kernel_imag,
                            const FormulaText& rhs, const FormulaText& rhs_imag)
-    : dim_(dim), complex_(!kernel_imag.text.empty()), text_(kernel.text) {
+    : dim_(dim),
+      complex_(!kernel_imag.text.empty()),
+      text_(kernel.text),
+      formulas_{kernel.text, kernel_imag.text, rhs.text, rhs_imag.text} {
   if (!complex_ && !rhs_imag.text.empty())
     throw Error(
         "a complex right-hand side needs a complex kernel (kernel_formula_real and "

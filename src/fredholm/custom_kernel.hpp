@@ -22,6 +22,7 @@
 // NVRTC inside the all-pairs kernel (cuda_formula_matvec.hpp).
 #pragma once
 
+#include <array>
 #include <complex>
 #include <memory>
 #include <string>
@@ -85,6 +86,9 @@ class CustomKernel {
     return {out[0], out[1]};
   }
   const std::string& text() const { return text_; }
+  // The four formulas as given: kernel (real part), imaginary part, rhs, rhs imaginary part ("":
+  // absent).
+  const std::array<std::string, 4>& formulas() const { return formulas_; }
 
   // For code generators (the cuda backend): the graph, with input slots 0..5 = t_x, t_y, t_z,
   // s_x, s_y, s_z, and the kernel's outputs (real part, and imaginary part when complex).
@@ -102,6 +106,7 @@ class CustomKernel {
   formula::Program kernel_program_, rhs_program_;
   bool has_rhs_ = false;
   std::string text_;
+  std::array<std::string, 4> formulas_;
 };
 
 // The kernels as the functors the backends are templated on (physics/fredholm.hpp's interface).

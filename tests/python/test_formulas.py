@@ -1,11 +1,13 @@
 """Pair interactions from formulas and tables through the Python package (docs/formulas.md):
-md (style='custom' | 'table'), nbody (potential=), ljc (custom=) and potmap (phi=) against the
-built-in interactions in double precision and against central differences of their energies."""
+md (style='custom' | 'table'), nbody (potential=), ljc (custom=), potmap (phi=) and fredholm
+(kernel_formula=) against the built-in interactions in double precision, central differences of
+their energies and exact solutions."""
 
 import numpy as np
 import pytest
 
 import pairwise
+import pairwise.fredholm as fr
 import pairwise.ljc as ljc
 import pairwise.md as md
 import pairwise.nbody as nbody
@@ -213,3 +215,41 @@ def test_potmap_phi_formula(backend):
     r = np.linalg.norm(pts[..., None, :] - atoms["positions"], axis=-1)
     expect = 332.0636 * np.sum(atoms["charges"] * np.exp(-r / 7.8) / (78.5 * r), axis=-1)
     assert rel_err(dh["values"], expect) <= 1e-6
+
+
+@pytest.mark.parametrize("backend", ["reference"] + BACKENDS)
+def test_fredholm_formula_kernel_equals_builtin(backend):
+    """kernel_formula = e^{ts} == the built-in exp_ts, with h as a formula == rhs exp_ts_smooth."""
+    builtin = fr.Equation(kernel="exp_ts", rhs="exp_ts_smooth", n=24)
+    custom = fr.Equation(kernel="custom", kernel_formula="exp(t*s)", n=24,
+                         rhs_formula="exp(t) - (exp(t + 1) - 1)/(t + 1)")
+    a = fr.solve(builtin, backend=backend)
+    b = fr.solve(custom, backend=backend)
+    assert rel_err(b.values, a.values) <= 1e-12
+    assert np.max(np.abs(b.values - np.exp(b.points[:, 0]))) < 1e-12
+
+
+@pytest.mark.parametrize("backend", ["reference"] + BACKENDS)
+def test_fredholm_complex_formula_kernel_exact_solution(backend):
+    """K = e^{i(t - s)}, h = e^{it}, lambda = 1/2 on [0, 1]: f = 2 e^{it} (the integral of
+    e^{-is} f(s) is 2, so f = h + e^{it})."""
+    eq = fr.Equation(kernel="custom", kernel_formula="cos(t - s)",
+                     kernel_formula_imag="sin(t - s)", rhs_formula="cos(t)",
+                     rhs_formula_imag="sin(t)", lam=0.5, n=12)
+    r = fr.solve(eq, backend=backend)
+    t = r.points[:, 0]
+    assert np.iscomplexobj(r.values)
+    assert np.max(np.abs(r.values - 2 * np.exp(1j * t))) < 1e-12
+
+
+def test_fredholm_formula_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown name 'u' at column \d+ in kernel_formula"):
+        fr.solve(fr.Equation(kernel="custom", kernel_formula="exp(t*u)"), backend="cpu")
+    with pytest.raises(ValueError, match="used with kernel = 'custom' only"):
+        fr.solve(fr.Equation(kernel="exp_ts", kernel_formula="exp(t*s)"), backend="cpu")
+    # read_config gives the formulas back.
+    (tmp_path / "y.toml").write_text(
+        'workload = "fredholm"\n[equation]\nkernel = "custom"\n'
+        'kernel_formula = "exp(-abs(t - s))"\nlambda = 0.5\n')
+    eq = fr.read_config(str(tmp_path / "y.toml"))["equation"]
+    assert eq.kernel == "custom" and eq.kernel_formula == "exp(-abs(t - s))"
