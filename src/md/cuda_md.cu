@@ -31,8 +31,10 @@
 // them.
 //
 // Precision: single = float4 positions/velocities, float pair arithmetic and accumulation;
-// mixed = double4 positions/velocities, displacements in double rounded to float for the pair
-// terms, accumulation in double; double = double throughout.
+// mixed = double4 positions/velocities, float pair terms from fixed-point positions (FixedP: the
+// force kernel gathers 16 bytes a neighbor, as single), sums in double; on shifted grids the
+// screened build tests float coordinates and decides pairs within a band of r_list in double
+// (build_list_screened's Exact: the lists are the double build's); double = double throughout.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -137,6 +139,8 @@ class CudaEngine final : public MdEngine {
     float_lists_allowed_ = !(float_lists && *float_lists == '0');
     const char* exact_minb = std::getenv("PAIRWISE_MD_EXACT_MINB");  // 4 or 8 (default)
     if (exact_minb && std::atoi(exact_minb) == 4) exact_minb_ = 4;
+    const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
+    if (exact_mode && std::atoi(exact_mode) == 1) exact_mode_ = 1;
     const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
@@ -560,14 +564,15 @@ class CudaEngine final : public MdEngine {
 
   // Mixed's float build (float_lists_): build_list_screened<float, …, Exact>, one wave of
   // resident blocks, 8 per SM as single's (≤ 64 registers).
-  template <bool Staged, int MinB = 8>
+  template <bool Staged, int MinB = 8, int Mode = 1>
   void launch_screened_exact(cudaStream_t s, Flags* f, int bb) {
     if constexpr (std::is_same_v<R, double>) {
-      if constexpr (Staged && MinB == 8) {
-        if (exact_minb_ == 4) return launch_screened_exact<true, 4>(s, f, bb);
+      if constexpr (Staged && MinB == 8 && Mode == 1) {
+        if (exact_minb_ == 4) return launch_screened_exact<true, 4, 1>(s, f, bb);
+        if (exact_mode_ == 2) return launch_screened_exact<true, 8, 2>(s, f, bb);
       }
-      auto kernel = build_list_screened<float, Staged, MinB, true>;
-      int& blocks = exact_blocks_[Staged][MinB == 8];
+      auto kernel = build_list_screened<float, Staged, MinB, Mode>;
+      int& blocks = exact_blocks_[Staged][MinB == 8][Mode - 1];
       if (blocks == 0) {
         int dev = 0, sms = 0, per_sm = 0;
         PW_CUDA(cudaGetDevice(&dev));
@@ -665,8 +670,14 @@ class CudaEngine final : public MdEngine {
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
     if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
       if (vec && fixed_ && !SF && fast_rcp_) return PW_FORCES_F(4, true, 16, true, true);
-      if (vec && fixed_ && fixed_minb_ == 8) return PW_FORCES_F(4, true, 8, false, true);
-      if (vec && fixed_ && fixed_minb_ == 12) return PW_FORCES_F(4, true, 12, false, true);
+      // Resident blocks per SM: 16 (≤ 32 registers, some spilled) where the grid is more than
+      // one wave of them, else 8 (≤ 64 registers: no spills, and the wave is not full anyway).
+      // H200, mixed: 32,000 atoms 30,225 vs 28,958 TPS with 8; 2,048,000 2.386 vs 2.449 G.
+      const int minb = fixed_minb_ > 0                                ? fixed_minb_
+                       : blocks_for(n_ * std::size_t(4)) < list_grid_ ? 8
+                                                                      : 16;
+      if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
+      if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
@@ -1022,12 +1033,14 @@ class CudaEngine final : public MdEngine {
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
   bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
-  bool float_lists_ = false;     // mixed: build_list_screened's Exact, x0 as fixed-point positions
-  BoxP<float> box_f_{};          // float_lists_: the box of the build coordinates (lo = 0)
-  double list_margin_ = 0;       // float_lists_: the band of r_list decided in double
-  int exact_blocks_[2][2] = {};  // the float build's grid [staged][8 per SM]: resident blocks
-  int exact_minb_ = 8;           // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
-  int fixed_minb_ = 16;          // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM
+  bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions
+  BoxP<float> box_f_{};       // float_lists_: the box of the build coordinates (lo = 0)
+  double list_margin_ = 0;    // float_lists_: the band of r_list decided in double
+  int exact_blocks_[2][2][2] = {};  // [staged][8 per SM][mode − 1]
+  // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 (default) the band mask.
+  int exact_mode_ = 2;
+  int exact_minb_ = 8;  // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
+  int fixed_minb_ = 0;  // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM (0: by size)
   cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels
   cudaEvent_t mid_event_ = nullptr;  // prof_mid_ while profile_step() runs launch_rebuild()
   double prof_cells_ = 0;            // profile: ms of the cell kernels in rebuilding steps

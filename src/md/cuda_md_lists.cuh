@@ -406,7 +406,7 @@ __device__ __forceinline__ bool exact_within(const ExactBand& band, int i, int j
   return dx * dx + dy * dy + dz * dz < band.r_list2;
 }
 
-template <class R, bool Staged, int MinB = 1, bool Exact = false>
+template <class R, bool Staged, int MinB = 1, int Exact = 0>
 __global__ void __launch_bounds__(kBlock, MinB)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
                         const typename Vec4<R>::type* __restrict__ cpos,
@@ -451,22 +451,23 @@ __global__ void __launch_bounds__(kBlock, MinB)
       int count = 0, fill = 0;
       // Tests the lane's atom against bw[0, m): the distance tests only set bits of a mask (no
       // branch per candidate), then the lane appends its hits in candidate order.
+      // Exact 2: a second mask marks the hits of the band; Exact 1: each hit's r² is computed
+      // again and compared with the band.
       auto test = [&](int m) {
-        unsigned hits = 0;
+        unsigned hits = 0, unsure = 0;
+        auto one = [&](int u) {
+          const R4 q = bw[u];
+          const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+          const R r2 = dx * dx + dy * dy + dz * dz;
+          hits |= r2 < r_list2 ? 1u << u : 0u;
+          if constexpr (Exact == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
+        };
         if (m == 32) {
 #pragma unroll
-          for (int u = 0; u < 32; ++u) {
-            const R4 q = bw[u];
-            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
-          }
+          for (int u = 0; u < 32; ++u) one(u);
         } else {
 #pragma unroll 4
-          for (int u = 0; u < m; ++u) {
-            const R4 q = bw[u];
-            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
-          }
+          for (int u = 0; u < m; ++u) one(u);
         }
         while (hits) {
           const int u = __ffs(hits) - 1;
@@ -474,9 +475,11 @@ __global__ void __launch_bounds__(kBlock, MinB)
           const R4 q = bw[u];
           const int j = index_of(q.w);
           if (j == i) continue;
-          if constexpr (Exact) {
+          if constexpr (Exact == 1) {
             const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
             if (dx * dx + dy * dy + dz * dz >= band.lo2 && !exact_within(band, i, j)) continue;
+          } else if constexpr (Exact == 2) {
+            if ((unsure >> u & 1u) && !exact_within(band, i, j)) continue;
           }
           append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
         }
