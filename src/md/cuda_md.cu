@@ -31,8 +31,10 @@
 // them.
 //
 // Precision: single = float4 positions/velocities, float pair arithmetic and accumulation;
-// mixed = double4 positions/velocities, displacements in double rounded to float for the pair
-// terms, accumulation in double; double = double throughout.
+// mixed = double4 positions/velocities, float pair terms from fixed-point positions (FixedP: the
+// force kernel gathers 16 bytes a neighbor, as single), sums in double; on shifted grids the
+// screened build tests float coordinates and decides pairs within a band of r_list in double
+// (build_list_screened's Exact: the lists are the double build's); double = double throughout.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -133,6 +135,14 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
+    const char* float_lists = std::getenv("PAIRWISE_MD_FLOAT_LISTS");  // 0: mixed builds in double
+    float_lists_allowed_ = !(float_lists && *float_lists == '0');
+    const char* exact_minb = std::getenv("PAIRWISE_MD_EXACT_MINB");  // 4 or 8 (default)
+    if (exact_minb && std::atoi(exact_minb) == 4) exact_minb_ = 4;
+    const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
+    if (exact_mode && std::atoi(exact_mode) == 1) exact_mode_ = 1;
+    const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
+    if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
   }
@@ -140,13 +150,16 @@ class CudaEngine final : public MdEngine {
     if (profile_ && prof_steps_[0] > 0)
       std::fprintf(stderr,
                    "# md cuda profile, N=%zu, %lld steps (%lld rebuilds): integrate %.2f us, "
-                   "lists (no rebuild) %.2f us, lists (rebuild) %.2f us, forces+kick %.2f us\n",
+                   "lists (no rebuild) %.2f us, lists (rebuild) %.2f us (cell kernels %.2f), "
+                   "forces+kick %.2f us\n",
                    n_, prof_steps_[0], prof_steps_[2], 1e3 * prof_[0] / prof_steps_[0],
                    prof_steps_[1] ? 1e3 * prof_[1] / prof_steps_[1] : 0.0,
                    prof_steps_[2] ? 1e3 * prof_[2] / prof_steps_[2] : 0.0,
+                   prof_steps_[2] ? 1e3 * prof_cells_ / prof_steps_[2] : 0.0,
                    1e3 * prof_[3] / prof_steps_[0]);
     for (auto e : events_)
       if (e) cudaEventDestroy(e);
+    if (prof_mid_) cudaEventDestroy(prof_mid_);
     if (exec_) cudaGraphExecDestroy(exec_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -239,6 +252,22 @@ class CudaEngine final : public MdEngine {
       grid_.n[d] = grid.n[d], grid_.lo[d] = grid.lo[d], grid_.inv_cell[d] = grid.inv_cell[d];
     cells_ = grid.total();
     shifted_ = grid.n[0] >= 3 && grid.n[1] >= 3 && grid.n[2] >= 3;
+    // Mixed with fixed-point positions on shifted grids: the screened build tests float
+    // coordinates (offsets from the box's low corner), refined in double within a band of
+    // r_list (build_list_screened's Exact), and x0 is the fixed-point position.
+    float_lists_ = fixed_ && shifted_ && screen_ && float_lists_allowed_;
+    {
+      double longest = 0;
+      for (int d = 0; d < 3; ++d) {
+        box_f_.lo[d] = 0, box_f_.hi[d] = float(length_[d]);
+        box_f_.L[d] = float(length_[d]), box_f_.half[d] = float(0.5 * length_[d]);
+        longest = std::max(longest, length_[d]);
+      }
+      // Far above the rounding of a float test (offsets < L rounded once, the shift ±L, the
+      // differences: a few 2^-24 (L + r_list)).
+      // (≤ 5·2^-24 L per coordinate, so ≤ 9·2^-24 L in r: the margin is 7× that).
+      list_margin_ = std::ldexp(longest + r_list_, -18);
+    }
     const std::vector<int> stencil = engine::cell_stencils(grid);
     std::vector<int4> ccoord(
         static_cast<std::size_t>(cells_));  // integer coordinates of each ranked cell
@@ -310,12 +339,8 @@ class CudaEngine final : public MdEngine {
     nbr_.allocate(std::size_t(capacity_) * n * 4);
     invalidate_graph();
     sort_atoms();
+    refresh_fixed();  // the float build's x0 copies it
     rebuild_now();
-    if (fixed_) {
-      to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
-                                                           fixed_pos_.as<int4>(), fixed_p_);
-      PW_CUDA_LAUNCH("to_fixed");
-    }
     compute_forces(false);
     PW_CUDA(cudaStreamSynchronize(stream_));
   }
@@ -517,10 +542,59 @@ class CudaEngine final : public MdEngine {
   }
 
   void launch_cell_sort(cudaStream_t s, int max_blocks) {
-    cell_sort<R><<<std::min(blocks_for(std::size_t(cells_) * 32), max_blocks), kBlock, 0, s>>>(
-        cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(),
-        flags_.as<Flags>());
+    const int blocks = std::min(blocks_for(std::size_t(cells_) * 32), max_blocks);
+    if (float_lists_)
+      cell_sort<R, float><<<blocks, kBlock, 0, s>>>(cells_, start_.as<int>(), order_.as<int>(),
+                                                    count_.as<int>(), pos_.as<R4>(),
+                                                    cpos_.as<float4>(), box_, flags_.as<Flags>());
+    else
+      cell_sort<R><<<blocks, kBlock, 0, s>>>(cells_, start_.as<int>(), order_.as<int>(),
+                                             count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(), box_,
+                                             flags_.as<Flags>());
     PW_CUDA_LAUNCH("cell_sort");
+  }
+
+  // Mixed's fixed-point positions from the master positions (integrate1 keeps them after).
+  void refresh_fixed() {
+    if (!fixed_) return;
+    to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
+                                                         fixed_pos_.as<int4>(), fixed_p_);
+    PW_CUDA_LAUNCH("to_fixed");
+  }
+
+  // Mixed's float build (float_lists_): build_list_screened<float, …, Exact>, one wave of
+  // resident blocks, 8 per SM as single's (≤ 64 registers).
+  template <bool Staged, int MinB = 8, int Mode = 1>
+  void launch_screened_exact(cudaStream_t s, Flags* f, int bb) {
+    if constexpr (std::is_same_v<R, double>) {
+      if constexpr (Staged && MinB == 8 && Mode == 1) {
+        if (exact_minb_ == 4) return launch_screened_exact<true, 4, 1>(s, f, bb);
+        if (exact_mode_ == 2) return launch_screened_exact<true, 8, 2>(s, f, bb);
+      }
+      auto kernel = build_list_screened<float, Staged, MinB, Mode>;
+      int& blocks = exact_blocks_[Staged][MinB == 8][Mode - 1];
+      if (blocks == 0) {
+        int dev = 0, sms = 0, per_sm = 0;
+        PW_CUDA(cudaGetDevice(&dev));
+        PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+        blocks = std::max(1, per_sm) * sms;
+      }
+      ExactBand band;
+      band.pos = pos_.as<Double4>();
+      band.fixed = fixed_pos_.as<int4>();
+      band.x0 = x0_.as<int4>();
+      const double lo = std::max(0.0, r_list_ - list_margin_);
+      band.lo2 = float(lo * lo);
+      band.r_list2 = r_list_ * r_list_;
+      for (int d = 0; d < 3; ++d) band.L[d] = length_[d], band.half[d] = 0.5 * length_[d];
+      const double hi = r_list_ + list_margin_, screen = hi + 1e-3;
+      kernel<<<std::min(bb, blocks), kBlock, 0, s>>>(
+          cells_, nullptr, cpos_.as<float4>(), nullptr, start_.as<int>(), stencil_.as<int>(),
+          ccoord_.as<int4>(), box_f_, float(hi * hi), float(screen * screen), capacity_, si(), sk(),
+          nbr_.as<int>(), nbr_count_.as<int>(), f, band);
+      PW_CUDA_LAUNCH("build_list_screened (float, exact band)");
+    }
   }
 
   // The screened build: a grid of exactly the resident blocks (one wave).
@@ -538,7 +612,7 @@ class CudaEngine final : public MdEngine {
     kernel<<<std::min(bb, blocks), kBlock, 0, s>>>(
         cells_, pos_.as<R4>(), cpos_.as<R4>(), x0_.as<R4>(), start_.as<int>(), stencil_.as<int>(),
         ccoord_.as<int4>(), box_, R(r_list_ * r_list_), screen * screen, capacity_, si(), sk(),
-        nbr_.as<int>(), nbr_count_.as<int>(), f);
+        nbr_.as<int>(), nbr_count_.as<int>(), f, ExactBand{});
     PW_CUDA_LAUNCH("build_list_screened");
   }
 
@@ -554,6 +628,7 @@ class CudaEngine final : public MdEngine {
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
     launch_cell_sort(s, list_grid_);
+    if (mid_event_) PW_CUDA(cudaEventRecord(mid_event_, s));
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
 #define PW_BUILD(SHIFTED, STAGED)                                                                \
   build_list<R, SHIFTED, STAGED><<<bb, kBlock, 0, s>>>(                                          \
@@ -562,6 +637,9 @@ class CudaEngine final : public MdEngine {
       nbr_count_.as<int>(), f)
     const bool staged = staged_ && row_major_ && capacity_ % 8 == 0;
     const R screen = R(r_list_ + 1e-3);  // > r_list by far more than the rounding of the tests
+    if (float_lists_)
+      return staged ? launch_screened_exact<true>(s, f, bb)
+                    : launch_screened_exact<false>(s, f, bb);
     if (shifted_ && screen_) {
       // Single, staged: 8 resident blocks (≤ 64 registers, a few bytes spilled; 72 otherwise):
       // H200, 2,048,000 atoms, 1,471 vs 1,469 TPS; 1,427 vs 1,417 before the one-wave grid.
@@ -592,6 +670,14 @@ class CudaEngine final : public MdEngine {
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
     if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
       if (vec && fixed_ && !SF && fast_rcp_) return PW_FORCES_F(4, true, 16, true, true);
+      // Resident blocks per SM: 16 (≤ 32 registers, some spilled) where the grid is more than
+      // one wave of them, else 8 (≤ 64 registers: no spills, and the wave is not full anyway).
+      // H200, mixed: 32,000 atoms 30,225 vs 28,958 TPS with 8; 2,048,000 2.386 vs 2.449 G.
+      const int minb = fixed_minb_ > 0                                ? fixed_minb_
+                       : blocks_for(n_ * std::size_t(4)) < list_grid_ ? 8
+                                                                      : 16;
+      if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
+      if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
@@ -681,12 +767,16 @@ class CudaEngine final : public MdEngine {
   // destructor prints microseconds per step of each group (list kernels split into steps that
   // rebuilt and steps that did not).
   void profile_step() {
-    if (!events_[0])
+    if (!events_[0]) {
       for (auto& e : events_) PW_CUDA(cudaEventCreate(&e));
+      PW_CUDA(cudaEventCreate(&prof_mid_));
+    }
     PW_CUDA(cudaEventRecord(events_[0], stream_));
     launch_integrate(stream_);
     PW_CUDA(cudaEventRecord(events_[1], stream_));
+    mid_event_ = prof_mid_;  // only the profiled rebuilds record it
     launch_rebuild(stream_);
+    mid_event_ = nullptr;
     PW_CUDA(cudaEventRecord(events_[2], stream_));
     compute_forces(true, stream_);
     PW_CUDA(cudaEventRecord(events_[3], stream_));
@@ -697,17 +787,23 @@ class CudaEngine final : public MdEngine {
     float ms[3];
     for (int k = 0; k < 3; ++k) PW_CUDA(cudaEventElapsedTime(&ms[k], events_[k], events_[k + 1]));
     prof_[0] += ms[0], prof_[rebuilt ? 2 : 1] += ms[1], prof_[3] += ms[2];
+    if (rebuilt) {
+      float cells_ms = 0;
+      PW_CUDA(cudaEventElapsedTime(&cells_ms, events_[1], prof_mid_));
+      prof_cells_ += cells_ms;
+    }
     prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
   }
 
   void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH)                                                             \
-  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                        \
-      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),     \
-      id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(), \
-      flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_)
+#define PW_INTEGRATE(TH)                                                                      \
+  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                                 \
+      int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),              \
+      id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(),          \
+      flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_, \
+      float_lists_ ? x0_.as<int4>() : nullptr)
     if (d.thermostat == 1)
       PW_INTEGRATE(1);
     else
@@ -860,7 +956,8 @@ class CudaEngine final : public MdEngine {
       PW_CUDA(cudaMemcpyAsync(b.as<T>(), tmp_.as<T>(), n_ * sizeof(T), cudaMemcpyDeviceToDevice,
                               stream_));
     };
-    permute(pos_, R4{}), permute(vel_, R4{}), permute(force_, R4{}), permute(x0_, R4{});
+    permute(pos_, R4{}), permute(vel_, R4{}), permute(force_, R4{});
+    float_lists_ ? permute(x0_, int4{}) : permute(x0_, R4{});
     permute(image_, int4{}), permute(id_, unsigned{}), permute(orig_, int{});
     ++stats_.reorders;
     steps_since_sort_ = 0;
@@ -888,6 +985,7 @@ class CudaEngine final : public MdEngine {
     copy(force_, force_s_, n * sizeof(R4)), copy(image_, image_s_, n * sizeof(int4));
     copy(id_, id_s_, n * 4), copy(orig_, orig_s_, n * 4);
     steps_since_sort_ = snapshot_since_sort_;
+    refresh_fixed();
     rebuild_now();  // lists for the restored positions, with the new capacity
   }
 
@@ -934,7 +1032,19 @@ class CudaEngine final : public MdEngine {
   bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
-  bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
+  bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
+  bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions
+  BoxP<float> box_f_{};       // float_lists_: the box of the build coordinates (lo = 0)
+  double list_margin_ = 0;    // float_lists_: the band of r_list decided in double
+  int exact_blocks_[2][2][2] = {};  // [staged][8 per SM][mode − 1]
+  // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 (default) the band mask.
+  int exact_mode_ = 2;
+  int exact_minb_ = 8;  // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
+  int fixed_minb_ = 0;  // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM (0: by size)
+  cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels
+  cudaEvent_t mid_event_ = nullptr;  // prof_mid_ while profile_step() runs launch_rebuild()
+  double prof_cells_ = 0;            // profile: ms of the cell kernels in rebuilding steps
+  bool fast_rcp_ = false;            // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }

@@ -29,6 +29,12 @@ __device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
   }
 }
 
+// The minimum-image displacement a − b of two fixed-point coordinates along d, in double.
+__device__ __forceinline__ double fixed_delta_double(int a, int b, const FixedP& f, int d) {
+  const double quantum = double(f.quantum_hi[d]) + double(f.quantum_lo[d]);
+  return double(int(unsigned(a) - unsigned(b))) * quantum;
+}
+
 template <class R, int Thermostat>
 __global__ void __launch_bounds__(kIntBlock)
     integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
@@ -37,7 +43,7 @@ __global__ void __launch_bounds__(kIntBlock)
                const unsigned* __restrict__ id, const typename Vec4<R>::type* __restrict__ x0,
                BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags,
                cudaGraphConditionalHandle cond, int use_cond, int4* __restrict__ fixed,
-               FixedP fixed_p) {
+               FixedP fixed_p, const int4* __restrict__ x0_fixed) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
   if (i < n) {
@@ -61,17 +67,26 @@ __global__ void __launch_bounds__(kIntBlock)
     wrap1(p.y, im.y, box, 1);
     wrap1(p.z, im.z, box, 2);
     pos[i] = p, vel[i] = v;
-    if (fixed) fixed[i] = fixed_of(p, fixed_p);  // mixed: the force kernel's positions
+    int4 u = make_int4(0, 0, 0, 0);
+    if (fixed) fixed[i] = u = fixed_of(p, fixed_p);  // mixed: the force kernel's positions
     if (im.x | im.y | im.z) {
       int4 old = image[i];
       old.x += im.x, old.y += im.y, old.z += im.z;
       image[i] = old;
     }
-    const auto q = x0[i];
-    const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
-    const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
-    const double dz = min_image(double(p.z - q.z), double(box.L[2]), double(box.half[2]));
-    d2 = dx * dx + dy * dy + dz * dz;
+    if (x0_fixed) {  // mixed's float lists: x0 is the fixed-point position at the build
+      const int4 q = x0_fixed[i];
+      const double dx = fixed_delta_double(u.x, q.x, fixed_p, 0);
+      const double dy = fixed_delta_double(u.y, q.y, fixed_p, 1);
+      const double dz = fixed_delta_double(u.z, q.z, fixed_p, 2);
+      d2 = dx * dx + dy * dy + dz * dz;
+    } else {
+      const auto q = x0[i];
+      const double dx = min_image(double(p.x - q.x), double(box.L[0]), double(box.half[0]));
+      const double dy = min_image(double(p.y - q.y), double(box.L[1]), double(box.half[1]));
+      const double dz = min_image(double(p.z - q.z), double(box.L[2]), double(box.half[2]));
+      d2 = dx * dx + dy * dy + dz * dz;
+    }
     if (!(d2 == d2)) d2 = 1e300;  // NaN: rebuild (and thermo will report the atom)
   }
   // Stage 1: block top-2 of d².

@@ -3,6 +3,8 @@
 // Included by cuda_md.cu only; the whole step is described there.
 #pragma once
 
+#include <type_traits>
+
 #include "md/cuda_md_common.cuh"
 
 namespace pairwise::md {
@@ -152,15 +154,29 @@ __global__ void cell_scatter(int n, const int* __restrict__ cell, const int* __r
     order[start[cell[i]] + slot[i]] = i;
 }
 
+// The build coordinates of a position: the position itself, or (C float, R double: mixed's float
+// lists) the float of its offset from the box's low corner, rounded once.
+template <class C, class R>
+__device__ __forceinline__ typename Vec4<C>::type build_coordinates(const typename Vec4<R>::type& p,
+                                                                    const BoxP<R>& box) {
+  if constexpr (std::is_same_v<C, R>) {
+    return p;
+  } else {
+    typename Vec4<C>::type c;
+    c.x = C(p.x - box.lo[0]), c.y = C(p.y - box.lo[1]), c.z = C(p.z - box.lo[2]);
+    return c;
+  }
+}
+
 // Sorts each cell's atoms by index (deterministic lists whatever the atomics did) and writes
-// their positions in cell order, the atom's index in w (cpos: the build reads candidates
-// contiguously); zeroes the counts for the next build. A warp per cell: up to 32 atoms ranked by
-// shuffles, larger cells by lane 0's insertion sort.
-template <class R>
+// their build coordinates (build_coordinates) in cell order, the atom's index in w (cpos: the
+// build reads candidates contiguously); zeroes the counts for the next build. A warp per cell: up
+// to 32 atoms ranked by shuffles, larger cells by lane 0's insertion sort.
+template <class R, class C = R>
 __global__ void __launch_bounds__(kBlock)
     cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
               int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
-              typename Vec4<R>::type* __restrict__ cpos, const Flags* flags) {
+              typename Vec4<C>::type* __restrict__ cpos, BoxP<R> box, const Flags* flags) {
   if (!flags->rebuild) return;
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (kBlock / 32);
@@ -172,8 +188,8 @@ __global__ void __launch_bounds__(kBlock)
       for (int m = 0; m < cnt; ++m) r += __shfl_sync(0xffffffffu, v, m) < v;
       if (lane < cnt) {
         order[b + r] = v;
-        auto p = pos[v];
-        p.w = index_as<R>(v);
+        auto p = build_coordinates<C, R>(pos[v], box);
+        p.w = index_as<C>(v);
         cpos[b + r] = p;
       }
     } else {
@@ -187,8 +203,8 @@ __global__ void __launch_bounds__(kBlock)
       __syncwarp();
       for (int k = b + lane; k < e; k += 32) {
         const int j = order[k];
-        auto p = pos[j];
-        p.w = index_as<R>(j);
+        auto p = build_coordinates<C, R>(pos[j], box);
+        p.w = index_as<C>(j);
         cpos[k] = p;
       }
     }
@@ -365,7 +381,32 @@ __device__ __forceinline__ R warp_max(R v) {
 // (the stencil's edge and corner cells). The kept ones are compacted (ballot) into a 64-entry
 // shared buffer, and the warp tests them 32 at a time, so that every test pass is full instead
 // of one per stencil-cell chunk of ≈ 18.
-template <class R, bool Staged, int MinB = 1>
+//
+// Exact (mixed with fixed-point positions; R = float): the tests run in float on the float build
+// coordinates of cell_sort (offsets from the box's low corner), single's arithmetic, with
+// r_list2 = (r_list + m)² for a margin m far above their rounding (ExactBand); a hit at r² ≥
+// (r_list − m)² (a few per thousand) is decided again in double from the master positions, as the
+// double build decides it, so the lists are exactly the double build's, in the same order. x0 is
+// then the fixed-point position (integrate1's displacement test reads 16 bytes instead of 32).
+struct ExactBand {
+  const Double4* pos = nullptr;  // master positions
+  const int4* fixed = nullptr;   // fixed-point positions (FixedP), copied into x0
+  int4* x0 = nullptr;
+  float lo2 = 0;       // (r_list − m)²: float hits below it need no double test
+  double r_list2 = 0;  // the double build's test
+  double L[3] = {}, half[3] = {};
+};
+
+// The double build's test of the pair (i, j): minimum image of the master positions, r² < r_list².
+__device__ __forceinline__ bool exact_within(const ExactBand& band, int i, int j) {
+  const Double4 a = band.pos[i], b = band.pos[j];
+  const double dx = min_image(a.x - b.x, band.L[0], band.half[0]);
+  const double dy = min_image(a.y - b.y, band.L[1], band.half[1]);
+  const double dz = min_image(a.z - b.z, band.L[2], band.half[2]);
+  return dx * dx + dy * dy + dz * dz < band.r_list2;
+}
+
+template <class R, bool Staged, int MinB = 1, int Exact = 0>
 __global__ void __launch_bounds__(kBlock, MinB)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
                         const typename Vec4<R>::type* __restrict__ cpos,
@@ -373,7 +414,8 @@ __global__ void __launch_bounds__(kBlock, MinB)
                         const int* __restrict__ stencil, const int4* __restrict__ ccoord,
                         BoxP<R> box, R r_list2, R screen2, int capacity, std::size_t si,
                         std::size_t sk, int* __restrict__ nbr, int* __restrict__ nbr_count,
-                        Flags* flags) {
+                        Flags* flags, ExactBand band) {
+  static_assert(!Exact || std::is_same_v<R, float>, "the exact band refines float tests");
   using R4 = typename Vec4<R>::type;
   constexpr unsigned kAll = 0xffffffffu;
   if (!flags->rebuild) return;
@@ -409,28 +451,37 @@ __global__ void __launch_bounds__(kBlock, MinB)
       int count = 0, fill = 0;
       // Tests the lane's atom against bw[0, m): the distance tests only set bits of a mask (no
       // branch per candidate), then the lane appends its hits in candidate order.
+      // Exact 2: a second mask marks the hits of the band; Exact 1: each hit's r² is computed
+      // again and compared with the band.
       auto test = [&](int m) {
-        unsigned hits = 0;
+        unsigned hits = 0, unsure = 0;
+        auto one = [&](int u) {
+          const R4 q = bw[u];
+          const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+          const R r2 = dx * dx + dy * dy + dz * dz;
+          hits |= r2 < r_list2 ? 1u << u : 0u;
+          if constexpr (Exact == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
+        };
         if (m == 32) {
 #pragma unroll
-          for (int u = 0; u < 32; ++u) {
-            const R4 q = bw[u];
-            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
-          }
+          for (int u = 0; u < 32; ++u) one(u);
         } else {
 #pragma unroll 4
-          for (int u = 0; u < m; ++u) {
-            const R4 q = bw[u];
-            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
-          }
+          for (int u = 0; u < m; ++u) one(u);
         }
         while (hits) {
           const int u = __ffs(hits) - 1;
           hits &= hits - 1;
-          const int j = index_of(bw[u].w);
-          if (j != i) append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
+          const R4 q = bw[u];
+          const int j = index_of(q.w);
+          if (j == i) continue;
+          if constexpr (Exact == 1) {
+            const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+            if (dx * dx + dy * dy + dz * dz >= band.lo2 && !exact_within(band, i, j)) continue;
+          } else if constexpr (Exact == 2) {
+            if ((unsure >> u & 1u) && !exact_within(band, i, j)) continue;
+          }
+          append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
         }
       };
       int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
@@ -466,9 +517,14 @@ __global__ void __launch_bounds__(kBlock, MinB)
       __syncwarp();
       if (mine && fill > 0) test(fill);
       __syncwarp();
-      if (mine)
-        finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
-                            flags);
+      if (mine) {
+        if constexpr (Exact)
+          finish_list<Staged>(i, count, group[wib], lane, capacity, si, band.fixed, band.x0, nbr,
+                              nbr_count, flags);
+        else
+          finish_list<Staged>(i, count, group[wib], lane, capacity, si, pos, x0, nbr, nbr_count,
+                              flags);
+      }
     }
   }
 }
