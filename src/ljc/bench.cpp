@@ -14,7 +14,9 @@
 #include <map>
 
 #include "core/bench_json.hpp"
+#include "engine/formula/nvrtc_loader.hpp"
 #include "ljc/backends.hpp"
+#include "ljc/cuda_custom_term.hpp"
 #include "ljc/custom_nonbonded.hpp"
 #include "ljc/generator.hpp"
 #include "pairwise/error.hpp"
@@ -128,6 +130,7 @@ int run_ljc_bench(const BenchOptions& options) {
 
   // LJ + Coulomb as a formula instead of the built-in term (ε = 1, the bench's constant
   // dielectric): forces per second of the whole evaluation (built-in bonds + the formula term).
+  bool compile_timed = false;
   auto time_formula = [&](BackendKind b, Precision p, std::size_t n, const Molecule& mol) {
     run.next_case();
     LjcKernelOptions ko;
@@ -146,6 +149,26 @@ int run_ljc_bench(const BenchOptions& options) {
         {{"dielectric", "constant"},
          {"formula", "LJ (Lorentz-Berthelot) + Coulomb, custom_replaces"},
          {"lj_params", lj_params(options)}});
+    if (b == BackendKind::cuda && !compile_timed) {
+      compile_timed = true;
+      // NVRTC seconds of the program of three kernels (tiles without and with energies, 1-4
+      // pairs): a compile without the cache, and a read from the disk cache, as md's bench does.
+      formula::CudaProgram prog =
+          ljc_custom_tiles_program(*ko.custom, p, p == Precision::double_ ? 2 : 4);
+      prog.use_cache = false;
+      const double first = formula::compile_cuda_program(prog).seconds;
+      prog.use_cache = true;
+      formula::compile_cuda_program(prog);  // written to the cache unless there already
+      const formula::CompiledProgram cached = formula::compile_cuda_program(prog);
+      const nlohmann::json c = {{"compile_s", first},
+                                {"cache_read_s", cached.seconds},
+                                {"from_cache", cached.from_cache},
+                                {"kernels", 3},
+                                {"compile_s_per_kernel", first / 3}};
+      std::printf("# NVRTC compile: %s\n", c.dump().c_str());
+      add(*k, n, "formula-compile", "compile_first_use", first, "s", first, c);
+      add(*k, n, "formula-compile", "compile_from_cache", cached.seconds, "s", cached.seconds, c);
+    }
   };
 
   // Full MD steps (velocity Verlet, 1 fs, constant dielectric): the cuda backend with the whole
