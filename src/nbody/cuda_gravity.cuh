@@ -155,12 +155,13 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
-// Mixed-precision Newton-3 positions as FP32 offsets from each row tile's origin, the particles in
-// a Morton order (PAIRWISE_CUDA_MIXED_ORIGIN=1; an experiment, not the default:
-// docs/performance.md).
-bool newton3_mixed_origin();
-// The newton3::PositionMode of a precision's Newton-3 kernels.
+// The newton3::PositionMode of a precision's Newton-3 kernels: mixed takes double-single
+// displacements (kMixedDs); PAIRWISE_CUDA_MIXED_GROUP=1 takes FP32 offsets from the source groups'
+// origins instead (kMixedGroup, the particles in a Morton order; an experiment, not the default:
+// faster, less accurate, docs/performance.md).
 int newton3_position_mode(Precision precision);
+// Whether mixed Newton-3 evaluations take the particles in a spatial order (kMixedGroup).
+bool newton3_spatial_order(Precision precision);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.

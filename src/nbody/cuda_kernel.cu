@@ -210,8 +210,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
                             cudaMemcpyHostToDevice, stream_));
     // Predict all N on the device (a custom potential's mixed Newton-3 evaluation: in spatial
     // order).
-    const bool sorted =
-        formula_ && options_.precision == Precision::mixed && cuda::newton3_mixed_origin();
+    const bool sorted = formula_ && cuda::newton3_spatial_order(options_.precision);
     if (sorted) update_order();
     build_j(true, t, sorted);
     j_is_master_ = false;
@@ -262,14 +261,21 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     if (n_ == 0) return "none";
     if (formula_)
       return std::string("newton3 formula kI=") + (jerk ? "4" : "8") +
-             (formula_unit() ? " equal-mass" : "");
+             (formula_unit() ? " equal-mass" : "") + mixed_positions();
     const ForcePlan p = cuda::plan_forces(options_.precision, jerk, true, n_, n_,
                                           info_.multiprocessors, kMaxPartialBytes, true);
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
     if (p.newton3)
-      return "newton3" + tile + (cuda::newton3_equal_mass(equal_mass_) ? " equal-mass" : "");
+      return "newton3" + tile + (cuda::newton3_equal_mass(equal_mass_) ? " equal-mass" : "") +
+             mixed_positions();
     if (p.small) return "small" + tile;
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
+  }
+
+  // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records.
+  std::string mixed_positions() const {
+    if (options_.precision != Precision::mixed) return "";
+    return cuda::newton3_spatial_order(options_.precision) ? " group-origins" : " double-single";
   }
 
   double formula_compile_seconds() const { return formula_ ? formula_->compile_seconds() : -1.0; }
@@ -365,10 +371,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   }
 
   // Mixed-precision Newton-3 evaluations (built-in or custom) take the particles in a spatial order
-  // (their row tiles' offsets are then small: cuda_newton3_kernel.cuh).
+  // (their source groups' offsets are then small: cuda_newton3_kernel.cuh).
   bool spatial_order(bool jerk, bool potential) {
-    if (options_.precision != Precision::mixed || n_ == 0 || !cuda::newton3_mixed_origin())
-      return false;
+    if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision)) return false;
     return formula_ || plan_for(jerk, potential, nullptr, n_).newton3;
   }
 

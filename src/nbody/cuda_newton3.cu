@@ -104,13 +104,13 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
 }
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
-// `mode` (single; mixed double-single or offsets from row origins).
+// `mode` (single; mixed double-single, or offsets from the source groups' origins).
 KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
   switch (mode) {
     case newton3::kMixedDs:
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
-    case newton3::kMixedOrigin:
-      return pick_precision<newton3::kMixedOrigin>(jerk, potential, guard, unit, k_i);
+    case newton3::kMixedGroup:
+      return pick_precision<newton3::kMixedGroup>(jerk, potential, guard, unit, k_i);
     default:
       break;
   }
@@ -143,17 +143,16 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
   return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
 }
 
-bool newton3_mixed_origin() {
-  static const bool on = [] {
-    const char* env = std::getenv("PAIRWISE_CUDA_MIXED_ORIGIN");
-    return env != nullptr && std::atoi(env) == 1;
-  }();
-  return on;
-}
-
 int newton3_position_mode(Precision precision) {
   if (precision != Precision::mixed) return newton3::kSingle;
-  return newton3_mixed_origin() ? newton3::kMixedOrigin : newton3::kMixedDs;
+  // PAIRWISE_CUDA_MIXED_GROUP=1: offsets from the source groups' origins (an experiment, not the
+  // default: docs/performance.md); read at each call, as the tests set it.
+  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_GROUP");
+  return env != nullptr && std::atoi(env) == 1 ? newton3::kMixedGroup : newton3::kMixedDs;
+}
+
+bool newton3_spatial_order(Precision precision) {
+  return newton3_position_mode(precision) == newton3::kMixedGroup;
 }
 
 bool newton3_equal_mass(bool equal_masses) {
@@ -180,6 +179,12 @@ void launch_newton3(const ForceArgs& args) {
     return env && std::atoi(env) > 0 ? std::atoi(env) : 4;
   }();
   a.ds_flush_tiles = flush_tiles;
+  // Mixed with group origins: tiles within this many rows of the diagonal take double-single
+  // displacements (PAIRWISE_CUDA_MIXED_BAND; 2 by default: docs/performance.md).
+  static const int ds_band = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_MIXED_BAND");
+    return env && std::atoi(env) >= 0 ? std::atoi(env) : 2;
+  }();
   int blocks = args.plan.i_blocks;
   // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
   // equal-mass one has kUnitGaMinBlocks.
@@ -199,6 +204,7 @@ void launch_newton3(const ForceArgs& args) {
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
+  n3.ds_band = ds_band;
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {

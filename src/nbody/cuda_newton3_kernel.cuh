@@ -34,6 +34,9 @@ struct Newton3Args {
   double eps2 = 0;
   int n_j = 0;
   int ds_flush_tiles = 4;
+  // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
+  // displacements (the closest pairs, in the particles' spatial order).
+  int ds_band = 2;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -49,9 +52,10 @@ struct Newton3Grid {
 namespace newton3 {
 
 // Positions in the loop (the kernels' kMode): float (single precision); double-single, every
-// displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets from each row's
-// origin, the particles in a spatial order (mixed with PAIRWISE_CUDA_MIXED_ORIGIN=1).
-enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedOrigin = 2 };
+// displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets of the sources
+// from their 32-source group's origin against double-single offsets of the targets, the particles
+// in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2 };
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
@@ -66,14 +70,10 @@ constexpr float kFarUnit = 1e25f;
 // The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
 // blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
 constexpr int kUnitGaMinBlocks = 4;
-// Mixed precision, double-single displacements (kMixedDs: 3 more registers per target) at GA kI = 8
-// takes 3 blocks/SM with or without equal masses. Mixed with offsets from the row's origin
-// (kMixedOrigin) runs the loop of single precision, but its row origin, low-part pointer and flush
-// counter spill 60-76 bytes at 128 registers (ptxas -v): 3 blocks/SM (<= 168 registers).
+// Mixed precision (kMixedDs, kMixedGroup: 3 more registers per target, the targets' low parts) at
+// GA kI = 8 takes 3 blocks/SM with or without equal masses.
 constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
-  return mode == kMixedOrigin         ? 3
-         : (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3)
-                                      : 4;
+  return (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3) : 4;
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
 constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
@@ -247,6 +247,12 @@ __device__ __forceinline__ int source_entry(int lane, int s) {
   return kSingleCopy ? ((lane + s) & 31) : s;
 }
 
+// A compile-time flag as a value (tags the variants of a generic lambda).
+template <bool B>
+struct Flag {
+  static constexpr bool value = B;
+};
+
 template <bool kJerk, bool kWithPot, class Sum>
 __device__ __forceinline__ void rotate(Sum& s) {
   s.ax = engine::rotate_next(s.ax);
@@ -260,6 +266,13 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
+// Splits a + b into hi = fl(a + b) and lo = b - (hi - a), the part of b that hi lost (exact when
+// |a| >= |b|: Fast2Sum).
+__device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo) {
+  hi = a + b;
+  lo = b - (hi - a);
+}
+
 // The body of the Newton-3 kernel (cuda_newton3.cu describes the scheme), launched with
 // kBlockThreads threads per block and __launch_bounds__(kBlockThreads, kMinBlocks<...>).
 // kMode == kMixedDs: positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and the
@@ -267,30 +280,36 @@ __device__ __forceinline__ void rotate(Sum& s) {
 // (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The sources
 // are staged once per 32-source group (not twice: the low parts need the shared memory) and read at
 // (lane + s) mod 32.
-// kMode == kMixedOrigin: double-single positions as above, and each row tile I has an origin o,
-// the position of its first particle (hi, lo in shared memory). Targets and sources enter the loop
-// as FP32 offsets from o,
-// ((x_hi - o_hi) + (x_lo - o_lo)) rounded once, formed when the row is loaded and when a tile is
-// staged (3 per particle and tile, not per pair), so the pair arithmetic is single's: a
-// displacement is off by u·(|x_i - o| + |x_j - o|) (u = 2^-24), small when the row is compact (the
-// caller orders the particles spatially: ForceArgs::order) and relative to |d| for far sources.
+// kMode == kMixedGroup: double-single positions as above, the particles in a spatial order (the
+// caller's ForceArgs::order). Each 32-source group g of a tile has an origin o_g, the exact
+// double-single position of its first source. A source enters the loop as one float per
+// coordinate, s_j = fl((xj_hi - o_hi) + (xj_lo - o_lo)), off by at most u/2·|x_j - o_g| (u =
+// 2^-24); a target as the double-single offset (t_hi, t_lo) of x_i - o_g, formed from its hi and lo
+// once per group (5 FADD per coordinate, over 32 sources); the displacement is
+// (s_j - t_hi) - t_lo: 2 FADD per coordinate instead of kMixedDs's 3, so 20 FP32/MUFU instructions
+// a pair instead of 23 (equal masses; single: 17). Beyond the displacement's own rounding, the
+// error is the source's rounding, u/2·|x_j - o_g|: small when the group is compact. Diagonal tiles
+// (the closest pairs) also stage each source's residual e_j = (x_j - o_g) - s_j and take
+// (s_j - t_hi) + (e_j - t_lo): kMixedDs's accuracy, and exactly zero for the pair (i, i).
 // Both mixed modes flush the targets' float sums to the exact accumulator after every
 // Newton3Args::ds_flush_tiles tiles (4 by default: no float sum runs over more than 4B sources; a
 // source's sums over B targets), where single's run over a warp's whole row chunk.
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
-  constexpr bool kDs = kMode != kSingle;        // double-single positions (mixed)
-  constexpr bool kHiLo = kMode == kMixedDs;     // double-single displacements
-  constexpr bool kOff = kMode == kMixedOrigin;  // offsets from the row's origin
+  constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
+  constexpr bool kHiLo = kMode == kMixedDs;    // double-single displacements
+  constexpr bool kGrp = kMode == kMixedGroup;  // offsets from the source groups' origins
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
-  // Per warp, per 32-source group: 64 entries (the group twice; once with kHiLo), positions + mass,
-  // velocities, and with kHiLo the low parts of the positions.
-  constexpr int kRow = kHiLo ? 32 : 64;
+  // Per warp, per 32-source group: 64 entries (the group twice) in single precision, 32 in mixed
+  // (read at (lane + s) mod 32: the low parts need the shared memory); positions (kGrp: offsets
+  // from the group's origin) + mass, velocities, and in mixed the low parts of the positions (kGrp:
+  // the residuals e_j, diagonal tiles only).
+  constexpr int kRow = kDs ? 32 : 64;
   __shared__ float4 s_pos[kWarps][kI][kRow];
   __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? kRow : 1];
-  __shared__ float4 s_lo[kHiLo ? kWarps : 1][kHiLo ? kI : 1][kHiLo ? 32 : 1];
+  __shared__ float4 s_lo[kDs ? kWarps : 1][kDs ? kI : 1][kDs ? 32 : 1];
   // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
   constexpr int kComp = kJerk ? 7 : 4;
   __shared__ float s_flush[kWarps][kI * kComp * 32];
@@ -314,33 +333,32 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   // The mass of a target (source) in the evaluators: its own, or 1 with equal masses.
   auto mass = [](const float4& p) { return kUnit ? F(1) : p.w; };
 
-  float4 pi[kI];  // x, y, z (kOff: offsets from the origin), m of the targets
+  float4 pi[kI];  // x, y, z (kGrp: hi part of the offset from the group's origin), m of the targets
   F vi[kI][3];
-  F li[kHiLo ? kI : 1][3];  // kHiLo: the low parts of the targets' positions
+  F li[kDs ? kI : 1][3];  // mixed: the low parts of the targets' positions (kGrp: of the offsets)
   Sum acc[kI];
   int row = -1;
   int tiles_since_flush = 0;  // mixed
   float* staged = s_flush[wib];
-  // kOff: the row's origin (hi x, y, z, lo x, y, z) in the last 6 words of `staged`, which only
-  // flush_row uses (static shared memory is full: 48 KB); written again after every flush_row.
-  float* const origin = staged + kI * kComp * 32 - 6;
-  auto set_origin = [&]() {
-    if constexpr (kOff) {
-      const float4 h = jpos[row * B], l = jlo[row * B];
-      __syncwarp();
-      if (lane == 0)
-        origin[0] = h.x, origin[1] = h.y, origin[2] = h.z, origin[3] = l.x, origin[4] = l.y,
-        origin[5] = l.z;
-      __syncwarp();
-    }
-  };
-  // kOff: particle j's position as an offset from the row's origin.
-  auto offset = [&](float4& p, int j) {
-    if constexpr (kOff) {
-      const float4 l = jlo[j];
-      p.x = (p.x - origin[0]) + (l.x - origin[3]);
-      p.y = (p.y - origin[1]) + (l.y - origin[4]);
-      p.z = (p.z - origin[2]) + (l.z - origin[5]);
+  // kGrp: the origins (hi x, y, z, lo x, y, z) of the tile's kI source groups, in the last 6·kI
+  // words of `staged` (static shared memory is full: 48 KB). Flushes write `staged` only between
+  // tiles (GAJ's per-group flush: its first 7·32 words), and every tile writes the origins again.
+  float* const origins = staged + kI * kComp * 32 - 6 * kI;
+  // kGrp: the targets' double-single offsets from the origin of source group u (pads stay far).
+  auto target_offsets = [&](int u) {
+    if constexpr (kGrp) {
+      const float* o = origins + 6 * u;
+      const F ox = o[0], oy = o[1], oz = o[2], olx = o[3], oly = o[4], olz = o[5];
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const int i = row * B + 32 * k + lane;
+        if (i < n) {
+          const float4 h = jpos[i], l = jlo[i];
+          two_part(h.x - ox, l.x - olx, pi[k].x, li[k][0]);
+          two_part(h.y - oy, l.y - oly, pi[k].y, li[k][1]);
+          two_part(h.z - oz, l.z - olz, pi[k].z, li[k][2]);
+        }
+      }
     }
   };
   auto flush_row = [&]() {
@@ -355,13 +373,11 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       flush_row();
       row = I;
       tiles_since_flush = 0;
-      set_origin();
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + 32 * k + lane;
         pi[k] = i < n ? jpos[i] : far;
-        if (i < n) offset(pi[k], i);
-        if constexpr (kHiLo) {
+        if constexpr (kDs) {
           const float4 l = i < n ? jlo[i] : zero;
           li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
         }
@@ -372,42 +388,63 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
         acc[k] = Sum{};
       }
     }
-    // Stage the tile's sources, each 32-source group twice.
+    // Stage the tile's sources (single precision: each 32-source group twice).
     __syncwarp();
 #pragma unroll
     for (int u = 0; u < kI; ++u) {
       const int j = J * B + 32 * u + lane;
       float4 p = j < n ? jpos[j] : far;
-      if (j < n) offset(p, j);
+      if constexpr (kGrp) {
+        // The group's origin: its first source's hi and lo (0 for a group of pads alone).
+        const float4 l = j < n ? jlo[j] : zero;
+        const bool real = J * B + 32 * u < n;
+        F o[6] = {p.x, p.y, p.z, l.x, l.y, l.z};
+#pragma unroll
+        for (int c = 0; c < 6; ++c) o[c] = real ? __shfl_sync(0xffffffffu, o[c], 0) : F(0);
+        float4 e = zero;
+        if (j < n) {
+          two_part(p.x - o[0], l.x - o[3], p.x, e.x);
+          two_part(p.y - o[1], l.y - o[4], p.y, e.y);
+          two_part(p.z - o[2], l.z - o[5], p.z, e.z);
+        }
+        if (J - I <= a.ds_band) s_lo[wib][u][lane] = e;
+        if (lane == 0) {
+#pragma unroll
+          for (int c = 0; c < 6; ++c) origins[6 * u + c] = o[c];
+        }
+      }
       s_pos[wib][u][lane] = p;
-      if constexpr (!kHiLo) s_pos[wib][u][lane + 32] = p;
+      if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
       if constexpr (kJerk) {
         const float4 v = j < n ? jvel[j] : zero;
         s_vel[wib][u][lane] = v;
-        if constexpr (!kHiLo) s_vel[wib][u][lane + 32] = v;
+        if constexpr (!kDs) s_vel[wib][u][lane + 32] = v;
       }
       if constexpr (kHiLo) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
     }
     __syncwarp();
+    // kGrp: tiles within a.ds_band rows of the diagonal take double-single displacements.
+    const bool near_diagonal = kGrp && J - I <= a.ds_band;
 
     if (I == J) {  // diagonal tile: one-sided, every ordered pair
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
-        const float4* sp = &s_pos[wib][u][kHiLo ? 0 : lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kHiLo ? lane : 0];
+        target_offsets(u);
+        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
-          const int e = source_entry<kHiLo>(lane, s);
+          const int e = source_entry<kDs>(lane, s);
           const float4 p = sp[e];
           float4 v = zero, lo = zero;
           if constexpr (kJerk) v = sv[e];
-          if constexpr (kHiLo) lo = s_lo[wib][u][e];
+          if constexpr (kDs) lo = s_lo[wib][u][e];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
             const bool self = Pair::kSelfExcluded && u == k && s == 0;
             F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
-            if constexpr (kHiLo)
+            if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
               dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
             if constexpr (kJerk) {
               Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
@@ -421,40 +458,56 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     } else {
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
-        const float4* sp = &s_pos[wib][u][kHiLo ? 0 : lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kHiLo ? lane : 0];
+        target_offsets(u);
+        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
         Sum fj{};  // sums of the source this lane holds at this step
+        // The 32 rotation steps; kDsPair (a Flag): double-single displacements (kMixedDs, and
+        // kGrp's tiles near the diagonal), else single's or kGrp's offsets from the group's origin.
+        auto steps = [&](auto ds_pair) {
+          constexpr bool kDsPair = decltype(ds_pair)::value;
 #pragma unroll kUnroll
-        for (int s = 0; s < 32; ++s) {
-          const int e = source_entry<kHiLo>(lane, s);
-          const float4 p = sp[e];
-          float4 v = zero, lo = zero;
-          if constexpr (kJerk) v = sv[e];
-          if constexpr (kHiLo) lo = s_lo[wib][u][e];
-          F dx[kI], dy[kI], dz[kI], s2[kI];
-          typename Pair::Stage st[kI];
+          for (int s = 0; s < 32; ++s) {
+            const int e = source_entry<kDs>(lane, s);
+            const float4 p = sp[e];
+            [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
+            if constexpr (kJerk) v = sv[e];
+            if constexpr (kDsPair) lo = s_lo[wib][u][e];
+            F dx[kI], dy[kI], dz[kI], s2[kI];
+            typename Pair::Stage st[kI];
 #pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
-            if constexpr (kHiLo) {  // double-single difference
-              dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+            for (int k = 0; k < kI; ++k) {
+              dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
+              if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
+                dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+              } else if constexpr (kGrp) {  // minus the low part of the target's offset
+                dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
+              }
+              s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
             }
-            s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
-          }
 #pragma unroll
-          for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
+            for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
 #pragma unroll
-          for (int k = 0; k < kI; ++k) {
-            if constexpr (kJerk) {
-              Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0], v.y - vi[k][1],
-                                               v.z - vi[k][2], mass(pi[k]), mass(p), s2[k], st[k],
-                                               acc[k], fj);
-            } else {
-              Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k],
-                                                st[k], acc[k], fj);
+            for (int k = 0; k < kI; ++k) {
+              if constexpr (kJerk) {
+                Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
+                                                 v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
+                                                 mass(p), s2[k], st[k], acc[k], fj);
+              } else {
+                Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k],
+                                                  st[k], acc[k], fj);
+              }
             }
+            rotate<kJerk, kPot>(fj);
           }
-          rotate<kJerk, kPot>(fj);
+        };
+        if constexpr (kGrp) {
+          if (near_diagonal)
+            steps(Flag<true>{});
+          else
+            steps(Flag<false>{});
+        } else {
+          steps(Flag<kHiLo>{});
         }
         if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
           store_components(fj, staged + lane, 32);
@@ -476,7 +529,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     if constexpr (kDs) {
       if (++tiles_since_flush == a.ds_flush_tiles) {
         flush_row();
-        set_origin();
 #pragma unroll
         for (int k = 0; k < kI; ++k) acc[k] = Sum{};
         tiles_since_flush = 0;

@@ -7,8 +7,14 @@
 // masses (the equal-mass kernels: mass-free sums times m, pads at 1e25). Mixed precision takes the
 // same path by default (double-single displacements, float sums flushed every 4 tiles): the same
 // checks, and its displacements keep their precision far from the origin, where single's do not.
+// The experiment PAIRWISE_CUDA_MIXED_GROUP=1 (FP32 offsets from the source groups' origins, the
+// particles in a Morton order): the same checks, and at N = 65,536 (a Plummer sphere) its errors
+// against the cuda backend's double precision stay within the bounds measured on the H200 (rms
+// acceleration 3.2x, potential 1.2x the double-single displacements').
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "backend_params.hpp"
+#include "nbody/initial_conditions.hpp"
 #include "nbody_sets.hpp"
 #include "tolerances.hpp"
 
@@ -257,6 +264,84 @@ TEST_F(GravityNewton3Cuda, MixedKeepsDisplacementsFarFromTheOrigin) {
   EXPECT_LE(mixed.accel, force_tolerance(Precision::mixed));
   EXPECT_LT(10 * mixed.accel, single.accel)
       << "mixed " << mixed.accel << ", single " << single.accel;
+}
+
+// Mixed with offsets from the source groups' origins: every tile, general and equal
+// masses, bitwise reproducible, far from the origin.
+TEST_F(GravityNewton3Cuda, MixedGroupOriginsMatchReference) {
+  const ScopedEnv group("PAIRWISE_CUDA_MIXED_GROUP", "1");
+  expect_every_tile_matches(
+      [](std::size_t n) {
+        return random_particles(n, 2400 + n, {Region::ball, true});
+      },
+      Precision::mixed);
+  expect_every_tile_matches(
+      [](std::size_t n) {
+        return with_equal_masses(random_particles(n, 2500 + n, {Region::ball, true}),
+                                 1.0 / double(n));
+      },
+      Precision::mixed);
+}
+
+TEST_F(GravityNewton3Cuda, MixedGroupOriginsReproducibleAndFarFromTheOrigin) {
+  const ScopedEnv group("PAIRWISE_CUDA_MIXED_GROUP", "1");
+  const Particles p = random_particles(12000, 2600, {Region::ball});
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    expect_matches_reference(p, kEps2, kind, Precision::mixed);
+    const Forces a = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
+    const Forces b = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
+    EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
+                same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
+                same_bits(a.jz, b.jz));
+  }
+  Particles far = random_particles(1000, 2700, {Region::ball});
+  for (std::size_t i = 0; i < far.size(); ++i) far.x[i] += 1000, far.y[i] += 1000, far.z[i] += 1000;
+  const Forces want = compute(*make_reference_kernel(kEps2), far, ForceKind::accel);
+  const ForceErrors mixed = max_relative_errors(
+      compute(*cuda_kernel(kEps2, Precision::mixed), far, ForceKind::accel), want);
+  const ForceErrors single =
+      max_relative_errors(compute(*cuda_kernel(kEps2), far, ForceKind::accel), want);
+  EXPECT_LE(mixed.accel, force_tolerance(Precision::mixed));
+  EXPECT_LT(10 * mixed.accel, single.accel)
+      << "mixed " << mixed.accel << ", single " << single.accel;
+}
+
+// Root mean square of the relative errors |got - want| / |want| of the accelerations and of φ.
+std::pair<double, double> rms_errors(const Forces& got, const Forces& want) {
+  double sa = 0, sp = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double dx = got.ax[i] - want.ax[i], dy = got.ay[i] - want.ay[i],
+                 dz = got.az[i] - want.az[i];
+    const double a2 = want.ax[i] * want.ax[i] + want.ay[i] * want.ay[i] + want.az[i] * want.az[i];
+    sa += (dx * dx + dy * dy + dz * dz) / a2;
+    sp += (got.pot[i] - want.pot[i]) * (got.pot[i] - want.pot[i]) / (want.pot[i] * want.pot[i]);
+  }
+  const double n = double(std::max<std::size_t>(want.size(), 1));
+  return {std::sqrt(sa / n), std::sqrt(sp / n)};
+}
+
+// A Plummer sphere (ε = 0.01, the benchmark's), group origins against double-single displacements,
+// both against the cuda backend's double precision. Measured on the H200: rms relative acceleration
+// error 1.22e-7 against 3.85e-8 (3.2x), potential 2.77e-8 against 2.33e-8 (1.2x):
+// docs/performance.md.
+TEST_F(GravityNewton3Cuda, MixedGroupOriginsErrorsAtLargeN) {
+  const Particles p = nbody::make_plummer(65536, 2800);
+  constexpr double kEps2Plummer = 1e-4;
+  const Forces want =
+      compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, ForceKind::accel_jerk);
+  const Forces ds = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, ForceKind::accel_jerk);
+  Forces group;
+  {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_GROUP", "1");
+    group = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, ForceKind::accel_jerk);
+  }
+  const auto e_ds = rms_errors(ds, want), e_group = rms_errors(group, want);
+  std::printf(
+      "rms relative errors vs double, N = 65536 Plummer: acceleration %.3g (double-single) "
+      "%.3g (group origins), potential %.3g / %.3g\n",
+      e_ds.first, e_group.first, e_ds.second, e_group.second);
+  EXPECT_LE(e_group.first, 4 * e_ds.first);
+  EXPECT_LE(e_group.second, 2 * e_ds.second);
 }
 
 }  // namespace
