@@ -583,11 +583,16 @@ class CudaFrames final : public FrameMaps {
     ++frames_;
   }
 
-  std::vector<double> result() override {
+  std::vector<double> accumulated() override {
+    if (frames_ == 0) return {};
     std::vector<double> out(points_);
     PW_CUDA(cudaMemcpyAsync(out.data(), acc_.p, points_ * sizeof(double), cudaMemcpyDeviceToHost,
                             stream_));
     PW_CUDA(cudaStreamSynchronize(stream_));
+    return out;
+  }
+  std::vector<double> result() override {
+    std::vector<double> out = accumulated();
     if (combine_ == Combine::average && frames_ > 0) {
       const double n = double(frames_);
       for (double& v : out) v /= n;
