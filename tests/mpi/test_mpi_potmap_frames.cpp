@@ -4,77 +4,13 @@
 // maximum exactly. 7 frames on 3 ranks (3, 2, 2), 2 frames on 3 ranks (rank 2 maps none), a
 // stride; a bad frame that only rank 2 reads ends every rank with the message and no map.
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
-#include "core/io/trajectory.hpp"
 #include "mpi_run.hpp"
+#include "potmap_maps.hpp"
 
 namespace pairwise::mpitest {
 namespace {
-
-// potmap-small.pqr's 6 atoms, moved a little in each of `frames` frames (deterministic).
-std::vector<io::TrajectoryFrame> moving_frames(int frames) {
-  const double base[6][3] = {{1, 2, 3}, {1, 2, 4}, {1, 3, 3}, {5, 2, 3}, {5, 2, 4}, {5, 3, 3}};
-  std::vector<io::TrajectoryFrame> out(static_cast<std::size_t>(frames));
-  for (int f = 0; f < frames; ++f) {
-    auto& fr = out[std::size_t(f)];
-    for (int i = 0; i < 6; ++i) {
-      // float-representable, as DCD stores float32
-      fr.x.push_back(double(float(base[i][0] + 0.3 * std::sin(1.7 * f + i))));
-      fr.y.push_back(double(float(base[i][1] + 0.3 * std::cos(2.3 * f + 2 * i))));
-      fr.z.push_back(double(float(base[i][2] + 0.2 * std::sin(0.9 * f - i))));
-    }
-    fr.index = f;
-  }
-  return out;
-}
-
-void write_dcd(const std::filesystem::path& p, const std::vector<io::TrajectoryFrame>& frames) {
-  io::DcdWriter w(p, frames.front().size(), long(frames.size()));
-  for (const auto& f : frames) w.write(f);
-  w.close();
-}
-
-// The float64 values of a .npy file (format 1.0 or 2.0, little-endian '<f8', as pairwise writes
-// double maps): the header's length, then the data.
-std::vector<double> npy_values(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() < 12 || bytes.compare(1, 5, "NUMPY") != 0) return {};
-  const bool v1 = bytes[6] == 1;
-  const std::size_t header =
-      v1 ? std::size_t(std::uint8_t(bytes[8])) | std::size_t(std::uint8_t(bytes[9])) << 8
-         : std::size_t(std::uint8_t(bytes[8])) | std::size_t(std::uint8_t(bytes[9])) << 8 |
-               std::size_t(std::uint8_t(bytes[10])) << 16 |
-               std::size_t(std::uint8_t(bytes[11])) << 24;
-  const std::size_t start = (v1 ? 10 : 12) + header;
-  if (bytes.find("'<f8'") >= start || start > bytes.size()) return {};
-  std::vector<double> values((bytes.size() - start) / sizeof(double));
-  std::memcpy(values.data(), bytes.data() + start, values.size() * sizeof(double));
-  return values;
-}
-
-// Same size, and every value within `relative` (relative to max(1, |a|)); 0: bitwise equal.
-void expect_same_maps(const std::filesystem::path& a, const std::filesystem::path& b,
-                      double relative) {
-  const auto x = npy_values(a), y = npy_values(b);
-  ASSERT_GT(x.size(), 0u) << a;
-  ASSERT_EQ(x.size(), y.size()) << a << " vs " << b;
-  double worst = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (relative == 0) {
-      ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(double)), 0)
-          << "value " << i << ": " << x[i] << " vs " << y[i];
-    }
-    worst = std::max(worst, std::abs(x[i] - y[i]) / std::max(1.0, std::abs(x[i])));
-  }
-  EXPECT_LE(worst, relative);
-  std::printf("largest relative difference from one rank: %.3g\n", worst);
-}
 
 std::string potmap_command(const std::filesystem::path& dir) {
   return binary() + " potmap --topology " + PAIRWISE_TEST_DATA + "/potmap-small.pqr" +
