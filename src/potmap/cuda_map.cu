@@ -757,9 +757,11 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
                              : slab_on_device<float, float, kPlain>(atoms, slab, options, mine);
         break;
     }
-  } else if (block > 0) {  // no planes, or no atom reaches them: zeros
-    PW_CUDA(cudaMemset(mine, 0, block * sizeof(double)));
   }
+  // Zeros where nothing was summed: the whole block (no planes, or no atom reaches them), or the
+  // padding after a smaller slab (sent, never read: zeroed so that no uninitialized memory moves).
+  const std::size_t summed = slab.counts[0] > 0 && atoms.size() > 0 ? slab.size() : 0;
+  if (summed < block) PW_CUDA(cudaMemset(mine + summed, 0, (block - summed) * sizeof(double)));
   PW_CUDA(cudaDeviceSynchronize());
   gpu->allgather(mine, all.p, block * sizeof(double), nullptr);
   PW_CUDA(cudaEventRecord(ev.stop));
