@@ -107,7 +107,16 @@ def potmap():
         planes = 301 / min(p, 301)
         halo = (planes * 0.5 + 2 * 12) / (planes * 0.5)  # atoms reaching a slab / its own
         compute = gpu_s / min(p, 301) * (0.7 + 0.3 * halo)  # 30 % of the time bins atoms
-        row("potmap 150 A box (GPU time)", p, compute, allgather_time(points * 4, p) / 2)
+        # As built (src/potmap/cuda_map.cu, cuda_map_across_ranks): FP64 blocks of x-planes
+        # (padded to the largest slab) all-gathered on the GPUs, 8 B per lattice point.
+        row("potmap 150 A box (GPU time)", p, compute, allgather_time(points * 8, p))
+    # A trajectory (src/potmap/rank_frames.cpp): frame k on rank k mod P, each rank maps whole
+    # frames; one all-reduce of the FP64 partial map (sum, min or max) per run, not per frame.
+    frames = 1000
+    for p in PS:
+        compute = math.ceil(frames / p) * gpu_s  # the busiest rank's frames
+        row("potmap 1,000 frames of 150 A (run)", p, frames * gpu_s / p,
+            compute - frames * gpu_s / p + allreduce_time(points * 8, p))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <ostream>
@@ -15,9 +16,11 @@
 #include "core/io/opendx.hpp"
 #include "core/signals.hpp"
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 #include "potmap/cuda_map.hpp"
 #include "potmap/custom_phi.hpp"
 #include "potmap/map_output.hpp"
+#include "potmap/rank_frames.hpp"
 #include "potmap/run.hpp"
 
 namespace pairwise::potmap {
@@ -194,7 +197,9 @@ class FrameOutputs {
   }
   void commit() {
     if (npy_) npy_->commit();
-    for (const auto& t : temps_) std::filesystem::rename(t.second, t.first);
+    // Ranks other than 0 wrote no temporary file (io::AtomicFile): nothing to rename there.
+    if (parallel::is_writer())
+      for (const auto& t : temps_) std::filesystem::rename(t.second, t.first);
     temps_.clear();
   }
 
@@ -227,6 +232,7 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   log << "potmap: " << note << "\n";
   const std::string method = method_text(c.map);
   std::unique_ptr<FrameMaps> maps;
+  RankFrameMaps* ranked = nullptr;  // frames across ranks: maps, seen as the ranks' accumulator
   std::unique_ptr<FrameOutputs> outputs;
   Lattice lattice;
   bool periodic = false;
@@ -238,10 +244,35 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
   // summed finishes and the map of the frames done so far is written (a valid map, its comment and
   // the log say how many frames it holds); the exit code is 128 + signal.
   StopSignals stop_guard;
-  long frames_done = 0;
+  // Under mpirun, the average, minimum or maximum takes the frames across ranks (selected frame k
+  // on rank k mod P; every rank reads the first frame for the lattice and skips the others'
+  // frames); one map a frame (all) takes each frame's slabs across ranks (compute_map).
+  const int ranks = parallel::world().size(), rank = parallel::world().rank();
+  const bool frames_across_ranks = ranks > 1 && c.combine != Combine::all;
+  long selected = 0;  // selected frames read or skipped so far
+  bool stopped = false;
   while (c.last_frame < 0 || index <= c.last_frame) {
-    maybe_raise_test_signal(frames_done);
-    if (stop_requested()) break;
+    maybe_raise_test_signal(selected);
+    if (frames_across_ranks) {
+      // The ranks decide together, once per round of P frames (a signal may reach them apart).
+      if (selected % ranks == 0 && parallel::any_rank(stop_requested() != 0)) {
+        stopped = true;
+        break;
+      }
+    } else if (stop_requested()) {
+      stopped = true;
+      break;
+    }
+    const bool mine = !frames_across_ranks || selected % ranks == rank;
+    ++selected;
+    if (maps && !mine) {  // another rank's frame
+      if (!reader->skip()) break;
+      bool more = true;
+      for (long s = 1; s < c.frame_stride && more; ++s) more = reader->skip();
+      if (!more) break;
+      index += c.frame_stride;
+      continue;
+    }
     if (!reader->next(frame)) break;
     const std::string where = traj + ": frame " + std::to_string(index);
     if (frame.size() != topology.size()) {
@@ -279,9 +310,22 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
                        : std::string())
           << "\n";
       maps = make_frame_maps(backend, lattice, c.map, c.combine);
+      if (frames_across_ranks) {
+        auto wrapper =
+            std::make_unique<RankFrameMaps>(std::move(maps), backend, lattice.size(), c.combine);
+        ranked = wrapper.get();
+        maps = std::move(wrapper);
+      }
       if (c.combine == Combine::all) outputs = std::make_unique<FrameOutputs>(c.output);
     } else if (periodic != has_cell) {
       throw Error("the frame's periodic cell differs from the first frame's (one has none)", where);
+    }
+    if (!mine) {  // the first frame, read by every rank for the lattice, is rank 0's
+      bool more = true;
+      for (long s = 1; s < c.frame_stride && more; ++s) more = reader->skip();
+      if (!more) break;
+      index += c.frame_stride;
+      continue;
     }
     if (periodic) atoms = periodic_images(atoms, cell, lattice, c.map.cutoff);
     images = atoms.size();
@@ -291,7 +335,6 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
       throw Error(e.message(), where + (e.where().empty() ? "" : ", " + e.where()));
     }
     maps->add(atoms);
-    ++frames_done;
     if (outputs) {
       outputs->add(to_grid(lattice, maps->result(), single, c,
                            {"frame " + std::to_string(index) + " of " + traj}),
@@ -303,7 +346,13 @@ int run_trajectory(const PotmapConfig& c, std::ostream& log) {
     if (!more) break;
     index += c.frame_stride;
   }
-  const int stop_signal = stop_requested();
+  if (ranked) ranked->reduce();  // every rank: maps exists on all or none (the first frame)
+  // Across ranks, the signal that stopped any rank stops all (SIGTERM where it reached only
+  // another rank), so that every rank returns the same code.
+  if (frames_across_ranks) stopped = parallel::any_rank(stopped || stop_requested() != 0);
+  const int stop_signal = !frames_across_ranks ? stop_requested()
+                          : stopped            ? (stop_requested() ? stop_requested() : SIGTERM)
+                                               : 0;
   if (stop_signal && (!maps || maps->frames() == 0)) {
     log << "potmap: stopped by " << signal_name(stop_signal)
         << " before the first frame was mapped; nothing written\n";

@@ -32,6 +32,8 @@
 #include <cmath>
 #include <cub/cub.cuh>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -40,6 +42,8 @@
 #include "core/cuda_check.cuh"
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/gpu_collectives.hpp"
 #include "potmap/cuda_custom_phi.hpp"
 #include "potmap/cuda_map.hpp"
 #include "potmap/cuda_map_kernels.cuh"
@@ -498,6 +502,39 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o,
   return r;
 }
 
+// A rank's slab of a map across ranks, whole (no memory-budget slabs), into `d_out` (FP64 device
+// memory, the slab's points): the same plan, binning and sums as run() on the slab's lattice.
+// Returns the custom φ's note (empty for the Coulomb sums).
+template <class T, class Out, int M>
+std::string slab_on_device(const Atoms& atoms, const Lattice& slab, const MapOptions& o,
+                           double* d_out) {
+  const int n = int(atoms.size());
+  const Plan<T> plan = make_plan<T>(slab, o);
+  std::unique_ptr<PhiKernels<T, Out, M>> phi;
+  if (o.custom) phi = std::make_unique<PhiKernels<T, Out, M>>(*o.custom, plan);
+  const std::vector<D4> host_atoms = pack_atoms(atoms);
+  Workspace<T> ws;
+  ws.reserve(plan, n);
+  PW_CUDA(
+      cudaMemcpy(ws.abs.p, host_atoms.data(), std::size_t(n) * sizeof(D4), cudaMemcpyHostToDevice));
+  bin(ws, plan, n, nullptr);
+  Slab s = plan.whole;
+  s.i0 = 0;
+  s.planes = s.nx;
+  if constexpr (std::is_same_v<Out, double>) {
+    sum_slab<T, Out, M>(ws, plan, n, s, d_out, nullptr, phi.get());
+  } else {  // FP32 sums widened into the FP64 block
+    const std::size_t points = slab.size();
+    Buffer<Out> d_map(points);
+    sum_slab<T, Out, M>(ws, plan, n, s, d_map.p, nullptr, phi.get());
+    const int tb = 256;
+    widen_map<<<unsigned((points + tb - 1) / tb), tb>>>(d_map.p, d_out, (long long)points);
+    PW_CUDA_LAUNCH("potmap widen_map");
+    PW_CUDA(cudaDeviceSynchronize());  // d_map is freed next
+  }
+  return phi ? phi->note() : std::string();
+}
+
 // acc = combine(acc, map) point by point in FP64 (first: acc = map).
 template <class Out>
 __global__ void fold_map(const Out* __restrict__ map, double* __restrict__ acc, long long n,
@@ -583,11 +620,16 @@ class CudaFrames final : public FrameMaps {
     ++frames_;
   }
 
-  std::vector<double> result() override {
+  std::vector<double> accumulated() override {
+    if (frames_ == 0) return {};
     std::vector<double> out(points_);
     PW_CUDA(cudaMemcpyAsync(out.data(), acc_.p, points_ * sizeof(double), cudaMemcpyDeviceToHost,
                             stream_));
     PW_CUDA(cudaStreamSynchronize(stream_));
+    return out;
+  }
+  std::vector<double> result() override {
+    std::vector<double> out = accumulated();
     if (combine_ == Combine::average && frames_ > 0) {
       const double n = double(frames_);
       for (double& v : out) v /= n;
@@ -671,6 +713,75 @@ std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOpti
     return std::make_unique<CudaFrames<float, float, kKahan>>(lattice, options, combine, device);
   }
   return std::make_unique<CudaFrames<float, float, kPlain>>(lattice, options, combine, device);
+}
+
+std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice& slab,
+                                               const Lattice& lattice, const MapOptions& options) {
+  parallel::Communicator& comm = parallel::world();
+  const int ranks = comm.size(), rank = comm.rank();
+  const std::string device = use_device(options);
+  check_ranges(atoms, lattice);
+  const std::size_t plane = lattice.counts[1] * lattice.counts[2];
+  // Every rank's block is the largest slab's (the first ranks', parallel::block_of), padded.
+  const std::size_t block = parallel::block_of(lattice.counts[0], 0, ranks).size() * plane;
+  // The gathered map (all blocks), an FP32 slab, the atoms' workspace (~64 B an atom, 256 MB
+  // spare): if that does not fit on some rank, every rank takes the host path (compute_map's
+  // memory-budget slabs, then the host all-gather).
+  std::size_t free_b = 0, total_b = 0;
+  PW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t need = std::size_t(ranks) * block * sizeof(double) + block * sizeof(float) +
+                           atoms.size() * 64 + (256u << 20);
+  std::int64_t short_of_memory = need > free_b ? 1 : 0;
+  comm.allreduce_max(std::span<std::int64_t>(&short_of_memory, 1));
+  if (short_of_memory) return std::nullopt;
+  // Made once, by every rank at its first map (collective; NCCL's setup costs ~0.1-1 s), and kept
+  // for the process: a trajectory's frames reuse it. Never destroyed (its teardown at exit would
+  // race the CUDA runtime's and MPI's).
+  static parallel::GpuCollectives* const gpu = parallel::make_gpu_collectives(comm).release();
+
+  Buffer<double> all(std::size_t(ranks) * block);
+  double* const mine = all.p + std::size_t(rank) * block;  // in place, as NCCL allows
+  Events ev;
+  PW_CUDA(cudaEventRecord(ev.start));
+  std::string note;
+  if (slab.counts[0] > 0 && atoms.size() > 0) {
+    switch (options.precision) {
+      case Precision::double_:
+        note = slab_on_device<double, double, kPlain>(atoms, slab, options, mine);
+        break;
+      case Precision::mixed:
+        note = slab_on_device<float, float, kWide>(atoms, slab, options, mine);
+        break;
+      case Precision::single:
+        note = options.kahan ? slab_on_device<float, float, kKahan>(atoms, slab, options, mine)
+                             : slab_on_device<float, float, kPlain>(atoms, slab, options, mine);
+        break;
+    }
+  }
+  // Zeros where nothing was summed: the whole block (no planes, or no atom reaches them), or the
+  // padding after a smaller slab (sent, never read: zeroed so that no uninitialized memory moves).
+  const std::size_t summed = slab.counts[0] > 0 && atoms.size() > 0 ? slab.size() : 0;
+  if (summed < block) PW_CUDA(cudaMemset(mine + summed, 0, (block - summed) * sizeof(double)));
+  PW_CUDA(cudaDeviceSynchronize());
+  gpu->allgather(mine, all.p, block * sizeof(double), nullptr);
+  PW_CUDA(cudaEventRecord(ev.stop));
+  PW_CUDA(cudaEventSynchronize(ev.stop));
+  float ms = 0;
+  PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+  MapResult r;
+  r.values.resize(lattice.size());
+  for (int q = 0; q < ranks; ++q) {  // each rank's planes, without the padding
+    const parallel::Block b = parallel::block_of(lattice.counts[0], q, ranks);
+    if (b.size() == 0) continue;
+    PW_CUDA(cudaMemcpy(r.values.data() + b.begin * plane, all.p + std::size_t(q) * block,
+                       b.size() * plane * sizeof(double), cudaMemcpyDeviceToHost));
+  }
+  r.backend = BackendKind::cuda;
+  r.precision = options.precision;
+  r.seconds = ms * 1e-3;  // the slab and the all-gather
+  r.device = device + note + "; slabs of x-planes all-gathered on the GPUs (" + gpu->name() +
+             ", blocks of " + std::to_string(block * sizeof(double)) + " bytes)";
+  return r;
 }
 
 bool cuda_start_context(int device) noexcept {

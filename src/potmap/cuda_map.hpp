@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "potmap/frames.hpp"
@@ -24,6 +25,17 @@ MapResult cuda_map(const Atoms& atoms, const Lattice& lattice, const MapOptions&
 // memory (no slabs): otherwise an error names the bytes needed.
 std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOptions& options,
                                            Combine combine);
+
+// A map across ranks on the GPUs (rank_slabs.hpp; collective: every rank calls it): this rank's
+// `slab` of `lattice` (its x-planes, parallel::block_of; none on some ranks) from `atoms` (those
+// that reach it) summed into its block of a device buffer of P equal blocks (padded to the largest
+// slab, as NCCL requires), all-gathered in place on the GPUs through parallel::GpuCollectives
+// (NCCL when it loads, else MPI through host memory), then every rank's planes downloaded into
+// the whole map. MapResult::seconds covers the slab and the all-gather. std::nullopt (on every
+// rank) when the gathered map does not fit in some rank's free device memory: the caller then
+// takes the host path.
+std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice& slab,
+                                               const Lattice& lattice, const MapOptions& options);
 
 // Creates the CUDA context of `device` (cudaFree(0)): called on a thread of its own while the
 // host reads the input, so that the 0.2-0.4 s of context creation overlap with reading. Returns

@@ -66,6 +66,7 @@ class HostFrameMaps final : public FrameMaps {
     combine_into(acc_, r.values, combine_, frames_);
     ++frames_;
   }
+  std::vector<double> accumulated() override { return acc_; }
   std::vector<double> result() override {
     std::vector<double> out = acc_;
     if (combine_ == Combine::average && frames_ > 0) {

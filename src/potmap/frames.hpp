@@ -27,6 +27,9 @@ class FrameMaps {
   // The combined map (e/Å): the average (sum / frames), minimum or maximum; for Combine::all the
   // last frame's map. Waits for the device.
   virtual std::vector<double> result() = 0;
+  // The running combination before the average's division: the sum of the frames' maps (average),
+  // their minimum or maximum; empty before the first frame. Waits for the device.
+  virtual std::vector<double> accumulated() = 0;
   long frames() const { return frames_; }
   virtual std::string device() const = 0;
 

@@ -228,6 +228,10 @@ MapResult cuda_map(const Atoms&, const Lattice&, const MapOptions&, std::vector<
 std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice&, const MapOptions&, Combine) {
   throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
 }
+std::optional<MapResult> cuda_map_across_ranks(const Atoms&, const Lattice&, const Lattice&,
+                                               const MapOptions&) {
+  throw Error("the cuda backend is not in this build (configure with nvcc present)", "backend");
+}
 bool cuda_start_context(int) noexcept {
   return false;
 }
