@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "core/cuda_check.cuh"
+#include "engine/all_pairs.hpp"
 #include "engine/formula/nvrtc_loader.hpp"
+#include "nbody/cuda_formula_split.hpp"
 #include "nbody/cuda_newton3_kernel.cuh"
 #include "nbody/custom_gravity.hpp"
 #include "pairwise/error.hpp"
@@ -74,9 +76,7 @@ FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit,
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
   const formula::CompiledKernel compiled =
       formula::compile_cuda_source(source(jerk, potential, unit, mode, k_i));
-  last_seconds_ = compiled.seconds;
-  last_from_cache_ = compiled.from_cache;
-  seconds_ += compiled.seconds;
+  count(compiled.seconds, compiled.from_cache);
   // The library stays loaded for the life of the process (kernels of a potential are few).
   cudaLibrary_t library = nullptr;
   PW_CUDA(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr,
@@ -93,6 +93,39 @@ FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit,
     k.blocks_per_sm = per_sm;
   cudaGetLastError();  // an occupancy query the handle does not support is not an error here
   return kernels_[key] = k;
+}
+
+void FormulaKernels::count(double seconds, bool from_cache) {
+  last_seconds_ = seconds;
+  last_from_cache_ = from_cache;
+  seconds_ += seconds;
+}
+
+FormulaKernels::Kernel FormulaKernels::split(Precision precision, bool jerk, bool potential) {
+  const auto key = std::make_tuple(int(precision), jerk, potential);
+  if (auto it = split_kernels_.find(key); it != split_kernels_.end()) return it->second;
+  FormulaSplitVariant v;
+  v.precision = precision;
+  v.jerk = jerk;
+  v.potential = potential;
+  v.tile = formula_split_tile(precision);
+  const formula::CompiledProgram compiled =
+      formula::compile_cuda_program(formula_split_program(program_, v));
+  count(compiled.seconds, compiled.from_cache);
+  cudaLibrary_t library = nullptr;  // loaded for the life of the process, as get()'s
+  PW_CUDA(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr,
+                              nullptr, 0));
+  cudaKernel_t kernel = nullptr;
+  PW_CUDA(cudaLibraryGetKernel(&kernel, library, compiled.lowered.at(0).c_str()));
+  Kernel k;
+  k.fn = reinterpret_cast<const void*>(kernel);
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, engine::kAllPairsThreads, 0) ==
+          cudaSuccess &&
+      per_sm > 0)
+    k.blocks_per_sm = per_sm;
+  cudaGetLastError();  // an occupancy query the handle does not support is not an error here
+  return split_kernels_[key] = k;
 }
 
 }  // namespace pairwise::nbody::cuda

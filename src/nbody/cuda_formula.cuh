@@ -1,9 +1,9 @@
-// Newton-3 kernels of a custom potential (issue 13), compiled at run time: the kernel template of
-// nbody/cuda_newton3_kernel.cuh (its text and its dependencies', embedded at build time:
-// newton3_kernel_source) with FormulaPair over the formula's φ, G, G′ (formula::RadialProgram), one
-// extern "C" kernel per variant, compiled with NVRTC on first use and cached on disk
-// (formula::compile_cuda_source), loaded with the runtime's library API (cudaLibraryLoadData).
-// This header compiles with g++ too (no device code).
+// Newton-3 and split-path kernels of a custom potential (issue 13), compiled at run time. Newton-3:
+// the kernel template of nbody/cuda_newton3_kernel.cuh (its text and its dependencies', embedded at
+// build time: newton3_kernel_source) with FormulaPair over the formula's φ, G, G′
+// (formula::RadialProgram), one extern "C" kernel per variant, compiled with NVRTC on first use and
+// cached on disk (formula::compile_cuda_source), loaded with the runtime's library API
+// (cudaLibraryLoadData). This header compiles with g++ too (no device code).
 #pragma once
 
 #include <map>
@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "engine/formula/radial_program.hpp"
+#include "pairwise/precision.hpp"
 
 namespace pairwise::nbody {
 class CustomGravity;
@@ -35,6 +36,11 @@ class FormulaKernels {
   // only where vanishes_at_infinity()), positions `mode` (newton3::PositionMode: single, mixed
   // double-single or offsets from row origins), register tile k_i.
   Kernel get(bool jerk, bool potential, bool unit, int mode, int k_i);
+  // The split path's kernel (nbody/cuda_formula_split.hpp: the all-pairs engine's kernel with the
+  // formula's policy; register tile cuda::formula_split_tile(precision)) for targets listed by
+  // FormulaSplitArgs::i_index (block steps, ranges) or all of them (double precision);
+  // blocks_per_sm of engine::kAllPairsThreads threads.
+  Kernel split(Precision precision, bool jerk, bool potential);
   // The whole NVRTC source of a variant.
   std::string source(bool jerk, bool potential, bool unit, int mode, int k_i) const;
   // φ, G and G′ are exactly 0 at r² = +inf: the unit-mass pads (kFarUnit) then add nothing.
@@ -50,6 +56,8 @@ class FormulaKernels {
   double seconds_ = 0, last_seconds_ = 0;
   bool last_from_cache_ = false;
   std::map<std::tuple<bool, bool, bool, int, int>, Kernel> kernels_;
+  std::map<std::tuple<int, bool, bool>, Kernel> split_kernels_;
+  void count(double seconds, bool from_cache);
 };
 
 }  // namespace pairwise::nbody::cuda

@@ -23,6 +23,8 @@
 #include "engine/device_buffer.cuh"
 #include "nbody/backends.hpp"
 #include "nbody/cuda_formula.cuh"
+#include "nbody/cuda_formula_split.cuh"
+#include "nbody/cuda_formula_split.hpp"
 #include "nbody/cuda_gravity.cuh"
 #include "nbody/cuda_ranks.hpp"
 #include "nbody/custom_gravity.hpp"
@@ -60,16 +62,10 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     PW_CUDA(cudaEventCreate(&stop_));
     PW_CUDA(cudaEventCreateWithFlags(&commit_done_, cudaEventDisableTiming));
     PW_CUDA(cudaEventRecord(commit_done_, stream_));
-    // A custom potential: the Newton-3 kernels with its pair term, compiled at run time (single and
-    // mixed precision; every evaluation, block steps included, is a full Newton-3 evaluation).
-    if (options.custom) {
-      if (options.precision == Precision::double_)
-        throw Error(
-            "a custom potential runs on the cuda backend in single or mixed precision (double: "
-            "--backend cpu or reference)",
-            "backend");
-      formula_ = std::make_unique<cuda::FormulaKernels>(*options.custom);
-    }
+    // A custom potential: kernels with its pair term, compiled at run time (run_forces): the
+    // Newton-3 kernels for full evaluations in single and mixed precision, the split path for
+    // double precision and for listed targets (block steps, ranges) in every precision.
+    if (options.custom) formula_ = std::make_unique<cuda::FormulaKernels>(*options.custom);
     // Refuse a known-too-large problem before the caller builds its particles on the host.
     if (options.expected_n > 0) check_memory(options.expected_n);
   }
@@ -94,6 +90,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     if (int(p.size()) != n_) order_valid_ = false;
     n_ = int(p.size());
     plans_.clear();
+    split_plans_.clear();
     host_m_ = p.m;
     equal_mass_ = !p.m.empty() && p.m.front() > 0.0 &&
                   std::all_of(p.m.begin(), p.m.end(), [&](double m) { return m == p.m.front(); });
@@ -151,7 +148,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   }
   bool splits_evaluation(ForceKind kind) override {
     if (n_ == 0) return false;
-    return formula_ || plan_for(kind == ForceKind::accel_jerk, true, nullptr, n_).newton3;
+    if (formula_) return formula_newton3();
+    return plan_for(kind == ForceKind::accel_jerk, true, nullptr, n_).newton3;
   }
 
   // The first n_rows rows of results_ (forces, finalized) to `out`.
@@ -208,11 +206,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     std::memcpy(host_.as<int>(), active.data(), sizeof(int) * n_a);
     PW_CUDA(cudaMemcpyAsync(active_.as<int>(), host_.as<int>(), sizeof(int) * n_a,
                             cudaMemcpyHostToDevice, stream_));
-    // Predict all N on the device (a custom potential's mixed Newton-3 evaluation: in spatial
-    // order).
-    const bool sorted = formula_ && cuda::newton3_spatial_order(options_.precision);
-    if (sorted) update_order();
-    build_j(true, t, sorted);
+    // Predict all N on the device (in particle order: the split path, for custom potentials too).
+    build_j(true, t);
     j_is_master_ = false;
     run_forces(true, true, active_.as<int>(), n_a, true, t);
     PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * 13 * n_a,
@@ -259,9 +254,14 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   // The path of a full evaluation (planned as run_forces plans it).
   std::string force_path(bool jerk) {
     if (n_ == 0) return "none";
-    if (formula_)
+    if (formula_ && formula_newton3())
       return std::string("newton3 formula kI=") + (jerk ? "4" : "8") +
              (formula_unit() ? " equal-mass" : "") + mixed_positions();
+    if (formula_) {
+      const ForcePlan p = formula_split_plan(jerk, true, n_);
+      return "split formula kI=" + std::to_string(p.i_per_thread) + " q=" + std::to_string(p.q) +
+             " splits=" + std::to_string(p.splits);
+    }
     const ForcePlan p = cuda::plan_forces(options_.precision, jerk, true, n_, n_,
                                           info_.multiprocessors, kMaxPartialBytes, true);
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
@@ -374,7 +374,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   // (their source groups' offsets are then small: cuda_newton3_kernel.cuh).
   bool spatial_order(bool jerk, bool potential) {
     if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision)) return false;
-    return formula_ || plan_for(jerk, potential, nullptr, n_).newton3;
+    if (formula_) return formula_newton3();
+    return plan_for(jerk, potential, nullptr, n_).newton3;
   }
 
   // The Morton order of the master state (cuda::morton_order), recomputed after kResortEvery uses:
@@ -405,7 +406,10 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
 
   // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
   void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
-    if (formula_) return run_formula(jerk, potential, i_index, n_i, predict, t);
+    if (formula_) {
+      if (i_index == nullptr && formula_newton3()) return run_formula(jerk, potential, n_i);
+      return run_formula_split(jerk, potential, i_index, n_i, predict, t);
+    }
     const bool guard = !(options_.eps2 > 0.0);
     plan_ = plan_for(jerk, potential, i_index, n_i);
     if (plan_.newton3) {
@@ -451,10 +455,75 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     return equal_mass_ && formula_->vanishes_at_infinity() && cuda::newton3_equal_mass(true);
   }
 
-  // A custom potential: one Newton-3 evaluation of every particle (the j arrays as built: master or
-  // predicted); with targets i_index (block steps) their rows and predicted x, v are gathered from
-  // it (cuda::launch_gather_active).
-  void run_formula(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+  // Full evaluations of a custom potential take its Newton-3 kernels in single and mixed precision;
+  // double precision and listed targets take the split path (run_formula_split).
+  bool formula_newton3() const { return options_.precision != Precision::double_; }
+
+  // The split path's plan for a custom potential (the engine's planner with gravity's costs and
+  // the formula kernel's occupancy), cached per (kind, n_i) as plan_for's.
+  const ForcePlan& formula_split_plan(bool jerk, bool potential, int n_i) {
+    const long long key = (static_cast<long long>(n_i) << 2) | (jerk ? 2 : 0) | (potential ? 1 : 0);
+    auto it = split_plans_.find(key);
+    if (it != split_plans_.end()) return it->second;
+    const cuda::FormulaKernels::Kernel k = formula_->split(options_.precision, jerk, potential);
+    const engine::AllPairsCostModel model = formula_split_model(jerk, k.blocks_per_sm);
+    return split_plans_
+        .emplace(key, ForcePlan(engine::plan_all_pairs(model, n_i, n_, info_.multiprocessors,
+                                                       kMaxPartialBytes)))
+        .first->second;
+  }
+  engine::AllPairsCostModel formula_split_model(bool jerk, int blocks_per_sm) const {
+    engine::AllPairsCostModel model;
+    model.per_pair = jerk ? 28.0 : 14.2;  // gravity's (cuda_gravity.cu); the formula's cost aside
+    model.loads_per_source = jerk ? 2.0 : 1.0;
+    model.components = jerk ? 7 : 4;
+    model.partial_bytes_per_target =
+        std::size_t(model.components) * (options_.precision == Precision::single ? 4 : 8);
+    model.shapes = {{cuda::formula_split_tile(options_.precision), blocks_per_sm, 1.0}};
+    return model;
+  }
+
+  // A custom potential on the split path: the targets i_index (nullptr: all n_i = N) against every
+  // source (the j arrays as built: master or predicted), with their predicted x, v when `predict`,
+  // into results_.
+  void run_formula_split(bool jerk, bool potential, const int* i_index, int n_i, bool predict,
+                         double t) {
+    const cuda::FormulaKernels::Kernel k = formula_->split(options_.precision, jerk, potential);
+    const ForcePlan plan = formula_split_plan(jerk, potential, n_i);
+    workspace_.prepare(
+        plan,
+        engine::all_pairs_partial_bytes(formula_split_model(jerk, k.blocks_per_sm), plan, n_i),
+        stream_);
+    results_.reserve(sizeof(double) * 13 * std::max(n_i, 1));
+    cuda::FormulaSplitArgs a;
+    a.n_i = n_i;
+    a.n_j = n_;
+    a.plan = plan;
+    a.partial = workspace_.partial();
+    a.tickets = workspace_.tickets();
+    a.jpos = jpos_.as<void>();
+    a.jlo = jlo_.as<void>();
+    a.jvel = jvel_.as<void>();
+    a.i_index = i_index;
+    a.out = results_.as<double>();
+    for (int d = 0; d < 3; ++d) {
+      a.x[d] = state_.p[cuda::kX + d];
+      a.v[d] = state_.p[cuda::kVx + d];
+      a.a[d] = state_.p[cuda::kAx_ + d];
+      a.j[d] = state_.p[cuda::kJx_ + d];
+    }
+    a.t_last = state_.p[cuda::kT];
+    a.predict = predict;
+    a.t = t;
+    void* params[] = {&a};
+    PW_CUDA(cudaLaunchKernel(k.fn, dim3(unsigned(plan.i_blocks) * unsigned(plan.splits)),
+                             dim3(engine::kAllPairsThreads), params, 0, stream_));
+    PW_CUDA_LAUNCH("gravity all_pairs_kernel (split path, formula)");
+  }
+
+  // A custom potential's full Newton-3 evaluation of every particle (single and mixed precision;
+  // the j arrays as built: master, possibly in spatial order).
+  void run_formula(bool jerk, bool potential, int n_i) {
     const int k_i = jerk ? 4 : 8;
     const bool unit = formula_unit();
     const cuda::FormulaKernels::Kernel k =
@@ -487,21 +556,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.order = j_sorted_ ? order_.as<int>() : nullptr;
     a.state = state_;
     a.stream = stream_;
-    if (i_index == nullptr) {
-      a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
-      a.out = results_.as<double>();
-      cuda::launch_forces(a);
-      return;
-    }
-    full_.reserve(sizeof(double) * cuda::kComponents * n_);
-    a.out = full_.as<double>();
-    cuda::launch_forces(a);
-    a.i_index = i_index;
-    a.n_i = n_i;
+    a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
     a.out = results_.as<double>();
-    a.predict = predict;
-    a.t = t;
-    cuda::launch_gather_active(a, full_.as<double>());
+    cuda::launch_forces(a);
   }
 
   // Masses never change: a host copy fills `predicted.m`.
@@ -516,7 +573,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   int n_ = 0;
   bool j_is_master_ = false;
   ForcePlan plan_;
-  std::map<long long, ForcePlan> plans_;  // valid for the current N; cleared by set_particles
+  std::map<long long, ForcePlan> plans_;        // valid for the current N; cleared by set_particles
+  std::map<long long, ForcePlan> split_plans_;  // a custom potential's split path (the same)
   MasterState state_;
   DeviceBuffer state_buf_, jpos_, jlo_, jvel_, results_, active_, commit_dev_;
   DeviceBuffer exact_;  // the Newton-3 path's exact accumulator (cuda::newton3_exact_bytes)
@@ -525,7 +583,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   std::vector<double> host_m_;
   bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
   std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
-  DeviceBuffer full_;  // a custom potential's full evaluation under block steps (7 rows × N)
   // Mixed Newton-3: the spatial order of the particles (cuda::morton_order) and its sort keys.
   DeviceBuffer order_, keys_;
   bool order_valid_ = false;

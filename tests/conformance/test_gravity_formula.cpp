@@ -3,8 +3,9 @@
 // backend running the same formula, at the precision tolerances of tests/tolerances.hpp: Plummer as
 // a formula (general and equal masses: the equal-mass kernels, pads at 1e25 where the formula
 // vanishes), another softened kernel, GA and GAJ, single and mixed, partial and diagonal tiles, and
-// block steps (active subsets, predicted x and v); formula Plummer also against the built-in cuda
-// kernels. Double precision is refused with a clear error.
+// block steps (active subsets, predicted x and v: the split path with the formula's policy, every
+// precision); formula Plummer also against the built-in cuda kernels. Double precision (the split
+// path for full evaluations too) against the reference at 1e-12.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -96,13 +97,13 @@ TEST_F(GravityFormulaCuda, MatchesReferenceAndBuiltIn) {
 }
 
 // Block steps: every particle predicted on the device, forces on an active subset with their
-// predicted x, v (a full Newton-3 evaluation gathered to the active targets).
+// predicted x, v (the split path: the active targets alone).
 TEST_F(GravityFormulaCuda, BlockStepsMatchReference) {
   const std::size_t n = 2000;
   const Particles set = random_particles(n, 3300, {Region::ball, true});
   const nbody::HermiteTerms terms = random_hermite_terms(n, 0.25, 3301);
   const std::vector<int> active = random_active(n, 0.1, 3302);
-  for (const Precision p : {Precision::single, Precision::mixed}) {
+  for (const Precision p : {Precision::single, Precision::mixed, Precision::double_}) {
     SCOPED_TRACE(to_string(p));
     Forces got, want;
     Particles got_x, want_x;
@@ -123,13 +124,25 @@ TEST_F(GravityFormulaCuda, BlockStepsMatchReference) {
   }
 }
 
-TEST_F(GravityFormulaCuda, DoublePrecisionRefused) {
-  try {
-    kernel(BackendKind::cuda, Precision::double_, kPlummer);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("single or mixed precision"), std::string::npos)
-        << e.what();
+// Double precision: the split path with the formula's policy, partial tiles included.
+TEST_F(GravityFormulaCuda, DoublePrecisionMatchesReferenceAndBuiltIn) {
+  for (const char* phi : {kPlummer, kScreened}) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}}) {
+      const Particles set = random_particles(n, 3400 + n, {Region::ball});
+      for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+        const bool jerk = kind == ForceKind::accel_jerk;
+        SCOPED_TRACE(testing::Message() << phi << ", N = " << n << (jerk ? ", GAJ" : ", GA"));
+        const Forces got = compute(*kernel(BackendKind::cuda, Precision::double_, phi), set, kind);
+        const Forces want =
+            compute(*kernel(BackendKind::reference, Precision::double_, phi), set, kind);
+        expect_close(got, want, jerk, force_tolerance(Precision::double_));
+        if (phi == kPlummer) {
+          const Forces builtin =
+              compute(*kernel(BackendKind::cuda, Precision::double_, ""), set, kind);
+          expect_close(got, builtin, jerk, force_tolerance(Precision::double_));
+        }
+      }
+    }
   }
 }
 

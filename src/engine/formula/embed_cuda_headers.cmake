@@ -25,6 +25,8 @@ set(_pw_embed
   src/fredholm/cuda_matvec_policy.cuh=fredholm/cuda_matvec_policy.cuh
   include/pairwise/physics/coulomb_potential.hpp=pairwise/physics/coulomb_potential.hpp
   src/potmap/cuda_map_kernels.cuh=potmap/cuda_map_kernels.cuh
+  include/pairwise/physics/gravity.hpp=pairwise/physics/gravity.hpp
+  src/nbody/cuda_formula_split.cuh=nbody/cuda_formula_split.cuh
   src/engine/formula/nvrtc_std/cstddef=cstddef
   src/engine/formula/nvrtc_std/cstdint=cstdint
   src/engine/formula/nvrtc_std/cmath=cmath
