@@ -6,9 +6,11 @@
 // one GPU), so this runs on a one-GPU machine; with a GPU per rank it takes NCCL where it loads.
 //
 // Tolerances: double within 1e-12 relative to max(1, |value|) (a slab's atoms are binned from the
-// slab's origin, so each point's sum runs in another order); single within 1e-5 (float sums in
-// another order); the minimum and maximum of frames exactly (each frame's map is the same
-// computation on every rank count).
+// slab's origin, so each point's sum runs in another order); single within 1e-3 (float sums in
+// another order: terms of up to ~450 kT/e each rounded to 6e-8 relative, over hundreds of atoms
+// with cancellation; measured 3.05e-4 on the H200, against the 0.0087 single-precision bound of
+// the maps vs the double reference); the minimum and maximum of frames exactly (each frame's map is
+// the same computation on every rank count).
 #include <cmath>
 
 #include "mpi_run.hpp"
@@ -55,10 +57,10 @@ INSTANTIATE_TEST_SUITE_P(
              1e-12},
         Case{"direct_3_ranks", "--precision double --spacing 0.7", 3, 1e-12},
         // single: slabs of 16 planes (8 Å, whole regions and bins), so each point sums the same
-        // atoms in nearly the same order
+        // atoms, in another order
         Case{"single_cutoff_2_ranks",
              "--precision single --cutoff 8 --spacing 0.5 --origin -2,-2,-2 --counts 32,28,28", 2,
-             1e-5},
+             1e-3},
         // 2 planes on 3 ranks: rank 2 owns none (its block is all padding)
         Case{"two_planes_three_ranks",
              "--precision double --cutoff 6 --spacing 0.5 --origin 3,0,0 --counts 2,20,20", 3,
