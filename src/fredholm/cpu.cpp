@@ -17,27 +17,34 @@
 namespace pairwise::fredholm {
 namespace {
 
-template <class S, class K, class F, class A>
-class CpuMatvec final : public Matvec<S> {
+// What both cpu products share: the sources in structure-of-arrays form in F, w_j g_j packed per
+// product, apply() over the nodes, the backend's name, precision and timing.
+template <class S, class F>
+class CpuSourceMatvec : public Matvec<S> {
  public:
-  CpuMatvec(const K& kernel, Precision precision, const Nodes& nodes)
-      : kernel_(kernel), precision_(precision), nodes_(nodes) {
+  CpuSourceMatvec(Precision precision, const Nodes& nodes, std::string device_suffix)
+      : precision_(precision), nodes_(nodes), device_suffix_(std::move(device_suffix)) {
     const std::size_t n = nodes.size();
     sx_.resize(n), sy_.resize(n), sz_.resize(n), wr_.resize(n), wi_.resize(n);
     for (std::size_t j = 0; j < n; ++j)
       sx_[j] = F(nodes.p[j].x), sy_[j] = F(nodes.p[j].y), sz_[j] = F(nodes.p[j].z);
   }
   std::string device_name() const override {
-    return "cpu: " + std::to_string(cpu_threads()) + " OpenMP threads";
+    return "cpu: " + std::to_string(cpu_threads()) + " OpenMP threads" + device_suffix_;
   }
   BackendKind backend() const override { return BackendKind::cpu; }
   Precision precision() const override { return precision_; }
-
   void apply(std::span<const S> g, std::span<S> y) override { apply_at(nodes_.p, g, y); }
+  using Matvec<S>::apply_at;
+  double time_apply(std::span<const S> g, int repeats) override {
+    std::vector<S> y(nodes_.size());
+    return median_wall_seconds([&] { apply(g, y); }, repeats);
+  }
 
-  void apply_at(std::span<const Point> targets, std::span<const S> g, std::span<S> y) override {
-    const std::size_t n = nodes_.size();
-    for (std::size_t j = 0; j < n; ++j) {  // w_j g_j in the backend's precision
+ protected:
+  // w_j g_j in the backend's precision (real and imaginary parts).
+  void pack_weights(std::span<const S> g) {
+    for (std::size_t j = 0; j < nodes_.size(); ++j) {
       const S wg = nodes_.w[j] * g[j];
       if constexpr (kIsComplex<S>) {
         wr_[j] = F(wg.real()), wi_[j] = F(wg.imag());
@@ -45,11 +52,28 @@ class CpuMatvec final : public Matvec<S> {
         wr_[j] = F(wg);
       }
     }
-    const F* sx = sx_.data();
-    const F* sy = sy_.data();
-    const F* sz = sz_.data();
-    const F* wr = wr_.data();
-    const F* wi = wi_.data();
+  }
+
+  Precision precision_;
+  const Nodes& nodes_;
+  std::string device_suffix_;
+  std::vector<F> sx_, sy_, sz_, wr_, wi_;
+};
+
+template <class S, class K, class F, class A>
+class CpuMatvec final : public CpuSourceMatvec<S, F> {
+ public:
+  CpuMatvec(const K& kernel, Precision precision, const Nodes& nodes)
+      : CpuSourceMatvec<S, F>(precision, nodes, ""), kernel_(kernel) {}
+
+  void apply_at(std::span<const Point> targets, std::span<const S> g, std::span<S> y) override {
+    const std::size_t n = this->nodes_.size();
+    this->pack_weights(g);
+    const F* sx = this->sx_.data();
+    const F* sy = this->sy_.data();
+    const F* sz = this->sz_.data();
+    const F* wr = this->wr_.data();
+    const F* wi = this->wi_.data();
     const K kernel = kernel_;
     const long long m = (long long)targets.size();
 #pragma omp parallel for schedule(static)
@@ -76,48 +100,21 @@ class CpuMatvec final : public Matvec<S> {
     }
   }
 
-  double time_apply(std::span<const S> g, int repeats) override {
-    std::vector<S> y(nodes_.size());
-    return median_wall_seconds([&] { apply(g, y); }, repeats);
-  }
-
  private:
   K kernel_;
-  Precision precision_;
-  const Nodes& nodes_;
-  std::vector<F> sx_, sy_, sz_, wr_, wi_;
 };
 
 // A formula kernel: per target, the program's inputs are the target's coordinates (repeated over
 // a batch) and the sources' own arrays; outputs K (real) or Re K, Im K.
 template <class S, class F, class A>
-class CpuFormulaMatvec final : public Matvec<S> {
+class CpuFormulaMatvec final : public CpuSourceMatvec<S, F> {
  public:
   CpuFormulaMatvec(const CustomKernel& kernel, Precision precision, const Nodes& nodes)
-      : kernel_(kernel), precision_(precision), nodes_(nodes) {
-    const std::size_t n = nodes.size();
-    sx_.resize(n), sy_.resize(n), sz_.resize(n), wr_.resize(n), wi_.resize(n);
-    for (std::size_t j = 0; j < n; ++j)
-      sx_[j] = F(nodes.p[j].x), sy_[j] = F(nodes.p[j].y), sz_[j] = F(nodes.p[j].z);
-  }
-  std::string device_name() const override {
-    return "cpu: " + std::to_string(cpu_threads()) + " OpenMP threads, formula kernel";
-  }
-  BackendKind backend() const override { return BackendKind::cpu; }
-  Precision precision() const override { return precision_; }
-
-  void apply(std::span<const S> g, std::span<S> y) override { apply_at(nodes_.p, g, y); }
+      : CpuSourceMatvec<S, F>(precision, nodes, ", formula kernel"), kernel_(kernel) {}
 
   void apply_at(std::span<const Point> targets, std::span<const S> g, std::span<S> y) override {
-    const std::size_t n = nodes_.size();
-    for (std::size_t j = 0; j < n; ++j) {
-      const S wg = nodes_.w[j] * g[j];
-      if constexpr (kIsComplex<S>) {
-        wr_[j] = F(wg.real()), wi_[j] = F(wg.imag());
-      } else {
-        wr_[j] = F(wg);
-      }
-    }
+    const std::size_t n = this->nodes_.size();
+    this->pack_weights(g);
     const bool complex = kernel_.is_complex();
     const formula::Program& program = kernel_.program();
     const long long m = (long long)targets.size();
@@ -133,12 +130,16 @@ class CpuFormulaMatvec final : public Matvec<S> {
         A re = 0, im = 0;
         for (std::size_t j0 = 0; j0 < n; j0 += B) {
           const std::size_t b = std::min(B, n - j0);
-          const F* in[6] = {tx.data(),       ty.data(),       tz.data(),
-                            sx_.data() + j0, sy_.data() + j0, sz_.data() + j0};
+          const F* in[6] = {tx.data(),
+                            ty.data(),
+                            tz.data(),
+                            this->sx_.data() + j0,
+                            this->sy_.data() + j0,
+                            this->sz_.data() + j0};
           F* out[2] = {kr.data(), ki.data()};
           program.run(in, int(b), out, scratch);
-          const F* wr = wr_.data() + j0;
-          const F* wi = wi_.data() + j0;
+          const F* wr = this->wr_.data() + j0;
+          const F* wi = this->wi_.data() + j0;
           if (complex) {
             for (std::size_t k = 0; k < b; ++k) {
               re += A(kr[k] * wr[k] - ki[k] * wi[k]);
@@ -160,16 +161,8 @@ class CpuFormulaMatvec final : public Matvec<S> {
     }
   }
 
-  double time_apply(std::span<const S> g, int repeats) override {
-    std::vector<S> y(nodes_.size());
-    return median_wall_seconds([&] { apply(g, y); }, repeats);
-  }
-
  private:
   const CustomKernel& kernel_;
-  Precision precision_;
-  const Nodes& nodes_;
-  std::vector<F> sx_, sy_, sz_, wr_, wi_;
 };
 
 }  // namespace
