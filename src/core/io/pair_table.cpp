@@ -12,7 +12,7 @@ namespace {
 
 // The most points a table section may have (as md's and ljc's table_n): N is converted to int and
 // sizes the interpolator's arrays.
-constexpr double kMaxPoints = 1 << 24;
+constexpr int kMaxPoints = 1 << 24;
 
 struct Header {
   int n = 0;
