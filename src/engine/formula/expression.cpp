@@ -518,7 +518,12 @@ void infix(const Graph& g, NodeId id, const std::vector<std::string>& names, std
       break;
     }
     case Op::variable:
-      out += std::size_t(n.n) < names.size() ? names[std::size_t(n.n)] : "x" + std::to_string(n.n);
+      if (std::size_t(n.n) < names.size()) {
+        out += names[std::size_t(n.n)];
+      } else {
+        out += 'x';
+        out += std::to_string(n.n);
+      }
       break;
     case Op::add:
     case Op::sub:
@@ -538,7 +543,9 @@ void infix(const Graph& g, NodeId id, const std::vector<std::string>& names, std
     case Op::powi:
       out += "(";
       infix(g, n.a, names, out);
-      out += "^" + std::to_string(n.n) + ")";
+      out += '^';
+      out += std::to_string(n.n);
+      out += ')';
       break;
     case Op::pow:
       out += "(";
