@@ -65,28 +65,28 @@ TEST(FormulaLimits, IntegerPowersAreBounded) {
 }
 
 // r*t*r*t*... (2040 operations, built by the parser's loops) made a graph whose recursive walks
-// (cuda_device_function) overflowed the stack under ASan; chains are bounded at 1000 operations,
+// (cuda_device_function) overflowed the stack under ASan; chains are bounded at 500 operations,
 // in the text, through definitions and in the derivatives.
 TEST(FormulaLimits, LongChainsAreAnErrorAtTheirColumn) {
   const FormulaError e = formula_error("r" + repeat("*r", 1200));
-  EXPECT_NE(e.message().find("formula too deeply nested (a chain of more than 1000 operations"),
+  EXPECT_NE(e.message().find("formula too deeply nested (a chain of more than 500 operations"),
             std::string::npos)
       << e.message();
-  EXPECT_EQ(e.column(), 2 + 2 * 1000);  // the 1001st '*'
+  EXPECT_EQ(e.column(), 2 + 2 * 500);  // the 501st '*'
   // Through definitions: a1 = a2 + r; a2 = a3 + r; ... (each lowered inside the previous).
   std::string defs = "a1";
-  for (int k = 1; k < 1100; ++k)
+  for (int k = 1; k < 600; ++k)
     defs += "; a" + std::to_string(k) + " = a" + std::to_string(k + 1) + " + r";
-  defs += "; a1100 = r";
+  defs += "; a600 = r";
   EXPECT_NE(formula_error(defs).message().find("nested"), std::string::npos);
-  // Derivatives deepen a graph: 600 products of sines differentiate past 1000.
+  // Derivatives deepen a graph: 300 products of sines differentiate past 500.
   formula::Graph g;
   formula::Scope scope{{"r"}, {}};
-  const auto u = formula::parse(g, "r" + repeat("*sin(r)", 600), scope);
+  const auto u = formula::parse(g, "r" + repeat("*sin(r)", 300), scope);
   EXPECT_THROW(g.derivative(u, 0), FormulaError);
-  // A chain of 900 is fine, and evaluates.
-  const auto v = formula::parse(g, "r" + repeat("+r", 900), scope);
-  EXPECT_DOUBLE_EQ(g.evaluate(v, {0.5}), 450.5);
+  // A chain of 450 is fine, and evaluates.
+  const auto v = formula::parse(g, "r" + repeat("+r", 450), scope);
+  EXPECT_DOUBLE_EQ(g.evaluate(v, {0.5}), 225.5);
 }
 
 // A chain of definitions each using the previous one twice is a graph of n nodes whose infix form
