@@ -10,6 +10,10 @@ namespace pairwise::io {
 
 namespace {
 
+// The most points a table section may have (as md's and ljc's table_n): N is converted to int and
+// sizes the interpolator's arrays.
+constexpr int kMaxPoints = 1 << 24;
+
 struct Header {
   int n = 0;
   PairTableFile::Grid grid = PairTableFile::Grid::file;
@@ -31,7 +35,8 @@ Header parse_header(const std::string& line, const std::string& where) {
   while (in >> word) {
     if (word == "N") {
       const double v = number("N");
-      if (v < 2 || v != std::floor(v)) throw Error("N must be an integer >= 2", where);
+      if (!(v >= 2 && v <= kMaxPoints) || v != std::floor(v))
+        throw Error("N must be an integer in [2, " + std::to_string(kMaxPoints) + "]", where);
       h.n = int(v);
     } else if (word == "R" || word == "RSQ" || word == "BITMAP") {
       h.grid = word == "R" ? PairTableFile::Grid::r : PairTableFile::Grid::rsq;
@@ -189,6 +194,10 @@ PairTableInterpolator::PairTableInterpolator(const PairTableFile& t, TableStyle 
   innersq_ = rlo * rlo;
   delta_ = (cut_ * cut_ - innersq_) / (n - 1);
   invdelta_ = 1.0 / delta_;
+  if (!(delta_ > 0) || !std::isfinite(invdelta_) || !std::isfinite(cut_ * cut_))
+    throw Error("the table's r range (" + std::to_string(rlo) + ", " + std::to_string(cut_) +
+                    ") gives no usable r² spacing for " + std::to_string(n) + " points",
+                t.keyword);
   deltasq6_ = delta_ * delta_ / 6.0;
   rsq_.resize(std::size_t(n)), e_.resize(std::size_t(n)), f_.resize(std::size_t(n));
   for (std::size_t i = 0; i < std::size_t(n); ++i) {

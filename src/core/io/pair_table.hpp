@@ -85,9 +85,9 @@ double spline_at(const std::vector<double>& x, const std::vector<double>& y,
 
 template <class T>
 void PairTableInterpolator::evaluate(T rsq, T& energy, T& force_over_r) const {
-  int k = int((double(rsq) - innersq_) * invdelta_);
-  k = k < 0 ? 0 : (k > n_ - 2 ? n_ - 2 : k);
-  const std::size_t i = std::size_t(k);
+  // The bin, clamped in double before the conversion (r² far outside the table, or NaN: bin 0).
+  const double bin = (double(rsq) - innersq_) * invdelta_;
+  const std::size_t i = std::size_t(bin >= n_ - 2 ? n_ - 2 : (bin > 0 ? int(bin) : 0));
   if (style_ == TableStyle::linear) {
     const double fraction = (double(rsq) - rsq_[i]) * invdelta_;
     energy = T(e_[i] + fraction * de_[i]);

@@ -1,5 +1,6 @@
 #include "engine/formula/expression.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -148,12 +149,32 @@ double apply(Op op, double a, double b, double c, int n) {
   return 0;
 }
 
+namespace {
+// Integer powers are unrolled into multiplies (here, in the cpu program and in CUDA source) and
+// doubled into half-integer exponents by the GPU normal form: |n| stays far from int's range.
+constexpr std::int64_t kMaxExponent = 1024;
+void check_exponent(std::int64_t n, int column) {
+  if (n > kMaxExponent || n < -kMaxExponent)
+    throw FormulaError("integer power " + std::to_string(n) + " out of range (at most " +
+                           std::to_string(kMaxExponent) + " in magnitude)",
+                       column);
+}
+}  // namespace
+
 NodeId Graph::intern(Node n) {
   const auto key =
       std::make_tuple(int(n.op), n.a, n.b, n.c, n.n, std::bit_cast<std::uint64_t>(n.value));
   if (auto it = index_.find(key); it != index_.end()) return it->second;
+  int depth = 0;
+  for (NodeId operand : {n.a, n.b, n.c})
+    if (operand >= 0) depth = std::max(depth, depth_[std::size_t(operand)] + 1);
+  if (depth > kMaxGraphDepth)
+    throw FormulaError("formula too deeply nested (a chain of more than " +
+                           std::to_string(kMaxGraphDepth) + " operations, derivatives included)",
+                       n.column);
   const NodeId id = NodeId(nodes_.size());
   nodes_.push_back(n);
+  depth_.push_back(depth);
   index_.emplace(key, id);
   return id;
 }
@@ -168,11 +189,21 @@ NodeId Graph::variable(int index) {
 }
 
 bool Graph::depends_on(NodeId id, int index) const {
-  const Node& n = (*this)[id];
-  if (n.op == Op::variable) return n.n == index;
-  if (n.op == Op::constant) return false;
-  return (n.a >= 0 && depends_on(n.a, index)) || (n.b >= 0 && depends_on(n.b, index)) ||
-         (n.c >= 0 && depends_on(n.c, index));
+  // Each node once (a walk of the shared graph as a tree takes exponential time on a chain of
+  // definitions that each use the previous one twice), on an explicit stack.
+  std::vector<char> seen(nodes_.size(), 0);
+  std::vector<NodeId> todo = {id};
+  while (!todo.empty()) {
+    const NodeId k = todo.back();
+    todo.pop_back();
+    if (seen[std::size_t(k)]) continue;
+    seen[std::size_t(k)] = 1;
+    const Node& n = (*this)[k];
+    if (n.op == Op::variable && n.n == index) return true;
+    for (NodeId operand : {n.a, n.b, n.c})
+      if (operand >= 0) todo.push_back(operand);
+  }
+  return false;
 }
 
 NodeId Graph::add(NodeId a, NodeId b, int column) {
@@ -238,6 +269,7 @@ NodeId Graph::div(NodeId a, NodeId b, int column) {
 }
 
 NodeId Graph::powi(NodeId a, int n, int column) {
+  check_exponent(n, column);
   if (n == 0) return constant(1);
   if (n == 1) return a;
   const Node na = (*this)[a];
@@ -246,7 +278,10 @@ NodeId Graph::powi(NodeId a, int n, int column) {
       throw FormulaError("division by zero (0 to a negative power)", column);
     return constant(apply(Op::powi, na.value, 0, 0, n));
   }
-  if (na.op == Op::powi) return powi(na.a, na.n * n, column);  // (x^m)^n = x^(mn), integers
+  if (na.op == Op::powi) {  // (x^m)^n = x^(mn), integers (the product checked before it overflows)
+    check_exponent(std::int64_t(na.n) * n, column);
+    return powi(na.a, na.n * n, column);
+  }
   // √x^(2k) = x^k (x ≥ 0 where the formula is real): r^(2k) = (r²)^k once r is √r², so even
   // powers of r need no square root.
   if (na.op == Op::sqrt && n % 2 == 0) return powi(na.a, n / 2, column);
@@ -463,41 +498,79 @@ void Graph::evaluate(const std::vector<NodeId>& ids, const std::vector<double>& 
   for (std::size_t k = 0; k < ids.size(); ++k) out[k] = eval_rec(ids[k], inputs, check, memo, done);
 }
 
-std::string Graph::to_string(NodeId id, const std::vector<std::string>& names) const {
-  const Node& n = (*this)[id];
-  std::ostringstream out;
-  out.precision(17);
+namespace {
+// A graph shares sub-expressions, its infix form repeats them: a chain of definitions that each
+// use the previous one twice prints in 2^depth characters. The text stops at this length.
+constexpr std::size_t kMaxInfixChars = 4096;
+
+void infix(const Graph& g, NodeId id, const std::vector<std::string>& names, std::string& out) {
+  if (out.size() > kMaxInfixChars) {
+    if (!out.ends_with("...")) out += "...";
+    return;
+  }
+  const Node& n = g[id];
   switch (n.op) {
-    case Op::constant:
-      out << n.value;
+    case Op::constant: {
+      std::ostringstream v;
+      v.precision(17);
+      v << n.value;
+      out += v.str();
       break;
+    }
     case Op::variable:
-      out << (std::size_t(n.n) < names.size() ? names[std::size_t(n.n)]
-                                              : "x" + std::to_string(n.n));
+      if (std::size_t(n.n) < names.size()) {
+        out += names[std::size_t(n.n)];
+      } else {
+        out += 'x';
+        out += std::to_string(n.n);
+      }
       break;
     case Op::add:
     case Op::sub:
     case Op::mul:
     case Op::div:
-      out << "(" << to_string(n.a, names) << " " << op_name(n.op) << " " << to_string(n.b, names)
-          << ")";
+      out += "(";
+      infix(g, n.a, names, out);
+      out += std::string(" ") + op_name(n.op) + " ";
+      infix(g, n.b, names, out);
+      out += ")";
       break;
     case Op::neg:
-      out << "(-" << to_string(n.a, names) << ")";
+      out += "(-";
+      infix(g, n.a, names, out);
+      out += ")";
       break;
     case Op::powi:
-      out << "(" << to_string(n.a, names) << "^" << n.n << ")";
+      out += "(";
+      infix(g, n.a, names, out);
+      out += '^';
+      out += std::to_string(n.n);
+      out += ')';
       break;
     case Op::pow:
-      out << "(" << to_string(n.a, names) << "^" << to_string(n.b, names) << ")";
+      out += "(";
+      infix(g, n.a, names, out);
+      out += "^";
+      infix(g, n.b, names, out);
+      out += ")";
       break;
     default:
-      out << op_name(n.op) << "(" << to_string(n.a, names);
-      if (n.b >= 0) out << ", " << to_string(n.b, names);
-      if (n.c >= 0) out << ", " << to_string(n.c, names);
-      out << ")";
+      out += std::string(op_name(n.op)) + "(";
+      infix(g, n.a, names, out);
+      for (NodeId arg : {n.b, n.c}) {
+        if (arg < 0) continue;
+        out += ", ";
+        infix(g, arg, names, out);
+      }
+      out += ")";
   }
-  return out.str();
+}
+}  // namespace
+
+std::string Graph::to_string(NodeId id, const std::vector<std::string>& names) const {
+  std::string out;
+  infix(*this, id, names, out);
+  return out;
 }
 
 }  // namespace pairwise::formula

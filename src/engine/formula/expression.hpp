@@ -82,6 +82,12 @@ class FormulaError : public Error {
   std::string suggestion_;
 };
 
+// The longest chain of operations a graph may hold: the derivatives, evaluations and code
+// generators walk it recursively (about 2.5 KB of stack per level under ASan), and a formula of
+// 500 nested operations is far beyond any
+// potential (Graph's constructors throw FormulaError past it).
+constexpr int kMaxGraphDepth = 500;
+
 class Graph {
  public:
   const Node& operator[](NodeId id) const { return nodes_[std::size_t(id)]; }
@@ -120,7 +126,8 @@ class Graph {
   void evaluate(const std::vector<NodeId>& ids, const std::vector<double>& inputs,
                 std::vector<double>& out, bool check = false) const;
 
-  // A readable infix form (tests, messages, docs).
+  // A readable infix form (tests, messages, docs), cut with "..." after 4096 characters (shared
+  // sub-expressions are written out at each use).
   std::string to_string(NodeId id, const std::vector<std::string>& variable_names) const;
 
  private:
@@ -129,6 +136,7 @@ class Graph {
                   std::vector<char>& done) const;
 
   std::vector<Node> nodes_;
+  std::vector<int> depth_;  // per node: the longest path to a leaf (constants, variables: 0)
   std::map<std::tuple<int, NodeId, NodeId, NodeId, int, std::uint64_t>, NodeId> index_;
   std::map<std::pair<NodeId, int>, NodeId> derivatives_;
 };

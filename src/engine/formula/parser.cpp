@@ -69,6 +69,7 @@ std::vector<Token> tokenize(std::string_view s) {
 
 struct Ast {
   enum Kind { k_number, k_name, k_call, k_binary, k_negate } kind = k_number;
+  int height = 0;  // the longest path to a leaf
   double value = 0;
   std::string name;  // name, call: the function; binary: the operator
   std::vector<std::unique_ptr<Ast>> args;
@@ -81,6 +82,10 @@ struct Definition {
   int column = 0;
   AstPtr value;
 };
+
+// The deepest nesting of a formula: far beyond a hand-written one, and shallow enough for the
+// recursive descent and the recursive graph walks behind it on any thread's stack.
+constexpr int kMaxNesting = 200;
 
 class Parser {
  public:
@@ -128,6 +133,16 @@ class Parser {
     a->kind = k, a->column = column;
     return a;
   }
+  // `node` with its arguments in place: its height, bounded (a chain such as r*r*...*r is built
+  // by loops, not recursion, but lowered and destroyed recursively).
+  AstPtr finish(AstPtr node) {
+    for (const auto& arg : node->args) node->height = std::max(node->height, arg->height + 1);
+    if (node->height > kMaxGraphDepth)
+      throw FormulaError("formula too deeply nested (a chain of more than " +
+                             std::to_string(kMaxGraphDepth) + " operations)",
+                         node->column);
+    return node;
+  }
 
   AstPtr expression() {
     AstPtr left = term();
@@ -138,7 +153,7 @@ class Parser {
       node->name = op.text;
       node->args.push_back(std::move(left));
       node->args.push_back(term());
-      left = std::move(node);
+      left = finish(std::move(node));
     }
     return left;
   }
@@ -151,16 +166,27 @@ class Parser {
       node->name = op.text;
       node->args.push_back(std::move(left));
       node->args.push_back(unary());
-      left = std::move(node);
+      left = finish(std::move(node));
     }
     return left;
   }
   AstPtr unary() {
+    // Every nesting (parentheses, arguments, signs, exponents) passes here: bound the recursion
+    // (and the lowering's and the graph walks' after it) before it can exhaust the stack.
     const int column = peek().column;
+    if (depth_ >= kMaxNesting)
+      throw FormulaError("nesting deeper than " + std::to_string(kMaxNesting) +
+                             " levels (parentheses, signs, exponents)",
+                         column);
+    struct Nest {
+      int& depth;
+      explicit Nest(int& d) : depth(++d) {}
+      ~Nest() { --depth; }
+    } nest(depth_);
     if (accept("-")) {
       AstPtr node = make(Ast::k_negate, column);
       node->args.push_back(unary());
-      return node;
+      return finish(std::move(node));
     }
     if (accept("+")) return unary();
     return power();
@@ -173,7 +199,7 @@ class Parser {
       node->name = "^";
       node->args.push_back(std::move(base));
       node->args.push_back(unary());
-      return node;
+      return finish(std::move(node));
     }
     return base;
   }
@@ -195,7 +221,7 @@ class Parser {
           while (accept(","));
           if (!accept(")")) expected("',' or ')'");
         }
-        return call;
+        return finish(std::move(call));
       }
       AstPtr n = make(Ast::k_name, t.column);
       n->name = t.text;
@@ -211,6 +237,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int depth_ = 0;  // unary() calls in progress
 };
 
 // ---- lowering into the graph -------------------------------------------------------------------
@@ -253,9 +280,14 @@ class Lowering {
     if (state_[k] == 2) return value_[k];
     if (state_[k] == 1)
       throw FormulaError("'" + defs_[k].name + "' is defined in terms of itself", use_column);
-    state_[k] = 1;
+    // Definitions that use later ones are lowered recursively: bound that chain as the graph's.
+    if (in_progress_ >= kMaxGraphDepth)
+      throw FormulaError("definitions nested more than " + std::to_string(kMaxGraphDepth) +
+                             " deep (each using the next)",
+                         use_column);
+    state_[k] = 1, ++in_progress_;
     value_[k] = lower(*defs_[k].value);
-    state_[k] = 2;
+    state_[k] = 2, --in_progress_;
     return value_[k];
   }
 
@@ -334,6 +366,7 @@ class Lowering {
   std::vector<Definition>& defs_;
   std::map<std::string, std::size_t> by_name_;
   std::vector<int> state_;  // 0 not lowered, 1 in progress, 2 done
+  int in_progress_ = 0;     // definitions with state 1
   std::vector<NodeId> value_;
 };
 

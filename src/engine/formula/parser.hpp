@@ -13,7 +13,10 @@
 // known when the formula is built, e.g. per type pair), the constant pi. Functions: sqrt exp log
 // erf erfc sin cos tan sinh cosh tanh abs step(x) (1 if x >= 0) min max pow select(c, a, b)
 // (a if c != 0 else b). Every error is a FormulaError with the 1-based column it points at, and a
-// did-you-mean for unknown names.
+// did-you-mean for unknown names. Limits (tests/fuzz/formula.cpp found what lay beyond them):
+// nesting (parentheses, signs, exponents, arguments) 200 levels; a chain of operations 500
+// (kMaxGraphDepth: in the text, through definitions and in the derivatives); integer powers at
+// most 1024 in magnitude.
 #pragma once
 
 #include <map>
