@@ -34,17 +34,22 @@ struct CustomArgs {
   std::string truncation;
 };
 
+// A number of a keyword argument; ValueError naming `what` otherwise.
+double number_arg(const py::handle& v, const std::string& what) {
+  try {
+    return v.cast<double>();
+  } catch (const py::cast_error&) {
+    throw py::value_error(what + " must be a number");
+  }
+}
+
 std::map<std::string, double> number_dict(const py::handle& obj, const std::string& what) {
   std::map<std::string, double> out;
   if (obj.is_none()) return out;
   if (!py::isinstance<py::dict>(obj)) throw py::value_error(what + " must be a dict of numbers");
   for (const auto& [k, v] : obj.cast<py::dict>()) {
     const auto key = py::str(k).cast<std::string>();
-    try {
-      out[key] = v.cast<double>();
-    } catch (const py::cast_error&) {
-      throw py::value_error(what + "['" + key + "'] must be a number");
-    }
+    out[key] = number_arg(v, what + "['" + key + "']");
   }
   return out;
 }
@@ -62,12 +67,8 @@ void custom_pair_arg(md::ForceFieldSpec& f, int i, int j, const py::dict& d) {
       else if (key == "cutoff")
         p.cutoff = v.cast<double>();
       else
-        try {
-          p.parameters[key] = v.cast<double>();
-        } catch (const py::cast_error&) {
-          throw py::value_error("pair (" + std::to_string(i) + ", " + std::to_string(j) + ")['" +
-                                key + "'] must be a number");
-        }
+        p.parameters[key] = number_arg(
+            v, "pair (" + std::to_string(i) + ", " + std::to_string(j) + ")['" + key + "']");
     }
     f.formula.pairs.push_back(p);
   } else {
