@@ -1,10 +1,11 @@
 // A custom potential (issue 13) on gravity's split path: the all-pairs engine's kernel
 // (engine/all_pairs.cuh) with a policy whose pair term is a formula's φ, G = φ'/r and G' = dG/d(r²)
 // (formula::RadialProgram), in every precision: targets listed by i_index (block steps: the
-// active particles only) or all of them (double precision's full evaluations). The layouts are
-// GravityPolicy's (nbody/cuda_gravity.cuh): sources pos (x, y, z, m) as float4 or a double
-// quadruple, the low parts of x (mixed) and the velocities (GAJ). Compiled at run time by NVRTC
-// with the formula's function (nbody/cuda_formula_split.cpp), so this header is embedded as text
+// active particles only) or all of them (double precision's full evaluations). The layouts, and
+// the code that loads targets and sources, are GravityPolicy's (nbody/cuda_gravity_sources.cuh):
+// sources pos (x, y, z, m) as float4 or a double quadruple, the low parts of x (mixed) and the
+// velocities (GAJ). Compiled at run time by NVRTC with the formula's function
+// (nbody/cuda_formula_split.cpp), so this header is embedded as text
 // (engine/formula/embed_cuda_headers.cmake) and includes only embedded headers.
 //
 // The pair (i, j) adds  φ_i += m_j φ(s),  a_i += m_j G(s) d,  jerk_i += m_j (G u + 2 G' (d·u) d)
@@ -23,6 +24,7 @@
 #include <type_traits>
 
 #include "engine/all_pairs.cuh"
+#include "nbody/cuda_gravity_sources.cuh"
 #include "pairwise/physics/gravity.hpp"
 #else
 #include "engine/all_pairs.hpp"
@@ -39,9 +41,9 @@ struct FormulaSplitArgs {
   engine::AllPairsPlan plan;
   void* partial = nullptr;
   unsigned* tickets = nullptr;
-  const void* jpos = nullptr;    // float4 or FormulaD4 [n_j]
+  const void* jpos = nullptr;    // float4 or GravityD4 [n_j]
   const void* jlo = nullptr;     // float4 [n_j] (mixed)
-  const void* jvel = nullptr;    // float4 or FormulaD4 [n_j] (GAJ)
+  const void* jvel = nullptr;    // float4 or GravityD4 [n_j] (GAJ)
   const int* i_index = nullptr;  // target k is source i_index[k]; nullptr: k
   double* out = nullptr;         // out[c · n_i + k], c < 4 (GA) or 7 (GAJ); predicted: rows 7..12
   // The master state (double, particle order) for the targets' predicted x, v when `predict`.
@@ -55,10 +57,6 @@ struct FormulaSplitArgs {
 };
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-struct alignas(32) FormulaD4 {
-  double x, y, z, w;
-};
-
 template <int kMode>
 struct FormulaSplitTraits {
   using F = float;
@@ -69,32 +67,9 @@ struct FormulaSplitTraits {
 template <>
 struct FormulaSplitTraits<kSplitDouble> {
   using F = double;
-  using JP = FormulaD4;
+  using JP = GravityD4;
   using Partial = double;
   static constexpr bool kLo = false;
-};
-
-// Sources as staged in shared memory: position (x, y, z, m), plus the low parts of the position
-// (mixed) and the velocity (GAJ).
-template <class JP, bool kLo, bool kJerk>
-struct FormulaSource {
-  JP p;
-};
-template <class JP>
-struct FormulaSource<JP, true, false> {
-  JP p;
-  float4 lo;
-};
-template <class JP>
-struct FormulaSource<JP, false, true> {
-  JP p;
-  JP v;
-};
-template <class JP>
-struct FormulaSource<JP, true, true> {
-  JP p;
-  float4 lo;
-  JP v;
 };
 
 // Formula::eval(s, out) writes φ, G, G' at s (type F); Formula::kShift is the input's shift;
@@ -106,12 +81,9 @@ struct FormulaSplitPolicy {
   using JP = typename T::JP;
   static constexpr int kComponents = kJerk ? 7 : 4;  // ax, ay, az, φ (, jx, jy, jz)
   using Args = FormulaSplitArgs;
-  using Source = FormulaSource<JP, T::kLo, kJerk>;
+  using Source = GravitySource<JP, T::kLo, kJerk>;
   using Partial = typename T::Partial;
-  struct Target {
-    F x, y, z, vx, vy, vz;
-    float xl, yl, zl;
-  };
+  using Target = GravityTarget<F>;
   struct Accum {
     F s[kComponents] = {};
     double total[T::kLo ? kComponents : 1] = {};  // mixed: double sums of the tiles' float sums
@@ -121,34 +93,16 @@ struct FormulaSplitPolicy {
   static __device__ __forceinline__ Ctx context(const Args&) { return Ctx{}; }
 
   static __device__ __forceinline__ Target load_target(const Args& a, int k) {
-    const int idx = a.i_index ? a.i_index[k] : k;
-    Target t{};
-    const JP p = static_cast<const JP*>(a.jpos)[idx];
-    t.x = p.x, t.y = p.y, t.z = p.z;
-    if constexpr (T::kLo) {
-      const float4 l = static_cast<const float4*>(a.jlo)[idx];
-      t.xl = l.x, t.yl = l.y, t.zl = l.z;
-    }
-    if constexpr (kJerk) {
-      const JP v = static_cast<const JP*>(a.jvel)[idx];
-      t.vx = v.x, t.vy = v.y, t.vz = v.z;
-    }
-    return t;
+    return load_gravity_target<F, JP, T::kLo, kJerk>(a, k);
   }
 
   static __device__ __forceinline__ Source load_source(const Args& a, int j) {
-    Source s{};
-    s.p = static_cast<const JP*>(a.jpos)[j];
-    if constexpr (T::kLo) s.lo = static_cast<const float4*>(a.jlo)[j];
-    if constexpr (kJerk) s.v = static_cast<const JP*>(a.jvel)[j];
-    return s;
+    return load_gravity_source<JP, T::kLo, kJerk>(a, j);
   }
 
   // Zero mass far away: adds exactly nothing (zero masses are skipped).
   static __device__ __forceinline__ Source pad_source(const Args&) {
-    Source s{};
-    s.p.x = s.p.y = s.p.z = F(1e18f);
-    return s;
+    return gravity_pad_source<F, JP, T::kLo, kJerk>(F(1e18f));
   }
 
   template <int kI>

@@ -20,14 +20,13 @@
 #include "core/cuda_check.cuh"
 #include "engine/all_pairs.cuh"
 #include "nbody/cuda_gravity.cuh"
+#include "nbody/cuda_gravity_sources.cuh"
 #include "pairwise/physics/gravity.hpp"
 
 namespace pairwise::nbody::cuda {
 namespace {
 
-struct alignas(32) D4 {
-  double x, y, z, w;
-};
+using D4 = GravityD4;  // nbody/cuda_gravity_sources.cuh
 
 template <Precision P>
 struct Traits;
@@ -94,29 +93,6 @@ __device__ void write_predicted(const ForceArgs& a, int k) {
   }
 }
 
-// Sources as staged in shared memory: position (x, y, z, m), plus the low parts of the position
-// (mixed) and the velocity (GAJ).
-template <class JP, bool kLo, bool kJerk>
-struct GravitySource {
-  JP p;
-};
-template <class JP>
-struct GravitySource<JP, true, false> {
-  JP p;
-  float4 lo;
-};
-template <class JP>
-struct GravitySource<JP, false, true> {
-  JP p;
-  JP v;
-};
-template <class JP>
-struct GravitySource<JP, true, true> {
-  JP p;
-  float4 lo;
-  JP v;
-};
-
 // N-body gravity (GA or GAJ) as an interaction policy of the all-pairs engine
 // (engine/all_pairs.cuh). The pair arithmetic is physics::accumulate_accel /
 // accumulate_accel_jerk (or their two-stage forms, the same operations). kPhased: the kI pairs of
@@ -133,10 +109,7 @@ struct GravityPolicy {
   using Args = ForceArgs;
   using Source = GravitySource<JP, T::kLo, kJerk>;
   using Partial = typename T::Acc;
-  struct Target {
-    F x, y, z, vx, vy, vz;
-    float xl, yl, zl;
-  };
+  using Target = GravityTarget<F>;
   struct Accum {
     Sum sum;
     double total[T::kLo ? kComponents : 1] = {};  // mixed: double sums of the tiles' float sums
@@ -148,36 +121,16 @@ struct GravityPolicy {
   static __device__ __forceinline__ Ctx context(const Args& a) { return Ctx{F(a.eps2)}; }
 
   static __device__ __forceinline__ Target load_target(const Args& a, int k) {
-    const int idx = a.i_index ? a.i_index[k] : k;
-    Target t;
-    const JP p = static_cast<const JP*>(a.jpos)[idx];
-    t.x = p.x, t.y = p.y, t.z = p.z;
-    if constexpr (T::kLo) {
-      const float4 l = static_cast<const float4*>(a.jlo)[idx];
-      t.xl = l.x, t.yl = l.y, t.zl = l.z;
-    }
-    if constexpr (kJerk) {
-      const JP v = static_cast<const JP*>(a.jvel)[idx];
-      t.vx = v.x, t.vy = v.y, t.vz = v.z;
-    }
-    return t;
+    return load_gravity_target<F, JP, T::kLo, kJerk>(a, k);
   }
 
   static __device__ __forceinline__ Source load_source(const Args& a, int j) {
-    Source s;
-    s.p = static_cast<const JP*>(a.jpos)[j];
-    if constexpr (T::kLo) s.lo = static_cast<const float4*>(a.jlo)[j];
-    if constexpr (kJerk) s.v = static_cast<const JP*>(a.jvel)[j];
-    return s;
+    return load_gravity_source<JP, T::kLo, kJerk>(a, j);
   }
 
   // A source far away with zero mass: contributes exactly zero (m = 0) with a finite 1/s.
   static __device__ __forceinline__ Source pad_source(const Args&) {
-    Source s;
-    s.p.x = F(kFar), s.p.y = F(kFar), s.p.z = F(kFar), s.p.w = F(0);
-    if constexpr (T::kLo) s.lo = make_float4(0.f, 0.f, 0.f, 0.f);
-    if constexpr (kJerk) s.v.x = s.v.y = s.v.z = s.v.w = F(0);
-    return s;
+    return gravity_pad_source<F, JP, T::kLo, kJerk>(F(kFar));
   }
 
   template <int kI>

@@ -26,6 +26,7 @@ set(_pw_embed
   include/pairwise/physics/coulomb_potential.hpp=pairwise/physics/coulomb_potential.hpp
   src/potmap/cuda_map_kernels.cuh=potmap/cuda_map_kernels.cuh
   include/pairwise/physics/gravity.hpp=pairwise/physics/gravity.hpp
+  src/nbody/cuda_gravity_sources.cuh=nbody/cuda_gravity_sources.cuh
   src/nbody/cuda_formula_split.cuh=nbody/cuda_formula_split.cuh
   src/engine/formula/nvrtc_std/cstddef=cstddef
   src/engine/formula/nvrtc_std/cstdint=cstdint
