@@ -163,7 +163,8 @@ void CudaCustomTiles::launch_pairs14(const cuda::Pairs14Args& a, void* stream) c
   if (a.n_pairs == 0) return;
   cuda::Pairs14Args copy = a;
   void* args[] = {&copy};
-  pairs14_->launch_async(stream, unsigned((a.n_pairs + 127) / 128), 128, args);
+  constexpr int kThreads = cuda::kEnergyBlockThreads;  // one energy slot per block in double
+  pairs14_->launch_async(stream, unsigned((a.n_pairs + kThreads - 1) / kThreads), kThreads, args);
 }
 
 }  // namespace pairwise::ljc

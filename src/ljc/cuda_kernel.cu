@@ -59,6 +59,7 @@ class CudaLjcKernel final : public LjcKernel {
     name_ = std::string("cuda: ") + prop.name;
     if (o.custom) name_ += " + custom term " + o.custom->text();
     sms_ = prop.multiProcessorCount;
+    max_tile_warps_ = cuda::max_tile_warps(o.device);
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
   ~CudaLjcKernel() override {
@@ -144,11 +145,21 @@ class CudaLjcKernel final : public LjcKernel {
     pair_ij_ = upload(pij);
     x_ = device_alloc(3 * sizeof(double) * n_);
     force_acc_ = device_alloc(3 * 8 * std::size_t(n_));
-    energy_acc_ = device_alloc(8 * 3);
+    // Energies: [3] fixed point, or double's slots (cuda_tile_args.hpp): the pair kernel's (a
+    // tile launch's warps, or the one-sided kernel's targets), then the bonded kernel's blocks.
+    pair_energy_slots_ = dbl ? (n3 ? max_tile_warps_ : n_) : 0;
+    bonded_energy_slots_ =
+        dbl ? cuda::bonded_blocks(int(system_.bonds.size()), int(system_.lists.scaled14.size()))
+            : 0;
+    const std::size_t energy_bytes =
+        dbl ? sizeof(double) * cuda::kEnergySlotWidth *
+                  std::size_t(pair_energy_slots_ + bonded_energy_slots_)
+            : 24;
+    energy_acc_ = device_alloc(energy_bytes);
     force_out_ = device_alloc(3 * sizeof(double) * n_);
     energy_out_ = device_alloc(3 * sizeof(double));
     PW_CUDA(cudaMemset(force_acc_.get(), 0, 3 * 8 * std::size_t(n_)));
-    PW_CUDA(cudaMemset(energy_acc_.get(), 0, 24));
+    PW_CUDA(cudaMemset(energy_acc_.get(), 0, energy_bytes));
     prepare_custom(m);
     prepare_persistent();
     set_positions(m.x.data(), m.y.data(), m.z.data());
@@ -182,8 +193,17 @@ class CudaLjcKernel final : public LjcKernel {
     for (int i = 1; i < n_ && custom_uniform_; ++i)
       custom_uniform_ = m.sigma[i] == m.sigma[0] && m.epsilon[i] == m.epsilon[0];
     custom_sigma_ = n_ > 0 ? m.sigma[0] : 0.0, custom_epsilon_ = n_ > 0 ? m.epsilon[0] : 0.0;
-    custom_acc_ = device_alloc(2 * 8);
-    PW_CUDA(cudaMemset(custom_acc_.get(), 0, 2 * 8));
+    // Its energies: [2] fixed point, or double's slots: the tile launch's warps, then the 1-4
+    // kernel's blocks.
+    custom_energy_slots_ = 0;
+    if (options_.precision == Precision::double_)
+      custom_energy_slots_ = max_tile_warps_ + cuda::bonded_blocks(0, int(m_pairs14()));
+    const std::size_t bytes = custom_energy_slots_ > 0 ? sizeof(double) * cuda::kEnergySlotWidth *
+                                                             std::size_t(custom_energy_slots_)
+                                                       : 2 * 8;
+    custom_acc_ = device_alloc(bytes);
+    custom_out_ = device_alloc(sizeof(double) * cuda::kEnergySlotWidth);
+    PW_CUDA(cudaMemset(custom_acc_.get(), 0, bytes));
   }
 
   // The persistent step kernel (cuda_persistent.cuh): used when asked for, or by default up to
@@ -272,10 +292,12 @@ class CudaLjcKernel final : public LjcKernel {
     std::copy(f.begin() + n_, f.begin() + 2 * n_, out.fy.begin());
     std::copy(f.begin() + 2 * n_, f.end(), out.fz.begin());
     out.lj = e[0], out.coulomb = e[1], out.bond = e[2];
-    if (options_.custom) {  // the custom term's two energy slots, read and zeroed
+    if (options_.custom) {  // the custom term's two energies, read and zeroed
       if (options_.precision == Precision::double_) {
-        double c[2];
-        PW_CUDA(cudaMemcpyAsync(c, custom_acc_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
+        double c[cuda::kEnergySlotWidth];
+        double* sums = static_cast<double*>(custom_out_.get());
+        cuda::launch_sum_energy_slots(custom_acc_.get(), custom_energy_slots_, sums, stream_);
+        PW_CUDA(cudaMemcpyAsync(c, sums, sizeof c, cudaMemcpyDeviceToHost, stream_));
         PW_CUDA(cudaStreamSynchronize(stream_));
         out.custom = c[0] + c[1];
       } else {
@@ -283,8 +305,8 @@ class CudaLjcKernel final : public LjcKernel {
         PW_CUDA(cudaMemcpyAsync(c, custom_acc_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
         PW_CUDA(cudaStreamSynchronize(stream_));
         out.custom = (double(c[0]) + double(c[1])) / cuda::kFixedScale;
+        PW_CUDA(cudaMemsetAsync(custom_acc_.get(), 0, 2 * 8, stream_));
       }
-      PW_CUDA(cudaMemsetAsync(custom_acc_.get(), 0, 2 * 8, stream_));
     }
   }
 
@@ -418,7 +440,8 @@ class CudaLjcKernel final : public LjcKernel {
     cuda::launch_pack_positions(options_.precision, static_cast<double*>(x_.get()), n_, padded_,
                                 pos_.get(), pos_lo_.get(), stream_);
     launch_pairs(energy);
-    cuda::launch_finish_forces(options_.precision, force_acc_.get(), energy_acc_.get(), n_,
+    cuda::launch_finish_forces(options_.precision, force_acc_.get(), energy_acc_.get(),
+                               energy ? pair_energy_slots_ + bonded_energy_slots_ : 0, n_,
                                static_cast<double*>(force_out_.get()),
                                static_cast<double*>(energy_out_.get()), stream_);
   }
@@ -479,7 +502,7 @@ class CudaLjcKernel final : public LjcKernel {
     p.x = static_cast<const double*>(x_.get());
     p.par = custom_par_.get();
     p.force = force_acc_.get();
-    p.energy_acc = custom_acc_.get();
+    p.energy_acc = energy_slots(custom_acc_, custom_energy_slots_ > 0 ? max_tile_warps_ : 0);
     p.energy = energy;
     custom_tiles_->launch_pairs14(p, stream_);
   }
@@ -531,7 +554,7 @@ class CudaLjcKernel final : public LjcKernel {
     b.x = static_cast<const double*>(x_.get());
     b.par = par_.get();
     b.force = force_acc_.get();
-    b.energy_acc = energy_acc_.get();
+    b.energy_acc = energy_slots(energy_acc_, pair_energy_slots_);
     b.n = n_;
     for (int c = 0; c < 4; ++c) b.sig[c] = sig[c];
     b.stream = stream_;
@@ -540,6 +563,12 @@ class CudaLjcKernel final : public LjcKernel {
 
  private:
   static constexpr int kGraphSteps = 20;
+
+  // The energy accumulator `acc` from slot `first` on (double's slots; 0 for the fixed point).
+  static void* energy_slots(const DevicePtr& acc, long long first) {
+    return static_cast<double*>(acc.get()) + cuda::kEnergySlotWidth * first;
+  }
+  std::size_t m_pairs14() const { return system_.lists.scaled14.size(); }
 
   // `steps` steps as graph replays (chains of kGraphSteps, then single steps).
   void run_graphs(const cuda::StepArgs& sa, std::int64_t steps) {
@@ -625,6 +654,10 @@ class CudaLjcKernel final : public LjcKernel {
   LjcKernelOptions options_;
   std::string name_;
   int sms_ = 1;
+  long long max_tile_warps_ = 1;  // double's energy slots of a tile launch
+  // Double's energy slots: the pair kernel's and the bonded kernel's in energy_acc_, the custom
+  // term's (tiles, then 1-4 pairs) in custom_acc_.
+  long long pair_energy_slots_ = 0, bonded_energy_slots_ = 0, custom_energy_slots_ = 0;
   cudaStream_t stream_ = nullptr;
   PreparedSystem system_;
   TileMasks masks_;
@@ -641,7 +674,7 @@ class CudaLjcKernel final : public LjcKernel {
   DevicePtr bond_start_, bond_j_, bond_rk_csr_, p14_start_, p14_j_, xbuf_, pbuf_, pbuf_lo_;
   bool graphs_ready_ = false;
   std::unique_ptr<CudaCustomTiles> custom_tiles_;  // the custom term's kernels
-  DevicePtr custom_par_, custom_acc_;
+  DevicePtr custom_par_, custom_acc_, custom_out_;
   bool custom_uniform_ = false;
   double custom_sigma_ = 0, custom_epsilon_ = 0;
   DevicePtr pos_, pos_lo_, par_, mask_index_, mask_words_, bond_ij_, bond_rk_, pair_ij_, x_,

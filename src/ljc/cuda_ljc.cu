@@ -92,13 +92,16 @@ void launch_tiles_d(const TileArgs& a) {
 
 // ---- bonds and 1-4 pairs: one thread per item, in the kernel's precision ----
 
+// Energies: fixed-point atomics (single, mixed), or the block's sums into its slot (double:
+// store_block_energies), so every thread of a block reaches the end.
 template <Precision P, DielectricKind D>
-__global__ void bonded_kernel(const BondedArgs a) {
+__global__ void __launch_bounds__(kEnergyBlockThreads) bonded_kernel(const BondedArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   const double* x = a.x;
+  double e[kEnergySlotWidth] = {0, 0, 0};  // LJ, Coulomb, bond
   if (k < a.n_bonds) {
     const int i = a.bond_ij[k], j = a.bond_ij[a.n_bonds + k];
     const double r0 = a.bond_rk[k], kb = a.bond_rk[a.n_bonds + k];
@@ -111,28 +114,26 @@ __global__ void bonded_kernel(const BondedArgs a) {
       accumulate<T::kFixed>(a.force, (long long)c * a.n + i, f * d[c]);
       accumulate<T::kFixed>(a.force, (long long)c * a.n + j, -f * d[c]);
     }
-    if (a.energy) accumulate<T::kFixed>(a.energy_acc, 2, 0.5 * kb * dr * dr);
-    return;
+    e[2] = 0.5 * kb * dr * dr;
+    if constexpr (T::kFixed) {
+      if (a.energy) accumulate<true>(a.energy_acc, 2, e[2]);
+    }
+  } else if (k - a.n_bonds < a.n_pairs14) {
+    const int p = k - a.n_bonds;
+    const int i = a.pair_ij[p], j = a.pair_ij[a.n_pairs14 + p];
+    const V4* par = static_cast<const V4*>(a.par);
+    const V4 pi = par[i], pj = par[j];
+    F d[3];
+    for (int c = 0; c < 3; ++c) d[c] = F(x[c * a.n + i] - x[c * a.n + j]);
+    const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
+    const auto t = physics::ljc_pair_scaled<D, F>(r2, physics::LjcAtom<F>{pi.x, pi.y, pi.z},
+                                                  physics::LjcAtom<F>{pj.x, pj.y, pj.z},
+                                                  F(a.scale14_lj), F(a.scale14_coulomb), sig);
+    add_pair_terms<T::kFixed>(a.force, a.energy_acc, a.energy, a.n, i, j, d, t, e);
   }
-  const int p = k - a.n_bonds;
-  if (p >= a.n_pairs14) return;
-  const int i = a.pair_ij[p], j = a.pair_ij[a.n_pairs14 + p];
-  const V4* par = static_cast<const V4*>(a.par);
-  const V4 pi = par[i], pj = par[j];
-  F d[3];
-  for (int c = 0; c < 3; ++c) d[c] = F(x[c * a.n + i] - x[c * a.n + j]);
-  const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-  const physics::SigmoidalTerms<F> sig{F(a.sig[0]), F(a.sig[1]), F(a.sig[2]), F(a.sig[3])};
-  const auto t = physics::ljc_pair_scaled<D, F>(r2, physics::LjcAtom<F>{pi.x, pi.y, pi.z},
-                                                physics::LjcAtom<F>{pj.x, pj.y, pj.z},
-                                                F(a.scale14_lj), F(a.scale14_coulomb), sig);
-  for (int c = 0; c < 3; ++c) {
-    accumulate<T::kFixed>(a.force, (long long)c * a.n + i, double(t.force_over_r * d[c]));
-    accumulate<T::kFixed>(a.force, (long long)c * a.n + j, -double(t.force_over_r * d[c]));
-  }
-  if (a.energy) {
-    accumulate<T::kFixed>(a.energy_acc, 0, double(t.lj));
-    accumulate<T::kFixed>(a.energy_acc, 1, double(t.coulomb));
+  if constexpr (!T::kFixed) {
+    if (a.energy) store_block_energies(a.energy_acc, e);
   }
 }
 
@@ -140,17 +141,18 @@ template <Precision P>
 void launch_bonded_p(const BondedArgs& a) {
   const int items = a.n_bonds + a.n_pairs14;
   if (items == 0) return;
-  const unsigned blocks = unsigned((items + 127) / 128);
+  const unsigned blocks = unsigned(bonded_blocks(a.n_bonds, a.n_pairs14));
+  constexpr int kThreads = kEnergyBlockThreads;
   auto stream = static_cast<cudaStream_t>(a.stream);
   switch (a.dielectric) {
     case DielectricKind::linear:
-      bonded_kernel<P, DielectricKind::linear><<<blocks, 128, 0, stream>>>(a);
+      bonded_kernel<P, DielectricKind::linear><<<blocks, kThreads, 0, stream>>>(a);
       break;
     case DielectricKind::sigmoidal:
-      bonded_kernel<P, DielectricKind::sigmoidal><<<blocks, 128, 0, stream>>>(a);
+      bonded_kernel<P, DielectricKind::sigmoidal><<<blocks, kThreads, 0, stream>>>(a);
       break;
     case DielectricKind::constant:
-      bonded_kernel<P, DielectricKind::constant><<<blocks, 128, 0, stream>>>(a);
+      bonded_kernel<P, DielectricKind::constant><<<blocks, kThreads, 0, stream>>>(a);
       break;
   }
   PW_CUDA_LAUNCH("ljc bonded_kernel");
@@ -177,6 +179,8 @@ __global__ void pack_kernel(const double* x, int n, int n_padded, void* pos, voi
   }
 }
 
+// Forces into out (double) and zeroed; the fixed-point energies (single, mixed) likewise. Double
+// precision's energies are added by sum_energy_slots_kernel.
 template <bool kFixed>
 __global__ void finish_kernel(void* force, void* energy_acc, int n, double* out,
                               double* energy_out) {
@@ -192,17 +196,41 @@ __global__ void finish_kernel(void* force, void* energy_acc, int n, double* out,
       f[k] = 0;
     }
   }
-  if (k < 3) {
-    if constexpr (kFixed) {
+  if constexpr (kFixed) {
+    if (k < 3) {
       long long* e = static_cast<long long*>(energy_acc);
       energy_out[k] = double(e[k]) / kFixedScale;
       e[k] = 0;
-    } else {
-      double* e = static_cast<double*>(energy_acc);
-      energy_out[k] = e[k];
-      e[k] = 0;
     }
   }
+}
+
+// One block: thread t adds slots t, t + kSumThreads, ... in order, then a fixed tree in shared
+// memory adds the threads' sums; the slots are zeroed. The order depends on `count` alone.
+constexpr int kSumThreads = 256;
+__global__ void __launch_bounds__(kSumThreads)
+    sum_energy_slots_kernel(double* slots, long long count, double* out) {
+  __shared__ double s[kEnergySlotWidth][kSumThreads];
+  const int t = threadIdx.x;
+  double e[kEnergySlotWidth] = {0, 0, 0};
+  for (long long k = t; k < count; k += kSumThreads) {
+#pragma unroll
+    for (int c = 0; c < kEnergySlotWidth; ++c) {
+      e[c] += slots[kEnergySlotWidth * k + c];
+      slots[kEnergySlotWidth * k + c] = 0;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kEnergySlotWidth; ++c) s[c][t] = e[c];
+  __syncthreads();
+  for (int h = kSumThreads / 2; h > 0; h >>= 1) {
+    if (t < h) {
+#pragma unroll
+      for (int c = 0; c < kEnergySlotWidth; ++c) s[c][t] += s[c][t + h];
+    }
+    __syncthreads();
+  }
+  if (t < kEnergySlotWidth) out[t] = s[t][0];
 }
 
 // The first half of a step for atom i (v already holds the state after the previous step): half
@@ -374,8 +402,8 @@ void launch_pack_positions(Precision p, const double* x, int n, int n_padded, vo
   PW_CUDA_LAUNCH("ljc pack_kernel");
 }
 
-void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, double* force_out,
-                          double* energy_out, void* stream) {
+void launch_finish_forces(Precision p, void* force, void* energy_acc, long long energy_slots, int n,
+                          double* force_out, double* energy_out, void* stream) {
   const unsigned blocks = unsigned((3 * n + 127) / 128);
   auto s = static_cast<cudaStream_t>(stream);
   if (p == Precision::double_) {
@@ -384,6 +412,25 @@ void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, dou
     finish_kernel<true><<<blocks, 128, 0, s>>>(force, energy_acc, n, force_out, energy_out);
   }
   PW_CUDA_LAUNCH("ljc finish_kernel");
+  if (p == Precision::double_ && energy_slots > 0)
+    launch_sum_energy_slots(energy_acc, energy_slots, energy_out, stream);
+}
+
+long long max_tile_warps(int device) {
+  int sms = 1, threads = 2048;
+  PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PW_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  return (long long)sms * (threads / 32);  // resident warps per SM at most
+}
+
+void launch_sum_energy_slots(void* slots, long long count, double* out, void* stream) {
+  sum_energy_slots_kernel<<<1, kSumThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<double*>(slots), count, out);
+  PW_CUDA_LAUNCH("ljc sum_energy_slots_kernel");
+}
+
+long long bonded_blocks(int n_bonds, int n_pairs14) {
+  return (n_bonds + (long long)n_pairs14 + kEnergyBlockThreads - 1) / kEnergyBlockThreads;
 }
 
 }  // namespace pairwise::ljc::cuda

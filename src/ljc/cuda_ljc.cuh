@@ -15,14 +15,16 @@
 // mask: kI·kI·32 words per tile that has any (one bit per (target lane, rotation step)); tiles
 // without are unmasked and run the branch-free path. Forces are summed with 64-bit fixed-point
 // integer atomics (2^-32 kcal/(mol·Å) resolution) in single and mixed, so results are bitwise
-// reproducible; double uses FP64 atomics here and in the bonded kernel (order not fixed:
-// reproducible to rounding, not bitwise).
+// reproducible; double sums forces with FP64 atomics here and in the bonded kernel (order not
+// fixed: reproducible to rounding, not bitwise), and its energies in per-writer slots added in a
+// fixed order (kEnergySlotWidth, cuda_tile_args.hpp: bitwise reproducible).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "engine/all_pairs.hpp"
+#include "ljc/cuda_tile_args.hpp"
 #include "pairwise/physics/dielectric.hpp"
 #include "pairwise/precision.hpp"
 
@@ -43,7 +45,9 @@ struct TileArgs {
   const int* tile_mask_index = nullptr;  // [n_blocks²] -1 or the tile's mask
   const std::uint32_t* masks = nullptr;  // [masked tiles][kI·kI·32]
   void* force = nullptr;                 // long long or double [3][n]
-  void* energy_acc = nullptr;            // long long or double [2]: LJ, Coulomb
+  // LJ, Coulomb: long long [2], or double's slots (warp w's in slot w, as TileKernelArgs's; at
+  // most max_tile_warps() warps).
+  void* energy_acc = nullptr;
   double sig[4] = {};
   // Every atom has the same σ and ε: unmasked tiles take σ², 24 ε and 48 ε from here, not from the
   // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
@@ -52,6 +56,9 @@ struct TileArgs {
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);
+// The most warps a tile launch on `device` uses (one resident wave): double precision's energy
+// slots of a tile launch.
+long long max_tile_warps(int device);
 
 // The one-sided kernel: an instantiation of the shared all-pairs engine (cuda_one_sided.cu), with
 // per-target rows of the 32 × 32 tile masks (int2 {J, bits}, sorted by J) for the exclusions.
@@ -72,7 +79,7 @@ struct OneSidedArgs {
   const int* row_start = nullptr;   // [n + 1]
   const void* row_masks = nullptr;  // int2 {J, bits} [row_start[n]]
   void* force = nullptr;
-  void* energy_acc = nullptr;
+  void* energy_acc = nullptr;  // long long [2], or double's slots [n] (target k's in slot k)
   double sig[4] = {};
   void* stream = nullptr;
 };
@@ -82,7 +89,8 @@ std::size_t one_sided_partial_bytes(Precision p, const engine::AllPairsPlan& pla
 void launch_one_sided(const OneSidedArgs& a);
 
 // Bonds (½ k (r - r0)²) and 1-4 pairs (scaled LJ + Coulomb) from double positions, into the same
-// accumulators (energy_acc[2] holds the bond energy).
+// accumulators (energy_acc[2] holds the bond energy; double: slots [bonded_blocks], block b's
+// sums in slot b).
 struct BondedArgs {
   Precision precision = Precision::single;
   physics::DielectricKind dielectric = physics::DielectricKind::constant;
@@ -101,13 +109,20 @@ struct BondedArgs {
   void* stream = nullptr;
 };
 void launch_bonded(const BondedArgs& a);
+// Blocks (kEnergyBlockThreads threads) of the bonded kernel: its energy slots in double.
+long long bonded_blocks(int n_bonds, int n_pairs14);
 
 // Builds pos (and pos_lo) of the tile layout from double positions [3][n]; pads with far atoms.
 void launch_pack_positions(Precision p, const double* x, int n, int n_padded, void* pos,
                            void* pos_lo, void* stream);
-// force_out[3][n] (double) = accumulators converted, accumulators zeroed; energies likewise.
-void launch_finish_forces(Precision p, void* force, void* energy_acc, int n, double* force_out,
-                          double* energy_out, void* stream);
+// force_out[3][n] (double) = accumulators converted, accumulators zeroed; energies likewise:
+// single and mixed from their [3] fixed-point sums, double from `energy_slots` slots (0: the
+// energies are left as they are; launch_sum_energy_slots).
+void launch_finish_forces(Precision p, void* force, void* energy_acc, long long energy_slots, int n,
+                          double* force_out, double* energy_out, void* stream);
+// out[kEnergySlotWidth] = the sums of `count` double energy slots (cuda_tile_args.hpp) in a fixed
+// order; the slots are zeroed.
+void launch_sum_energy_slots(void* slots, long long count, double* out, void* stream);
 
 // The two halves of one step of the shared dynamics around the force evaluation
 // (engine::dynamics_step, with the PW_HD steps of pairwise/physics/dynamics.hpp), arrays double

@@ -13,7 +13,8 @@
 //                                     (TileKernelArgs::uniform_lj): c0..c2 from the kernel's
 //                                     arguments (lj_sigma2, lj_eps24, lj_eps48), only ai.q, aj.q
 //                                     from the atoms;
-// each returning physics::LjcTerms<F> (two energies, summed into energy_acc[0] and [1], and F/r).
+// each returning physics::LjcTerms<F> (two energies, summed into energy_acc: see
+// cuda_tile_args.hpp; and F/r).
 // ai and aj are the atoms' three parameters as uploaded in `par` (x, y, z of a float4/double4):
 // the built-in's scaled charge, σ/2, sqrt ε, or a formula's q, σ, ε.
 #pragma once
@@ -61,7 +62,8 @@ struct Traits<Precision::double_> {
   static constexpr bool kLo = false, kFixed = false;
 };
 
-// Adds v to an accumulator: 64-bit fixed point (deterministic) or FP64 atomics.
+// Adds v to an accumulator: 64-bit fixed point (deterministic) or FP64 atomics (double
+// precision's forces; its energies go to slots instead: store_block_energies).
 template <bool kFixed>
 __device__ __forceinline__ void accumulate(void* base, long long index, double v) {
   if constexpr (kFixed) {
@@ -82,6 +84,50 @@ __device__ __forceinline__ void accumulate(void* base, long long index, float v)
               static_cast<unsigned long long>(fixed));
   } else {
     atomicAdd(static_cast<double*>(base) + index, double(v));
+  }
+}
+
+// Double precision's energy slots (cuda_tile_args.hpp): the block's sums of each thread's
+// (LJ, Coulomb, bond) energies e, added in a fixed tree in shared memory and stored by thread 0
+// into slot blockIdx.x of `slots`. Every thread of the block (kEnergyBlockThreads) calls it.
+__device__ __forceinline__ void store_block_energies(void* slots,
+                                                     const double (&e)[kEnergySlotWidth]) {
+  __shared__ double s[kEnergySlotWidth][kEnergyBlockThreads];
+  const int t = threadIdx.x;
+#pragma unroll
+  for (int c = 0; c < kEnergySlotWidth; ++c) s[c][t] = e[c];
+  __syncthreads();
+#pragma unroll
+  for (int h = kEnergyBlockThreads / 2; h > 0; h >>= 1) {
+    if (t < h) {
+#pragma unroll
+      for (int c = 0; c < kEnergySlotWidth; ++c) s[c][t] += s[c][t + h];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    double* slot = static_cast<double*>(slots) + (long long)kEnergySlotWidth * blockIdx.x;
+#pragma unroll
+    for (int c = 0; c < kEnergySlotWidth; ++c) slot[c] = s[c][0];
+  }
+}
+
+// One thread's pair (i, j) of the bonded and 1-4 kernels, d = x_i - x_j: its force on i and the
+// opposite on j into the force accumulators; its energies into the fixed-point sums (single,
+// mixed, when `energy`) and into e (LJ, Coulomb), which double precision's kernels add per block
+// (store_block_energies).
+template <bool kFixed, class F>
+__device__ __forceinline__ void add_pair_terms(void* force, void* energy_acc, bool energy, int n,
+                                               int i, int j, const F (&d)[3],
+                                               const physics::LjcTerms<F>& t,
+                                               double (&e)[kEnergySlotWidth]) {
+  for (int c = 0; c < 3; ++c) {
+    accumulate<kFixed>(force, (long long)c * n + i, double(t.force_over_r * d[c]));
+    accumulate<kFixed>(force, (long long)c * n + j, -double(t.force_over_r * d[c]));
+  }
+  e[0] = double(t.lj), e[1] = double(t.coulomb);
+  if constexpr (kFixed) {
+    if (energy) accumulate<true>(energy_acc, 0, e[0]), accumulate<true>(energy_acc, 1, e[1]);
   }
 }
 
@@ -366,8 +412,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       e_c += __shfl_down_sync(0xffffffffu, e_c, off);
     }
     if (lane == 0) {
-      accumulate<T::kFixed>(a.energy_acc, 0, double(e_lj));
-      accumulate<T::kFixed>(a.energy_acc, 1, double(e_c));
+      if constexpr (T::kFixed) {
+        accumulate<true>(a.energy_acc, 0, double(e_lj));
+        accumulate<true>(a.energy_acc, 1, double(e_c));
+      } else {  // this warp's slot (warps that return early leave theirs zero)
+        double* slot = static_cast<double*>(a.energy_acc) + kEnergySlotWidth * warp;
+        slot[0] = double(e_lj), slot[1] = double(e_c);
+      }
     }
   }
 }
@@ -400,31 +451,29 @@ struct BuiltinLjcPair {
 
 // The 1-4 pairs of a custom term, one thread per pair (the built-in's are in bonded_kernel,
 // cuda_ljc.cu): displacements from double positions, the pair in the kernel's precision times
-// a.scale, into the same accumulators as the tiles.
+// a.scale, into the same accumulators as the tiles. Blocks of kEnergyBlockThreads threads.
 template <Precision P, class Pair>
 __global__ void pairs14_kernel(const Pairs14Args a) {
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= a.n_pairs) return;
-  const int i = a.pair_ij[k], j = a.pair_ij[a.n_pairs + k];
-  const V4* par = static_cast<const V4*>(a.par);
-  const V4 pi = par[i], pj = par[j];
-  F d[3];
-  for (int c = 0; c < 3; ++c) d[c] = F(a.x[c * a.n + i] - a.x[c * a.n + j]);
-  const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-  const physics::SigmoidalTerms<F> sig{};
-  const auto t = Pair::template masked<DielectricKind::constant, F>(
-      r2, physics::LjcAtom<F>{pi.x, pi.y, pi.z}, physics::LjcAtom<F>{pj.x, pj.y, pj.z}, F(a.scale),
-      sig);
-  for (int c = 0; c < 3; ++c) {
-    accumulate<T::kFixed>(a.force, (long long)c * a.n + i, double(t.force_over_r * d[c]));
-    accumulate<T::kFixed>(a.force, (long long)c * a.n + j, -double(t.force_over_r * d[c]));
+  double e[kEnergySlotWidth] = {0, 0, 0};
+  if (k < a.n_pairs) {
+    const int i = a.pair_ij[k], j = a.pair_ij[a.n_pairs + k];
+    const V4* par = static_cast<const V4*>(a.par);
+    const V4 pi = par[i], pj = par[j];
+    F d[3];
+    for (int c = 0; c < 3; ++c) d[c] = F(a.x[c * a.n + i] - a.x[c * a.n + j]);
+    const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const physics::SigmoidalTerms<F> sig{};
+    const auto t = Pair::template masked<DielectricKind::constant, F>(
+        r2, physics::LjcAtom<F>{pi.x, pi.y, pi.z}, physics::LjcAtom<F>{pj.x, pj.y, pj.z},
+        F(a.scale), sig);
+    add_pair_terms<T::kFixed>(a.force, a.energy_acc, a.energy, a.n, i, j, d, t, e);
   }
-  if (a.energy) {
-    accumulate<T::kFixed>(a.energy_acc, 0, double(t.lj));
-    accumulate<T::kFixed>(a.energy_acc, 1, double(t.coulomb));
+  if constexpr (!T::kFixed) {
+    if (a.energy) store_block_energies(a.energy_acc, e);
   }
 }
 

@@ -186,7 +186,11 @@ struct LjcPolicy {
     if (c < 3) {
       add_to<T::kFixed>(a.force, (long long)c * a.n_i + k, sum);
     } else if (a.energy) {
-      add_to<T::kFixed>(a.energy_acc, c - 3, 0.5 * sum);
+      if constexpr (T::kFixed) {
+        add_to<true>(a.energy_acc, c - 3, 0.5 * sum);
+      } else {  // target k's slot (cuda_tile_args.hpp): no FP64 atomics, bitwise reproducible
+        static_cast<double*>(a.energy_acc)[(long long)kEnergySlotWidth * k + (c - 3)] = 0.5 * sum;
+      }
     }
   }
   static __device__ __forceinline__ void after_finalize(const Args&, int, int) {}

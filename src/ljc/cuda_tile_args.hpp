@@ -8,6 +8,16 @@
 
 namespace pairwise::ljc::cuda {
 
+// Double precision's energies are not summed with FP64 atomics, whose order (and so the last bits
+// of the sum) would vary from run to run: every writer (a warp of the tile kernel, a block of the
+// bonded and 1-4 kernels, a target of the one-sided kernel) stores its own sums into its own slot
+// of kEnergySlotWidth doubles (LJ, Coulomb, bond), and one block adds the slots in a fixed order
+// (launch_sum_energy_slots, cuda_ljc.cuh), so that they are bitwise reproducible. Single and mixed
+// sum them as 64-bit fixed-point integers (order-independent) into [3] long long.
+inline constexpr int kEnergySlotWidth = 3;
+// Threads per block of the bonded and 1-4 kernels (one energy slot per block in double).
+inline constexpr int kEnergyBlockThreads = 128;
+
 struct TileKernelArgs {
   int n = 0, n_blocks = 0;
   long long n_tiles = 0;      // tiles enumerated (the folded upper triangle)
@@ -18,7 +28,9 @@ struct TileKernelArgs {
   const int* tile_mask_index = nullptr;  // [n_blocks²] -1 or the tile's mask
   const std::uint32_t* masks = nullptr;  // [masked tiles][kI·kI·32]
   void* force = nullptr;                 // long long (fixed point) or double [3][n]
-  void* energy_acc = nullptr;            // long long or double [2]: the functor's two energies
+  // The functor's two energies: long long [2] (fixed point), or in double the slots
+  // [warps][kEnergySlotWidth] (warp w's sums in slot w; the slots are zero before the launch).
+  void* energy_acc = nullptr;
   double sig[4] = {};
   // Every atom the same parameters (but the charge): the unmasked tiles call the functor's
   // `uniform` with these three constants (built-in: σ², 24 ε, 48 ε; a formula: σ, ε, unused).
@@ -35,7 +47,7 @@ struct Pairs14Args {
   const double* x = nullptr;
   const void* par = nullptr;
   void* force = nullptr;
-  void* energy_acc = nullptr;
+  void* energy_acc = nullptr;  // as TileKernelArgs's; double: block b's sums in slot b
   bool energy = true;
 };
 

@@ -3,8 +3,11 @@
 // <= 1e-5 relative in single and mixed, <= 1e-12 in double.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <tuple>
+#include <vector>
 
 #include "backend_params.hpp"
 #include "ljc/run.hpp"
@@ -138,6 +141,41 @@ TEST_P(LjcKernelTest, AdvanceMatchesHostDynamics) {
     double moved = 0;
     for (std::size_t i = 0; i < m.size(); ++i) moved = std::max(moved, std::fabs(r.x[i] - m.x[i]));
     EXPECT_GT(moved, 1e-3);
+  }
+}
+
+// Determinism (DESIGN.md principle 7) of double precision's energies on the GPU: they are summed
+// in per-writer slots added in a fixed order (ljc/cuda_tile_args.hpp), not with FP64 atomics
+// whose order varies, so a second evaluation and a second kernel give bitwise equal energies;
+// both pair kernels (Newton-3 tiles, one-sided) with the bonded kernel's blocks, at N = 8200
+// (thousands of warps, 129 bonded blocks) and N = 67.
+TEST_P(LjcKernelTest, DoubleEnergiesAreBitwiseReproducible) {
+  if (GetParam().backend != BackendKind::cuda || precision() != Precision::double_)
+    GTEST_SKIP() << "cuda double only";
+  auto bits = [](const ljc::LjcForces& f) {
+    return std::vector<std::uint64_t>{std::bit_cast<std::uint64_t>(f.lj),
+                                      std::bit_cast<std::uint64_t>(f.coulomb),
+                                      std::bit_cast<std::uint64_t>(f.bond)};
+  };
+  for (std::size_t n : {8200, 67}) {
+    const ljc::Molecule m = ljc_globule(n);
+    for (ljc::PairKernel pk : {ljc::PairKernel::newton3, ljc::PairKernel::one_sided}) {
+      for (DielectricKind d : {DielectricKind::constant, DielectricKind::sigmoidal}) {
+        SCOPED_TRACE(std::string(ljc::to_string(d)) + " n=" + std::to_string(n) +
+                     (pk == ljc::PairKernel::newton3 ? " newton3" : " one-sided"));
+        const auto nb = ljc_options(d);
+        auto first = make(pk), second = make(pk);
+        const ljc::LjcForces a = ljc_forces(*first, m, nb);
+        EXPECT_NE(a.lj, 0.0);
+        EXPECT_NE(a.coulomb, 0.0);
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          ljc::LjcForces again;
+          first->compute(again);
+          EXPECT_EQ(bits(again), bits(a)) << "evaluation " << repeat + 2;
+        }
+        EXPECT_EQ(bits(ljc_forces(*second, m, nb)), bits(a)) << "second kernel";
+      }
+    }
   }
 }
 

@@ -8,7 +8,9 @@
 
 #include <unistd.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
@@ -299,6 +301,36 @@ TEST(LjcCustomCuda, MatchesReferenceInEveryPrecision) {
     std::printf("ljc custom term on cuda %s: replacing %.2e, beside %.2e (force error)\n",
                 std::string(to_string(p)).c_str(), rel(got, builtin), rel(b, ref_beside));
   }
+}
+
+// Double precision's energies on the GPU with a custom term beside the built-in one (its tiles
+// and 1-4 pairs in their own energy slots, ljc/cuda_tile_args.hpp): bitwise equal from one
+// evaluation to the next and from one kernel to another (no FP64 atomics in the energies).
+TEST(LjcCustomCuda, DoubleEnergiesAreBitwiseReproducible) {
+  if (std::string why; cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const Molecule m = test::ljc_globule_per_atom_lj(8192);
+  NonbondedOptions nb = test::ljc_options(physics::DielectricKind::constant);
+  nb.scale14_lj = nb.scale14_coulomb = 0.5;
+  auto beside = std::make_shared<const CustomNonbonded>(
+      "A*exp(-r/(sigma1 + sigma2))*(1 + q1*q2); A = 0.3", false, "[t]", "t");
+  LjcKernelOptions o;
+  o.precision = Precision::double_;
+  o.custom = beside;
+  auto bits = [](const LjcForces& f) {
+    return std::vector<std::uint64_t>{
+        std::bit_cast<std::uint64_t>(f.lj), std::bit_cast<std::uint64_t>(f.coulomb),
+        std::bit_cast<std::uint64_t>(f.bond), std::bit_cast<std::uint64_t>(f.custom)};
+  };
+  auto first = make_ljc_kernel(BackendKind::cuda, o),
+       second = make_ljc_kernel(BackendKind::cuda, o);
+  const LjcForces a = test::ljc_forces(*first, m, nb);
+  EXPECT_NE(a.custom, 0.0);
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    LjcForces again;
+    first->compute(again);
+    EXPECT_EQ(bits(again), bits(a)) << "evaluation " << repeat + 2;
+  }
+  EXPECT_EQ(bits(test::ljc_forces(*second, m, nb)), bits(a)) << "second kernel";
 }
 
 // The wide tiles (N = 8192: 4 targets per lane in FP32, 2 in FP64, the benchmark's kernel), with
