@@ -97,15 +97,24 @@ struct FormulaTimes {
   double ga = 0, gaj = 0, compile_s = -1;
   std::string ga_path, gaj_path;
 };
-FormulaTimes time_formula_plummer(BackendKind backend, Precision prec, const Particles& p,
-                                  int reps_ga, int reps_gaj) {
+constexpr const char* kPlummerFormula = "-1/sqrt(r^2 + eps^2)";
+
+// A kernel with Plummer softening as a formula, loaded with the particles.
+std::unique_ptr<GravityKernel> formula_plummer_kernel(BackendKind backend, Precision prec,
+                                                      const Particles& p) {
   KernelOptions ko;
   ko.precision = prec;
   ko.eps2 = kEps2;
-  ko.custom = std::make_shared<const CustomGravity>("-1/sqrt(r^2 + eps^2)", std::sqrt(kEps2),
+  ko.custom = std::make_shared<const CustomGravity>(kPlummerFormula, std::sqrt(kEps2),
                                                     "bench formula", "bench nbody");
   auto k = make_gravity_kernel(backend, ko);
   k->set_particles(p);
+  return k;
+}
+
+FormulaTimes time_formula_plummer(BackendKind backend, Precision prec, const Particles& p,
+                                  int reps_ga, int reps_gaj) {
+  auto k = formula_plummer_kernel(backend, prec, p);
   FormulaTimes t;
   t.ga = k->time_compute(ForceKind::accel, reps_ga);
   t.gaj = k->time_compute(ForceKind::accel_jerk, reps_gaj);
@@ -234,7 +243,7 @@ int run_nbody_bench(const BenchOptions& options) {
                {std::tuple{"GA-formula", f.ga, 19, f.ga_path, ga},
                 std::tuple{"GAJ-formula", f.gaj, 42, f.gaj_path, gaj}})
             add(*k, n, name, sec, n2, flops, reps,
-                {{"potential", "-1/sqrt(r^2 + eps^2)"},
+                {{"potential", kPlummerFormula},
                  {"kernel", path},
                  {"vs_builtin", builtin / sec},
                  {"compile_s_first_use", f.compile_s}});
@@ -254,6 +263,22 @@ int run_nbody_bench(const BenchOptions& options) {
                  {"timed",
                   "predict_and_compute + commit through the GravityKernel interface, "
                   "host clock, transfers included"}});
+
+        // The same block steps with Plummer as a formula (cuda only, every precision: the split
+        // path compiled by NVRTC, nbody/cuda_formula_split.hpp, evaluating the active targets).
+        if (backend == BackendKind::cuda) {
+          run.next_case();
+          auto fk = formula_plummer_kernel(backend, prec, p);
+          const double formula_block = time_block_steps(*fk, p, n_active, reps);
+          nlohmann::json fparams{{"n_active", n_active},
+                                 {"potential", kPlummerFormula},
+                                 {"vs_builtin", block / formula_block},
+                                 {"builtin_time_s", block}};
+#ifdef PAIRWISE_HAVE_CUDA
+          fparams["compile_s_first_use"] = cuda_formula_compile_seconds(*fk);
+#endif
+          add(*fk, n, "block-1pct-formula", formula_block, block_interactions, 42, reps, fparams);
+        }
       }
     }
   });
