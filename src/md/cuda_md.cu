@@ -135,6 +135,8 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
+    const char* ahead = std::getenv("PAIRWISE_MD_AHEAD");  // 0: integrate1 kicks every step
+    ahead_ = !(ahead && *ahead == '0');
     const char* float_lists = std::getenv("PAIRWISE_MD_FLOAT_LISTS");  // 0: mixed builds in double
     float_lists_allowed_ = !(float_lists && *float_lists == '0');
     const char* exact_minb = std::getenv("PAIRWISE_MD_EXACT_MINB");  // 4 or 8 (default)
@@ -405,8 +407,13 @@ class CudaEngine final : public MdEngine {
         if (options_.sort_every > 0)
           chunk = std::min(chunk, std::max(1, options_.sort_every - steps_since_sort_));
         int done = 0;
-        if (profile_) {
-          for (; done < chunk; ++done) profile_step();
+        if (profile_) {  // the graphs' pattern of forces ahead (ahead_after), step by step
+          bool kicked = false;
+          for (; done < chunk; ++done) {
+            const bool ahead = ahead_after(done % kGraphSteps) && done + 1 < chunk;
+            profile_step(kicked, ahead);
+            kicked = ahead;
+          }
         }
         while (chunk - done >= kGraphSteps) {
           launch_graph();
@@ -656,11 +663,12 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("build_list");
   }
 
-  template <bool SF, bool One>
+  // Ahead (ahead_after): the float-pair Vec kernels only.
+  template <bool SF, bool One, bool Ahead = false>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
 #define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED>                                      \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead>                  \
       <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
           int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
           nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
@@ -687,7 +695,9 @@ class CudaEngine final : public MdEngine {
       if (vec && !SF && fast_rcp_) return PW_FORCES(4, true, 16, true);
       if (vec) return PW_FORCES(4, true, 16, false);
     }
-    if (tpa_ >= 8)
+    if constexpr (Ahead) {
+      throw Error("forces ahead without the float vector kernel", "md cuda engine");
+    } else if (tpa_ >= 8)
       PW_FORCES(8, false, 1, false);
     else if (vec)
       PW_FORCES(4, true, 1, false);
@@ -752,10 +762,32 @@ class CudaEngine final : public MdEngine {
     k.forces->launch_async(s, unsigned(blocks_for(n_ * std::size_t(v.tpa))), kBlock, args);
   }
 
-  void compute_forces(bool kick, cudaStream_t s = nullptr) {
+  // ahead: also the next step's first half kick (forces_kick's Ahead; ahead_after says where).
+  void compute_forces(bool kick, cudaStream_t s = nullptr, bool ahead = false) {
     if (!s) s = stream_;
+    launch_forces(kick, s, ahead);
+    if (kick && options_.dynamics.thermostat == engine::Thermostat::andersen) {
+      andersen_collisions<R4><<<blocks_for(n_), kBlock, 0, s>>>(
+          int(n_), vel_.as<R4>(), id_.as<unsigned>(), dyn(), flags_.as<Flags>());
+      PW_CUDA_LAUNCH("andersen_collisions");
+    }
+  }
+
+  void launch_forces(bool kick, cudaStream_t s, bool ahead) {
     if (custom_) return launch_custom_forces(s, kick);
     const bool one = types_ == 1;
+    if constexpr (std::is_same_v<P, float>) {
+      if (ahead && kick) {
+        if (any_sf_)
+          one ? launch_forces_t<true, true, true>(s, kick)
+              : launch_forces_t<true, false, true>(s, kick);
+        else
+          one ? launch_forces_t<false, true, true>(s, kick)
+              : launch_forces_t<false, false, true>(s, kick);
+        PW_CUDA_LAUNCH("forces_kick (ahead)");
+        return;
+      }
+    }
     if (any_sf_)
       one ? launch_forces_t<true, true>(s, kick) : launch_forces_t<true, false>(s, kick);
     else
@@ -766,19 +798,20 @@ class CudaEngine final : public MdEngine {
   // PAIRWISE_MD_PROFILE=1: steps run one at a time with events between the kernel groups; the
   // destructor prints microseconds per step of each group (list kernels split into steps that
   // rebuilt and steps that did not).
-  void profile_step() {
+  // kicked: the previous step's forces ran ahead; ahead: this step's do (compute_forces).
+  void profile_step(bool kicked, bool ahead) {
     if (!events_[0]) {
       for (auto& e : events_) PW_CUDA(cudaEventCreate(&e));
       PW_CUDA(cudaEventCreate(&prof_mid_));
     }
     PW_CUDA(cudaEventRecord(events_[0], stream_));
-    launch_integrate(stream_);
+    launch_integrate(stream_, 0, 0, !kicked);
     PW_CUDA(cudaEventRecord(events_[1], stream_));
     mid_event_ = prof_mid_;  // only the profiled rebuilds record it
     launch_rebuild(stream_);
     mid_event_ = nullptr;
     PW_CUDA(cudaEventRecord(events_[2], stream_));
-    compute_forces(true, stream_);
+    compute_forces(true, stream_, ahead);
     PW_CUDA(cudaEventRecord(events_[3], stream_));
     int rebuilt = 0;
     PW_CUDA(cudaMemcpyAsync(&rebuilt, &flags_.as<Flags>()->rebuild, sizeof rebuilt,
@@ -795,19 +828,21 @@ class CudaEngine final : public MdEngine {
     prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
   }
 
-  void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0) {
+  // kick false: the previous step's forces_kick ran ahead (compute_forces) and kicked already.
+  void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0,
+                        bool kick = true) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH)                                                                      \
-  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                                 \
+#define PW_INTEGRATE(TH, KICK)                                                                \
+  integrate1<R, TH, KICK><<<nb, kIntBlock, 0, s>>>(                                           \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),              \
       id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(),          \
       flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_, \
       float_lists_ ? x0_.as<int4>() : nullptr)
     if (d.thermostat == 1)
-      PW_INTEGRATE(1);
+      kick ? PW_INTEGRATE(1, true) : PW_INTEGRATE(1, false);
     else
-      PW_INTEGRATE(0);
+      kick ? PW_INTEGRATE(0, true) : PW_INTEGRATE(0, false);
 #undef PW_INTEGRATE
     PW_CUDA_LAUNCH("integrate1");
   }
@@ -832,7 +867,11 @@ class CudaEngine final : public MdEngine {
       if (!use_cond_) {
         cudaGraph_t graph;
         PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-        for (int k = 0; k < kGraphSteps; ++k) launch_step(stream_);
+        for (int k = 0; k < kGraphSteps; ++k) {
+          launch_integrate(stream_, 0, 0, !ahead_after(k - 1));
+          launch_rebuild(stream_);
+          compute_forces(true, stream_, ahead_after(k));
+        }
         PW_CUDA(cudaStreamEndCapture(stream_, &graph));
         PW_CUDA(cudaGraphInstantiate(&exec_, graph, 0));
         cudaGraphDestroy(graph);
@@ -879,7 +918,7 @@ class CudaEngine final : public MdEngine {
       cudaGraphNode_t integ = nullptr, cond = nullptr;
       ok = ok && capture_into(
                      graph, last ? &last : nullptr, last ? 1 : 0,
-                     [&] { launch_integrate(stream_, h, 1); }, &integ);
+                     [&] { launch_integrate(stream_, h, 1, !ahead_after(k - 1)); }, &integ);
       if (!ok) break;
       cudaGraphNodeParams cp{};
       cp.type = cudaGraphNodeTypeConditional;
@@ -892,7 +931,7 @@ class CudaEngine final : public MdEngine {
       ok = capture_into(
                body, nullptr, 0, [&] { launch_rebuild(stream_); }, nullptr) &&
            capture_into(
-               graph, &cond, 1, [&] { compute_forces(true, stream_); }, &last);
+               graph, &cond, 1, [&] { compute_forces(true, stream_, ahead_after(k)); }, &last);
     }
     if (ok) ok = cudaGraphInstantiate(&exec_, graph, 0) == cudaSuccess;
     cudaGraphDestroy(graph);
@@ -902,6 +941,17 @@ class CudaEngine final : public MdEngine {
       cudaGetLastError();  // clear
     }
     return ok;
+  }
+
+  // Whether the forces of graph step k (0 … kGraphSteps − 1) run ahead: every step but the last
+  // (whose velocities and force the host may read after the graph), with float pair terms and the
+  // Vec kernels (launch_forces_t), built-in pairs, and no Andersen collisions (which come between
+  // the two kicks).
+  bool ahead_after(int k) const {
+    const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
+    return ahead_ && std::is_same_v<P, float> && !custom_ && vec &&
+           options_.dynamics.thermostat != engine::Thermostat::andersen && k >= 0 &&
+           k < kGraphSteps - 1;
   }
 
   void invalidate_graph() {
@@ -1032,6 +1082,7 @@ class CudaEngine final : public MdEngine {
   bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
+  bool ahead_ = true;  // PAIRWISE_MD_AHEAD=0: every step's integrate1 applies its own half kick
   bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
   bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions
   BoxP<float> box_f_{};       // float_lists_: the box of the build coordinates (lo = 0)
