@@ -142,7 +142,11 @@ class CudaEngine final : public MdEngine {
     const char* exact_minb = std::getenv("PAIRWISE_MD_EXACT_MINB");  // 4 or 8 (default)
     if (exact_minb && std::atoi(exact_minb) == 4) exact_minb_ = 4;
     const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
-    if (exact_mode && std::atoi(exact_mode) == 1) exact_mode_ = 1;
+    if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 3)
+      exact_mode_ = std::atoi(exact_mode);
+    const char* shared_sums =
+        std::getenv("PAIRWISE_MD_SHARED_SUMS");  // 0: double sums in registers
+    shared_sums_ = !(shared_sums && *shared_sums == '0');
     const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
@@ -576,6 +580,7 @@ class CudaEngine final : public MdEngine {
     if constexpr (std::is_same_v<R, double>) {
       if constexpr (Staged && MinB == 8 && Mode == 1) {
         if (exact_minb_ == 4) return launch_screened_exact<true, 4, 1>(s, f, bb);
+        if (exact_mode_ == 3) return launch_screened_exact<true, 8, 3>(s, f, bb);
         if (exact_mode_ == 2) return launch_screened_exact<true, 8, 2>(s, f, bb);
       }
       auto kernel = build_list_screened<float, Staged, MinB, Mode>;
@@ -596,6 +601,8 @@ class CudaEngine final : public MdEngine {
       band.r_list2 = r_list_ * r_list_;
       for (int d = 0; d < 3; ++d) band.L[d] = length_[d], band.half[d] = 0.5 * length_[d];
       const double hi = r_list_ + list_margin_, screen = hi + 1e-3;
+      band.mid2 = float(0.5 * (hi * hi + lo * lo));
+      band.half2 = float(0.5 * (hi * hi - lo * lo));
       kernel<<<std::min(bb, blocks), kBlock, 0, s>>>(
           cells_, nullptr, cpos_.as<float4>(), nullptr, start_.as<int>(), stencil_.as<int>(),
           ccoord_.as<int4>(), box_f_, float(hi * hi), float(screen * screen), capacity_, si(), sk(),
@@ -667,12 +674,13 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One, bool Ahead = false>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead>                  \
+#define PW_FORCES_S(TPA, VEC, MINB, FAST, FIXED, SHARED)                                          \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead, SHARED>          \
       <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
           int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
           nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
           flags_.as<Flags>(), fixed_pos_.as<int4>(), fixed_p_)
+#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED) PW_FORCES_S(TPA, VEC, MINB, FAST, FIXED, false)
 #define PW_FORCES(TPA, VEC, MINB, FAST) PW_FORCES_F(TPA, VEC, MINB, FAST, false)
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
@@ -686,6 +694,7 @@ class CudaEngine final : public MdEngine {
                                                                       : 16;
       if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
       if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
+      if (vec && fixed_ && shared_sums_) return PW_FORCES_S(4, true, 16, false, true, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
@@ -707,6 +716,7 @@ class CudaEngine final : public MdEngine {
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
 #undef PW_FORCES_F
+#undef PW_FORCES_S
   }
 
   // The instantiation of forces_kick the built-in path would take (launch_forces_t), for a custom
@@ -1082,14 +1092,17 @@ class CudaEngine final : public MdEngine {
   bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
+  bool shared_sums_ =
+      true;            // PAIRWISE_MD_SHARED_SUMS=0: mixed's 16-per-SM kernel sums in registers
   bool ahead_ = true;  // PAIRWISE_MD_AHEAD=0: every step's integrate1 applies its own half kick
   bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
   bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions
   BoxP<float> box_f_{};       // float_lists_: the box of the build coordinates (lo = 0)
   double list_margin_ = 0;    // float_lists_: the band of r_list decided in double
-  int exact_blocks_[2][2][2] = {};  // [staged][8 per SM][mode − 1]
-  // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 (default) the band mask.
-  int exact_mode_ = 2;
+  int exact_blocks_[2][2][3] = {};  // [staged][8 per SM][mode − 1]
+  // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 the band mask, 3 (default) the band's
+  // least |r² − mid2| per batch (build_list_screened).
+  int exact_mode_ = 3;
   int exact_minb_ = 8;  // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
   int fixed_minb_ = 0;  // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM (0: by size)
   cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels

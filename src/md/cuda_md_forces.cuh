@@ -38,9 +38,13 @@ namespace {
 // that step's integrate1 then skips; the force is not stored (nothing reads it before the next
 // forces_kick). The velocities seen between graphs (thermo, get_state, checkpoints, the overflow
 // snapshot) are the full-step ones, as without it.
+//
+// SharedSums (mixed, Vec and Fixed): each thread's double sums live in shared memory instead of
+// registers (the same additions in the same order): at 16 blocks per SM (32 registers) the six
+// registers of three doubles made the pair loop spill (ptxas: 44 bytes, none with them shared).
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
           int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair,
-          bool Ahead = false>
+          bool Ahead = false, bool SharedSums = false>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
@@ -58,6 +62,12 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   A fx = 0, fy = 0, fz = 0;
   constexpr bool kChunked = Vec && Fixed && !std::is_same_v<A, P>;
   P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip
+  static_assert(!SharedSums || kChunked, "shared sums: the mixed Vec kernel with Fixed");
+  __shared__ A shared_sums[SharedSums ? 3 : 1][SharedSums ? kBlock : 1];
+  A* const sum_x = &shared_sums[0][threadIdx.x];  // SharedSums: this thread's slots
+  A* const sum_y = sum_x + (SharedSums ? kBlock : 0);
+  A* const sum_z = sum_y + (SharedSums ? kBlock : 0);
+  if constexpr (SharedSums) *sum_x = 0, *sum_y = 0, *sum_z = 0;
   auto add = [&](P f, P dx, P dy, P dz) {
     if constexpr (kChunked) {
       gx += f * dx, gy += f * dy, gz += f * dz;
@@ -115,11 +125,15 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
       if (k0 + 1 < count) pair(jj.y);
       if (k0 + 2 < count) pair(jj.z);
       if (k0 + 3 < count) pair(jj.w);
-      if constexpr (kChunked) {
+      if constexpr (SharedSums) {
+        *sum_x += A(gx), *sum_y += A(gy), *sum_z += A(gz);
+        gx = gy = gz = 0;
+      } else if constexpr (kChunked) {
         fx += A(gx), fy += A(gy), fz += A(gz);
         gx = gy = gz = 0;
       }
     }
+    if constexpr (SharedSums) fx = *sum_x, fy = *sum_y, fz = *sum_z;
   } else {
 #pragma unroll 4
     for (int k = sub; k < count; k += TPA)
