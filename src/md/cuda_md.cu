@@ -144,9 +144,10 @@ class CudaEngine final : public MdEngine {
     const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
     if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 3)
       exact_mode_ = std::atoi(exact_mode);
-    const char* shared_sums =
-        std::getenv("PAIRWISE_MD_SHARED_SUMS");  // 0: double sums in registers
-    shared_sums_ = !(shared_sums && *shared_sums == '0');
+    const char* shared_sums = std::getenv("PAIRWISE_MD_SHARED_SUMS");  // 1: sums in shared
+    shared_sums_ = shared_sums && *shared_sums == '1';
+    const char* alu = std::getenv("PAIRWISE_MD_ALU_CONVERT");  // 1: mixed's I2F in FP32/ALU
+    alu_convert_ = alu && *alu == '1';
     const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
@@ -674,13 +675,14 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One, bool Ahead = false>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES_S(TPA, VEC, MINB, FAST, FIXED, SHARED)                                          \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead, SHARED>          \
+#define PW_FORCES_X(TPA, VEC, MINB, FAST, FIXED, SHARED, ALU)                                     \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead, SHARED, ALU>     \
       <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
           int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
           nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
           flags_.as<Flags>(), fixed_pos_.as<int4>(), fixed_p_)
-#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED) PW_FORCES_S(TPA, VEC, MINB, FAST, FIXED, false)
+#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED) \
+  PW_FORCES_X(TPA, VEC, MINB, FAST, FIXED, false, false)
 #define PW_FORCES(TPA, VEC, MINB, FAST) PW_FORCES_F(TPA, VEC, MINB, FAST, false)
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
@@ -694,7 +696,8 @@ class CudaEngine final : public MdEngine {
                                                                       : 16;
       if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
       if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
-      if (vec && fixed_ && shared_sums_) return PW_FORCES_S(4, true, 16, false, true, true);
+      if (vec && fixed_ && shared_sums_) return PW_FORCES_X(4, true, 16, false, true, true, false);
+      if (vec && fixed_ && alu_convert_) return PW_FORCES_X(4, true, 16, false, true, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
@@ -716,7 +719,7 @@ class CudaEngine final : public MdEngine {
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
 #undef PW_FORCES_F
-#undef PW_FORCES_S
+#undef PW_FORCES_X
   }
 
   // The instantiation of forces_kick the built-in path would take (launch_forces_t), for a custom
@@ -1092,8 +1095,8 @@ class CudaEngine final : public MdEngine {
   bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
-  bool shared_sums_ =
-      true;            // PAIRWISE_MD_SHARED_SUMS=0: mixed's 16-per-SM kernel sums in registers
+  bool shared_sums_ = false;  // PAIRWISE_MD_SHARED_SUMS=1: mixed's 16-per-SM kernel, shared sums
+  bool alu_convert_ = false;  // PAIRWISE_MD_ALU_CONVERT=1: the same kernel without I2F
   bool ahead_ = true;  // PAIRWISE_MD_AHEAD=0: every step's integrate1 applies its own half kick
   bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
   bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions

@@ -42,9 +42,11 @@ namespace {
 // SharedSums (mixed, Vec and Fixed): each thread's double sums live in shared memory instead of
 // registers (the same additions in the same order): at 16 blocks per SM (32 registers) the six
 // registers of three doubles made the pair loop spill (ptxas: 44 bytes, none with them shared).
+// AluConvert (Fixed): the displacements' int-to-float conversions without I2F (int_to_float_alu,
+// the same values).
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
           int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair,
-          bool Ahead = false, bool SharedSums = false>
+          bool Ahead = false, bool SharedSums = false, bool AluConvert = false>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
@@ -85,9 +87,15 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
     int tj;
     if constexpr (Fixed) {
       const int4 q = fixed[j];
-      dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
-      dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
-      dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
+      if constexpr (AluConvert) {
+        dx = fixed_delta_alu(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
+        dy = fixed_delta_alu(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
+        dz = fixed_delta_alu(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
+      } else {
+        dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
+        dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
+        dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
+      }
       tj = q.w;
     } else {
       const auto q = pos[j];
