@@ -1,6 +1,7 @@
 // The cuda engine of the md workload: the whole velocity-Verlet step on the device.
 //
-// One step is seven kernels, captured into a CUDA graph of `kGraphSteps` steps and replayed:
+// One step is seven kernels (eight with Andersen's), captured into a CUDA graph of `kGraphSteps`
+// steps and replayed:
 //   integrate1  half kick, drift (BAOAB: half drift, O step, half drift), wrap + image flags,
 //               |r − r_build|² per atom, block top-2 → last block: rebuild flag = d1 + d2 > skin
 //   cell_count  \
@@ -14,21 +15,24 @@
 //               tested 32 at a time into hit masks; one wave of blocks taking home cells from a
 //               counter; PAIRWISE_MD_SCREEN=0: build_list)
 //   forces      pair forces over the list (4 threads per atom, each loading 4 neighbor indices
-//               with one 16-byte load; no atomics) + second half kick (+ Andersen collisions)
+//               with one 16-byte load; no atomics) + second half kick; inside a graph, all steps
+//               but its last also apply the next step's first half kick (forces_kick's Ahead:
+//               that step's integrate1 then neither reads the force nor writes the velocity, and
+//               the force is not stored; PAIRWISE_MD_AHEAD=0: off)
+//   andersen_collisions  (Andersen's thermostat only; then no step runs ahead)
 // The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
 // sets on the device (plain capture, kernels returning at once, where the driver refuses), so no
-// step needs the
-// host: the step index for the random streams lives on the device. Thermo (PE, virial, KE) is a
-// separate reduction launched only when thermo() is asked. Overflow: advance() snapshots the state
-// first; if the overflow maximum is set at the end, the capacity grows to it, the snapshot is
-// restored and the same steps run again, so no step ever used a truncated list. Every
-// `sort_every` steps the atoms are permuted into cell (Morton) order.
+// step needs the host: the step index for the random streams lives on the device. Thermo (PE,
+// virial, KE) is a separate reduction launched only when thermo() is asked. Overflow: advance()
+// snapshots the state first; if the overflow maximum is set at the end, the capacity grows to it,
+// the snapshot is restored and the same steps run again, so no step ever used a truncated list.
+// Every `sort_every` steps the atoms are permuted into cell (Morton) order.
 //
 // The kernels live in rooms of their own, included here (one translation unit): cuda_md_common.cuh
-// (parameter structs, pair tables, minimum image), cuda_md_integrate.cuh (integrate1, find_bad,
-// gather), cuda_md_lists.cuh (cell list and Verlet list build), cuda_md_forces.cuh (forces_kick),
-// cuda_md_reductions.cuh (thermo sums); this file holds the engine that allocates and launches
-// them.
+// (parameter structs, pair tables, minimum image, fixed point, half kick), cuda_md_integrate.cuh
+// (integrate1, andersen_collisions, find_bad, gather), cuda_md_lists.cuh (cell list and Verlet list
+// build), cuda_md_forces.cuh (forces_kick), cuda_md_reductions.cuh (thermo sums); this file holds
+// the engine that allocates and launches them.
 //
 // Precision: single = float4 positions/velocities, float pair arithmetic and accumulation;
 // mixed = double4 positions/velocities, float pair terms from fixed-point positions (FixedP: the
@@ -144,10 +148,6 @@ class CudaEngine final : public MdEngine {
     const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
     if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 3)
       exact_mode_ = std::atoi(exact_mode);
-    const char* shared_sums = std::getenv("PAIRWISE_MD_SHARED_SUMS");  // 1: sums in shared
-    shared_sums_ = shared_sums && *shared_sums == '1';
-    const char* alu = std::getenv("PAIRWISE_MD_ALU_CONVERT");  // 1: mixed's I2F in FP32/ALU
-    alu_convert_ = alu && *alu == '1';
     const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
@@ -675,14 +675,12 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One, bool Ahead = false>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES_X(TPA, VEC, MINB, FAST, FIXED, SHARED, ALU)                                     \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead, SHARED, ALU>     \
+#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead>                  \
       <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
           int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
           nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
           flags_.as<Flags>(), fixed_pos_.as<int4>(), fixed_p_)
-#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED) \
-  PW_FORCES_X(TPA, VEC, MINB, FAST, FIXED, false, false)
 #define PW_FORCES(TPA, VEC, MINB, FAST) PW_FORCES_F(TPA, VEC, MINB, FAST, false)
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
@@ -696,8 +694,6 @@ class CudaEngine final : public MdEngine {
                                                                       : 16;
       if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
       if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
-      if (vec && fixed_ && shared_sums_) return PW_FORCES_X(4, true, 16, false, true, true, false);
-      if (vec && fixed_ && alu_convert_) return PW_FORCES_X(4, true, 16, false, true, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
@@ -719,7 +715,6 @@ class CudaEngine final : public MdEngine {
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
 #undef PW_FORCES_F
-#undef PW_FORCES_X
   }
 
   // The instantiation of forces_kick the built-in path would take (launch_forces_t), for a custom
@@ -1095,8 +1090,6 @@ class CudaEngine final : public MdEngine {
   bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
-  bool shared_sums_ = false;  // PAIRWISE_MD_SHARED_SUMS=1: mixed's 16-per-SM kernel, shared sums
-  bool alu_convert_ = false;  // PAIRWISE_MD_ALU_CONVERT=1: the same kernel without I2F
   bool ahead_ = true;  // PAIRWISE_MD_AHEAD=0: every step's integrate1 applies its own half kick
   bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
   bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions

@@ -108,22 +108,6 @@ __device__ __forceinline__ float fixed_delta(int a, int b, float hi, float lo) {
   return fmaf(d, hi, d * lo);
 }
 
-// float(d) rounded to nearest without I2F (which issues on the quarter-rate conversion pipe):
-// d = h·2^16 + l with h = d >> 16 and l = d & 0xffff, each exact in float by the magic-number
-// trick (the bits of 1.5·2^23 plus k are the float 1.5·2^23 + k for |k| < 2^22), and one FMA
-// rounds h·2^16 + l = d once: bit for bit float(d), in 7 integer and FP32 instructions.
-__device__ __forceinline__ float int_to_float_alu(int d) {
-  constexpr int kMagicBits = 0x4b400000;  // 1.5·2^23
-  constexpr float kMagic = 12582912.0f;
-  const float h = __int_as_float(kMagicBits + (d >> 16)) - kMagic;
-  const float l = __int_as_float(kMagicBits + (d & 0xffff)) - kMagic;
-  return fmaf(h, 65536.0f, l);
-}
-__device__ __forceinline__ float fixed_delta_alu(int a, int b, float hi, float lo) {
-  const float d = int_to_float_alu(int(unsigned(a) - unsigned(b)));
-  return fmaf(d, hi, d * lo);
-}
-
 // A half kick v += h·f per component, each an explicit FMA: integrate1 and forces_kick's Ahead
 // (which applies the next step's first half kick right after this step's second) round alike, and
 // the compiler cannot merge two kicks into one product (which changes the trajectory).

@@ -33,20 +33,14 @@ namespace {
 // Fixed (mixed): the positions of the pairs come from the fixed-point copy (FixedP, 16 bytes a
 // neighbor instead of 32; the minimum image is the integer difference).
 //
-// Ahead (steps inside a graph but its last): after this step's second half kick (and Andersen),
+// Ahead (steps inside a graph but its last, no Andersen): after this step's second half kick,
 // also the next step's first half kick, the same FMAs integrate1 would apply (half_kick), which
 // that step's integrate1 then skips; the force is not stored (nothing reads it before the next
 // forces_kick). The velocities seen between graphs (thermo, get_state, checkpoints, the overflow
 // snapshot) are the full-step ones, as without it.
-//
-// SharedSums (mixed, Vec and Fixed): each thread's double sums live in shared memory instead of
-// registers (the same additions in the same order): at 16 blocks per SM (32 registers) the six
-// registers of three doubles made the pair loop spill (ptxas: 44 bytes, none with them shared).
-// AluConvert (Fixed): the displacements' int-to-float conversions without I2F (int_to_float_alu,
-// the same values).
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
           int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair,
-          bool Ahead = false, bool SharedSums = false, bool AluConvert = false>
+          bool Ahead = false>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
@@ -64,12 +58,6 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   A fx = 0, fy = 0, fz = 0;
   constexpr bool kChunked = Vec && Fixed && !std::is_same_v<A, P>;
   P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip
-  static_assert(!SharedSums || kChunked, "shared sums: the mixed Vec kernel with Fixed");
-  __shared__ A shared_sums[SharedSums ? 3 : 1][SharedSums ? kBlock : 1];
-  A* const sum_x = &shared_sums[0][threadIdx.x];  // SharedSums: this thread's slots
-  A* const sum_y = sum_x + (SharedSums ? kBlock : 0);
-  A* const sum_z = sum_y + (SharedSums ? kBlock : 0);
-  if constexpr (SharedSums) *sum_x = 0, *sum_y = 0, *sum_z = 0;
   auto add = [&](P f, P dx, P dy, P dz) {
     if constexpr (kChunked) {
       gx += f * dx, gy += f * dy, gz += f * dz;
@@ -87,15 +75,9 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
     int tj;
     if constexpr (Fixed) {
       const int4 q = fixed[j];
-      if constexpr (AluConvert) {
-        dx = fixed_delta_alu(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
-        dy = fixed_delta_alu(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
-        dz = fixed_delta_alu(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
-      } else {
-        dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
-        dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
-        dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
-      }
+      dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
+      dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
+      dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
       tj = q.w;
     } else {
       const auto q = pos[j];
@@ -133,15 +115,11 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
       if (k0 + 1 < count) pair(jj.y);
       if (k0 + 2 < count) pair(jj.z);
       if (k0 + 3 < count) pair(jj.w);
-      if constexpr (SharedSums) {
-        *sum_x += A(gx), *sum_y += A(gy), *sum_z += A(gz);
-        gx = gy = gz = 0;
-      } else if constexpr (kChunked) {
+      if constexpr (kChunked) {
         fx += A(gx), fy += A(gy), fz += A(gz);
         gx = gy = gz = 0;
       }
     }
-    if constexpr (SharedSums) fx = *sum_x, fy = *sum_y, fz = *sum_z;
   } else {
 #pragma unroll 4
     for (int k = sub; k < count; k += TPA)
