@@ -1,6 +1,7 @@
 // The cuda engine of the md workload: the whole velocity-Verlet step on the device.
 //
-// One step is seven kernels, captured into a CUDA graph of `kGraphSteps` steps and replayed:
+// One step is seven kernels (eight with Andersen's), captured into a CUDA graph of `kGraphSteps`
+// steps and replayed:
 //   integrate1  half kick, drift (BAOAB: half drift, O step, half drift), wrap + image flags,
 //               |r − r_build|² per atom, block top-2 → last block: rebuild flag = d1 + d2 > skin
 //   cell_count  \
@@ -14,21 +15,24 @@
 //               tested 32 at a time into hit masks; one wave of blocks taking home cells from a
 //               counter; PAIRWISE_MD_SCREEN=0: build_list)
 //   forces      pair forces over the list (4 threads per atom, each loading 4 neighbor indices
-//               with one 16-byte load; no atomics) + second half kick (+ Andersen collisions)
+//               with one 16-byte load; no atomics) + second half kick; inside a graph, all steps
+//               but its last also apply the next step's first half kick (forces_kick's Ahead:
+//               that step's integrate1 then neither reads the force nor writes the velocity, and
+//               the force is not stored; PAIRWISE_MD_AHEAD=0: off)
+//   andersen_collisions  (Andersen's thermostat only; then no step runs ahead)
 // The five list kernels sit in a conditional (IF) graph node per step whose condition integrate1
 // sets on the device (plain capture, kernels returning at once, where the driver refuses), so no
-// step needs the
-// host: the step index for the random streams lives on the device. Thermo (PE, virial, KE) is a
-// separate reduction launched only when thermo() is asked. Overflow: advance() snapshots the state
-// first; if the overflow maximum is set at the end, the capacity grows to it, the snapshot is
-// restored and the same steps run again, so no step ever used a truncated list. Every
-// `sort_every` steps the atoms are permuted into cell (Morton) order.
+// step needs the host: the step index for the random streams lives on the device. Thermo (PE,
+// virial, KE) is a separate reduction launched only when thermo() is asked. Overflow: advance()
+// snapshots the state first; if the overflow maximum is set at the end, the capacity grows to it,
+// the snapshot is restored and the same steps run again, so no step ever used a truncated list.
+// Every `sort_every` steps the atoms are permuted into cell (Morton) order.
 //
 // The kernels live in rooms of their own, included here (one translation unit): cuda_md_common.cuh
-// (parameter structs, pair tables, minimum image), cuda_md_integrate.cuh (integrate1, find_bad,
-// gather), cuda_md_lists.cuh (cell list and Verlet list build), cuda_md_forces.cuh (forces_kick),
-// cuda_md_reductions.cuh (thermo sums); this file holds the engine that allocates and launches
-// them.
+// (parameter structs, pair tables, minimum image, fixed point, half kick), cuda_md_integrate.cuh
+// (integrate1, andersen_collisions, find_bad, gather), cuda_md_lists.cuh (cell list and Verlet list
+// build), cuda_md_forces.cuh (forces_kick), cuda_md_reductions.cuh (thermo sums); this file holds
+// the engine that allocates and launches them.
 //
 // Precision: single = float4 positions/velocities, float pair arithmetic and accumulation;
 // mixed = double4 positions/velocities, float pair terms from fixed-point positions (FixedP: the
@@ -135,12 +139,15 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
+    const char* ahead = std::getenv("PAIRWISE_MD_AHEAD");  // 0: integrate1 kicks every step
+    ahead_ = !(ahead && *ahead == '0');
     const char* float_lists = std::getenv("PAIRWISE_MD_FLOAT_LISTS");  // 0: mixed builds in double
     float_lists_allowed_ = !(float_lists && *float_lists == '0');
     const char* exact_minb = std::getenv("PAIRWISE_MD_EXACT_MINB");  // 4 or 8 (default)
     if (exact_minb && std::atoi(exact_minb) == 4) exact_minb_ = 4;
     const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
-    if (exact_mode && std::atoi(exact_mode) == 1) exact_mode_ = 1;
+    if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 3)
+      exact_mode_ = std::atoi(exact_mode);
     const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
@@ -405,8 +412,13 @@ class CudaEngine final : public MdEngine {
         if (options_.sort_every > 0)
           chunk = std::min(chunk, std::max(1, options_.sort_every - steps_since_sort_));
         int done = 0;
-        if (profile_) {
-          for (; done < chunk; ++done) profile_step();
+        if (profile_) {  // the graphs' pattern of forces ahead (ahead_after), step by step
+          bool kicked = false;
+          for (; done < chunk; ++done) {
+            const bool ahead = ahead_after(done % kGraphSteps) && done + 1 < chunk;
+            profile_step(kicked, ahead);
+            kicked = ahead;
+          }
         }
         while (chunk - done >= kGraphSteps) {
           launch_graph();
@@ -569,6 +581,7 @@ class CudaEngine final : public MdEngine {
     if constexpr (std::is_same_v<R, double>) {
       if constexpr (Staged && MinB == 8 && Mode == 1) {
         if (exact_minb_ == 4) return launch_screened_exact<true, 4, 1>(s, f, bb);
+        if (exact_mode_ == 3) return launch_screened_exact<true, 8, 3>(s, f, bb);
         if (exact_mode_ == 2) return launch_screened_exact<true, 8, 2>(s, f, bb);
       }
       auto kernel = build_list_screened<float, Staged, MinB, Mode>;
@@ -589,6 +602,8 @@ class CudaEngine final : public MdEngine {
       band.r_list2 = r_list_ * r_list_;
       for (int d = 0; d < 3; ++d) band.L[d] = length_[d], band.half[d] = 0.5 * length_[d];
       const double hi = r_list_ + list_margin_, screen = hi + 1e-3;
+      band.mid2 = float(0.5 * (hi * hi + lo * lo));
+      band.half2 = float(0.5 * (hi * hi - lo * lo));
       kernel<<<std::min(bb, blocks), kBlock, 0, s>>>(
           cells_, nullptr, cpos_.as<float4>(), nullptr, start_.as<int>(), stencil_.as<int>(),
           ccoord_.as<int4>(), box_f_, float(hi * hi), float(screen * screen), capacity_, si(), sk(),
@@ -656,11 +671,12 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("build_list");
   }
 
-  template <bool SF, bool One>
+  // Ahead (ahead_after): the float-pair Vec kernels only.
+  template <bool SF, bool One, bool Ahead = false>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
 #define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED>                                      \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead>                  \
       <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
           int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
           nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
@@ -687,7 +703,9 @@ class CudaEngine final : public MdEngine {
       if (vec && !SF && fast_rcp_) return PW_FORCES(4, true, 16, true);
       if (vec) return PW_FORCES(4, true, 16, false);
     }
-    if (tpa_ >= 8)
+    if constexpr (Ahead) {
+      throw Error("forces ahead without the float vector kernel", "md cuda engine");
+    } else if (tpa_ >= 8)
       PW_FORCES(8, false, 1, false);
     else if (vec)
       PW_FORCES(4, true, 1, false);
@@ -752,10 +770,32 @@ class CudaEngine final : public MdEngine {
     k.forces->launch_async(s, unsigned(blocks_for(n_ * std::size_t(v.tpa))), kBlock, args);
   }
 
-  void compute_forces(bool kick, cudaStream_t s = nullptr) {
+  // ahead: also the next step's first half kick (forces_kick's Ahead; ahead_after says where).
+  void compute_forces(bool kick, cudaStream_t s = nullptr, bool ahead = false) {
     if (!s) s = stream_;
+    launch_forces(kick, s, ahead);
+    if (kick && options_.dynamics.thermostat == engine::Thermostat::andersen) {
+      andersen_collisions<R4><<<blocks_for(n_), kBlock, 0, s>>>(
+          int(n_), vel_.as<R4>(), id_.as<unsigned>(), dyn(), flags_.as<Flags>());
+      PW_CUDA_LAUNCH("andersen_collisions");
+    }
+  }
+
+  void launch_forces(bool kick, cudaStream_t s, bool ahead) {
     if (custom_) return launch_custom_forces(s, kick);
     const bool one = types_ == 1;
+    if constexpr (std::is_same_v<P, float>) {
+      if (ahead && kick) {
+        if (any_sf_)
+          one ? launch_forces_t<true, true, true>(s, kick)
+              : launch_forces_t<true, false, true>(s, kick);
+        else
+          one ? launch_forces_t<false, true, true>(s, kick)
+              : launch_forces_t<false, false, true>(s, kick);
+        PW_CUDA_LAUNCH("forces_kick (ahead)");
+        return;
+      }
+    }
     if (any_sf_)
       one ? launch_forces_t<true, true>(s, kick) : launch_forces_t<true, false>(s, kick);
     else
@@ -766,19 +806,20 @@ class CudaEngine final : public MdEngine {
   // PAIRWISE_MD_PROFILE=1: steps run one at a time with events between the kernel groups; the
   // destructor prints microseconds per step of each group (list kernels split into steps that
   // rebuilt and steps that did not).
-  void profile_step() {
+  // kicked: the previous step's forces ran ahead; ahead: this step's do (compute_forces).
+  void profile_step(bool kicked, bool ahead) {
     if (!events_[0]) {
       for (auto& e : events_) PW_CUDA(cudaEventCreate(&e));
       PW_CUDA(cudaEventCreate(&prof_mid_));
     }
     PW_CUDA(cudaEventRecord(events_[0], stream_));
-    launch_integrate(stream_);
+    launch_integrate(stream_, 0, 0, !kicked);
     PW_CUDA(cudaEventRecord(events_[1], stream_));
     mid_event_ = prof_mid_;  // only the profiled rebuilds record it
     launch_rebuild(stream_);
     mid_event_ = nullptr;
     PW_CUDA(cudaEventRecord(events_[2], stream_));
-    compute_forces(true, stream_);
+    compute_forces(true, stream_, ahead);
     PW_CUDA(cudaEventRecord(events_[3], stream_));
     int rebuilt = 0;
     PW_CUDA(cudaMemcpyAsync(&rebuilt, &flags_.as<Flags>()->rebuild, sizeof rebuilt,
@@ -795,19 +836,21 @@ class CudaEngine final : public MdEngine {
     prof_steps_[0] += 1, prof_steps_[rebuilt ? 2 : 1] += 1;
   }
 
-  void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0) {
+  // kick false: the previous step's forces_kick ran ahead (compute_forces) and kicked already.
+  void launch_integrate(cudaStream_t s, cudaGraphConditionalHandle cond = 0, int use_cond = 0,
+                        bool kick = true) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH)                                                                      \
-  integrate1<R, TH><<<nb, kIntBlock, 0, s>>>(                                                 \
+#define PW_INTEGRATE(TH, KICK)                                                                \
+  integrate1<R, TH, KICK><<<nb, kIntBlock, 0, s>>>(                                           \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),              \
       id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(),          \
       flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_, \
       float_lists_ ? x0_.as<int4>() : nullptr)
     if (d.thermostat == 1)
-      PW_INTEGRATE(1);
+      kick ? PW_INTEGRATE(1, true) : PW_INTEGRATE(1, false);
     else
-      PW_INTEGRATE(0);
+      kick ? PW_INTEGRATE(0, true) : PW_INTEGRATE(0, false);
 #undef PW_INTEGRATE
     PW_CUDA_LAUNCH("integrate1");
   }
@@ -832,7 +875,11 @@ class CudaEngine final : public MdEngine {
       if (!use_cond_) {
         cudaGraph_t graph;
         PW_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-        for (int k = 0; k < kGraphSteps; ++k) launch_step(stream_);
+        for (int k = 0; k < kGraphSteps; ++k) {
+          launch_integrate(stream_, 0, 0, !ahead_after(k - 1));
+          launch_rebuild(stream_);
+          compute_forces(true, stream_, ahead_after(k));
+        }
         PW_CUDA(cudaStreamEndCapture(stream_, &graph));
         PW_CUDA(cudaGraphInstantiate(&exec_, graph, 0));
         cudaGraphDestroy(graph);
@@ -879,7 +926,7 @@ class CudaEngine final : public MdEngine {
       cudaGraphNode_t integ = nullptr, cond = nullptr;
       ok = ok && capture_into(
                      graph, last ? &last : nullptr, last ? 1 : 0,
-                     [&] { launch_integrate(stream_, h, 1); }, &integ);
+                     [&] { launch_integrate(stream_, h, 1, !ahead_after(k - 1)); }, &integ);
       if (!ok) break;
       cudaGraphNodeParams cp{};
       cp.type = cudaGraphNodeTypeConditional;
@@ -892,7 +939,7 @@ class CudaEngine final : public MdEngine {
       ok = capture_into(
                body, nullptr, 0, [&] { launch_rebuild(stream_); }, nullptr) &&
            capture_into(
-               graph, &cond, 1, [&] { compute_forces(true, stream_); }, &last);
+               graph, &cond, 1, [&] { compute_forces(true, stream_, ahead_after(k)); }, &last);
     }
     if (ok) ok = cudaGraphInstantiate(&exec_, graph, 0) == cudaSuccess;
     cudaGraphDestroy(graph);
@@ -902,6 +949,17 @@ class CudaEngine final : public MdEngine {
       cudaGetLastError();  // clear
     }
     return ok;
+  }
+
+  // Whether the forces of graph step k (0 … kGraphSteps − 1) run ahead: every step but the last
+  // (whose velocities and force the host may read after the graph), with float pair terms and the
+  // Vec kernels (launch_forces_t), built-in pairs, and no Andersen collisions (which come between
+  // the two kicks).
+  bool ahead_after(int k) const {
+    const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
+    return ahead_ && std::is_same_v<P, float> && !custom_ && vec &&
+           options_.dynamics.thermostat != engine::Thermostat::andersen && k >= 0 &&
+           k < kGraphSteps - 1;
   }
 
   void invalidate_graph() {
@@ -1032,13 +1090,15 @@ class CudaEngine final : public MdEngine {
   bool fixed_allowed_ = true;    // PAIRWISE_MD_FIXED (mixed: fixed-point positions for the forces)
   bool fixed_ = false;           // mixed: forces_kick reads fixed_pos_ (FixedP)
   FixedP fixed_p_{};
+  bool ahead_ = true;  // PAIRWISE_MD_AHEAD=0: every step's integrate1 applies its own half kick
   bool float_lists_allowed_ = true;  // PAIRWISE_MD_FLOAT_LISTS (mixed: float list build)
   bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions
   BoxP<float> box_f_{};       // float_lists_: the box of the build coordinates (lo = 0)
   double list_margin_ = 0;    // float_lists_: the band of r_list decided in double
-  int exact_blocks_[2][2][2] = {};  // [staged][8 per SM][mode − 1]
-  // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 (default) the band mask.
-  int exact_mode_ = 2;
+  int exact_blocks_[2][2][3] = {};  // [staged][8 per SM][mode − 1]
+  // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 the band mask, 3 (default) the band's
+  // least |r² − mid2| per batch (build_list_screened).
+  int exact_mode_ = 3;
   int exact_minb_ = 8;  // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
   int fixed_minb_ = 0;  // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM (0: by size)
   cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels

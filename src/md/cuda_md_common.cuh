@@ -108,6 +108,20 @@ __device__ __forceinline__ float fixed_delta(int a, int b, float hi, float lo) {
   return fmaf(d, hi, d * lo);
 }
 
+// A half kick v += h·f per component, each an explicit FMA: integrate1 and forces_kick's Ahead
+// (which applies the next step's first half kick right after this step's second) round alike, and
+// the compiler cannot merge two kicks into one product (which changes the trajectory).
+__device__ __forceinline__ float fma_rn(float a, float b, float c) {
+  return __fmaf_rn(a, b, c);
+}
+__device__ __forceinline__ double fma_rn(double a, double b, double c) {
+  return __fma_rn(a, b, c);
+}
+template <class V, class R, class F>
+__device__ __forceinline__ void half_kick(V& v, R h, const F& f) {
+  v.x = fma_rn(h, R(f.x), v.x), v.y = fma_rn(h, R(f.y), v.y), v.z = fma_rn(h, R(f.z), v.z);
+}
+
 template <class R>
 __device__ __forceinline__ R min_image(R d, R L, R half) {
   d = d > half ? d - L : d;

@@ -1,5 +1,5 @@
 // The md cuda engine's force kernel: pair forces over the full Verlet list + the second half
-// kick (+ Andersen collisions). Included by cuda_md.cu only; the whole step is described there.
+// kick. Included by cuda_md.cu only; the whole step is described there.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,9 @@
 namespace pairwise::md {
 namespace {
 
-// Forces over the full list + the second half kick (+ Andersen). TPA threads share an atom, each
+// Forces over the full list + the second half kick (Andersen's collisions follow in a kernel of
+// their own, andersen_collisions: inlined here, their random draws raised the register pressure
+// of every run's pair loop, which at 16 blocks per SM spilled). TPA threads share an atom, each
 // taking every TPA-th neighbor, and combine by shuffles in a fixed order (deterministic): small
 // systems need the extra threads to hide the latency of the neighbor gathers.
 //
@@ -30,8 +32,15 @@ namespace {
 //
 // Fixed (mixed): the positions of the pairs come from the fixed-point copy (FixedP, 16 bytes a
 // neighbor instead of 32; the minimum image is the integer difference).
+//
+// Ahead (steps inside a graph but its last, no Andersen): after this step's second half kick,
+// also the next step's first half kick, the same FMAs integrate1 would apply (half_kick), which
+// that step's integrate1 then skips; the force is not stored (nothing reads it before the next
+// forces_kick). The velocities seen between graphs (thermo, get_state, checkpoints, the overflow
+// snapshot) are the full-step ones, as without it.
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
-          int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair>
+          int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair,
+          bool Ahead = false>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
@@ -129,14 +138,12 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   }
   typename Vec4<R>::type f;
   f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
-  force[i] = f;
+  if constexpr (!Ahead) force[i] = f;
   if (!kick) return;
   auto v = vel[i];
   const R h = R(0.5 * dyn.dt) * v.w;
-  v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
-  if (dyn.thermostat == 2)
-    physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
-                                flags->step - 1, id[i]);
+  half_kick(v, h, f);
+  if constexpr (Ahead) half_kick(v, h, f);
   vel[i] = v;
 }
 

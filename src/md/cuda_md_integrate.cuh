@@ -1,5 +1,6 @@
 // The md cuda engine's per-atom kernels: integrate1 (half kick, drift, wrap, the rebuild test),
-// find_bad (the first non-finite or too fast atom) and gather (the permutation into cell order).
+// Andersen's collisions, find_bad (the first non-finite or too fast atom), to_fixed and gather
+// (the permutation into cell order).
 // Included by cuda_md.cu only; the whole step is described there.
 #pragma once
 
@@ -35,7 +36,9 @@ __device__ __forceinline__ double fixed_delta_double(int a, int b, const FixedP&
   return double(int(unsigned(a) - unsigned(b))) * quantum;
 }
 
-template <class R, int Thermostat>
+// Kick false: forces_kick's Ahead applied this step's first half kick already (inside a graph);
+// the force is then not read, and without Langevin the velocity is not written (unchanged).
+template <class R, int Thermostat, bool Kick = true>
 __global__ void __launch_bounds__(kIntBlock)
     integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
                typename Vec4<R>::type* __restrict__ vel,
@@ -48,10 +51,8 @@ __global__ void __launch_bounds__(kIntBlock)
   double d2 = 0;
   if (i < n) {
     auto v = vel[i];
-    const auto f = force[i];
     auto p = pos[i];
-    const R h = R(0.5 * dyn.dt) * v.w;
-    v.x += h * f.x, v.y += h * f.y, v.z += h * f.z;
+    if constexpr (Kick) half_kick(v, R(0.5 * dyn.dt) * v.w, force[i]);
     if (Thermostat == 1) {
       const R hd = R(0.5 * dyn.dt);
       p.x += v.x * hd, p.y += v.y * hd, p.z += v.z * hd;
@@ -66,7 +67,8 @@ __global__ void __launch_bounds__(kIntBlock)
     wrap1(p.x, im.x, box, 0);
     wrap1(p.y, im.y, box, 1);
     wrap1(p.z, im.z, box, 2);
-    pos[i] = p, vel[i] = v;
+    pos[i] = p;
+    if (Kick || Thermostat == 1) vel[i] = v;
     int4 u = make_int4(0, 0, 0, 0);
     if (fixed) fixed[i] = u = fixed_of(p, fixed_p);  // mixed: the force kernel's positions
     if (im.x | im.y | im.z) {
@@ -150,6 +152,19 @@ __global__ void find_bad(int n, const typename Vec4<R>::type* __restrict__ pos,
   const bool finite =
       isfinite(double(p.x)) && isfinite(double(p.y)) && isfinite(double(p.z)) && isfinite(v2);
   if (!finite || v2 > max_speed2) atomicMin(&flags->bad, orig[i]);
+}
+
+// Andersen's collisions after forces_kick's second half kick (step index: integrate1 has counted
+// the step already).
+template <class R4>
+__global__ void andersen_collisions(int n, R4* __restrict__ vel, const unsigned* __restrict__ id,
+                                    DynP dyn, const Flags* flags) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  auto v = vel[i];
+  if (physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
+                                  flags->step - 1, id[i]))
+    vel[i] = v;
 }
 
 // The fixed-point positions (FixedP) of every atom.

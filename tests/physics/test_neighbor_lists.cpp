@@ -276,6 +276,59 @@ TEST_P(NeighborListBackends, OverflowDuringStepsRerunsToTheSameTrajectory) {
   EXPECT_LT(std::abs(a.atoms.x[0] - c), 0.9 * std::abs(s.atoms.x[0] - c));
 }
 
+// The cuda engine's speed switches that keep every operation (PAIRWISE_MD_AHEAD: the next step's
+// first half kick in the force kernel; _EXACT_MODE 1, 2 or 3: how mixed's float build finds the
+// band of r_list; _FLOAT_LISTS=0: mixed's double build): the same trajectory, bit for bit,
+// after 37 steps (3 graphs of 10 and 7 single steps, rebuilds, a reorder), with each thermostat.
+// _FIXED_MINB=16 takes mixed's large-system kernel.
+TEST_P(NeighborListBackends, CudaSpeedSwitchesGiveTheSameTrajectoryBitForBit) {
+  if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "cuda paths only";
+  const md::System s0 = test::jittered_lattice("fcc", 0.8442, 6, 0.1, 9, 1.5);  // 3 cells a side
+  const char* vars[] = {"PAIRWISE_MD_AHEAD", "PAIRWISE_MD_EXACT_MODE", "PAIRWISE_MD_FLOAT_LISTS"};
+  const std::vector<std::vector<const char*>> variants = {
+      {nullptr, nullptr, nullptr}, {"0", nullptr, nullptr}, {nullptr, "2", nullptr},
+      {nullptr, "1", nullptr},     {nullptr, nullptr, "0"}, {"0", "2", nullptr}};
+  for (auto thermostat :
+       {engine::Thermostat::none, engine::Thermostat::langevin, engine::Thermostat::andersen}) {
+    md::System s = s0;
+    s.ff.cutoff = 2.5;
+    auto run = [&](const std::vector<const char*>& values) {
+      for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] ? setenv(vars[k], values[k], 1) : unsetenv(vars[k]);
+      setenv("PAIRWISE_MD_FIXED_MINB", "16", 1);
+      md::EngineOptions o;
+      o.precision = precision();
+      o.skin = 0.3;
+      o.sort_every = 20;
+      o.dynamics.thermostat = thermostat;
+      o.dynamics.nu = 5;  // Andersen: ≈ 2.5 % of the atoms a step
+      auto engine = md::make_md_engine(BackendKind::cuda, o);
+      engine->set_state(s);
+      engine->advance(1, 37);
+      for (const char* v : vars) unsetenv(v);
+      unsetenv("PAIRWISE_MD_FIXED_MINB");
+      md::System out = s;
+      engine->get_state(out);
+      EXPECT_GT(engine->stats().rebuilds, 1);
+      return out;
+    };
+    const md::System a = run(variants[0]);
+    for (std::size_t v = 1; v < variants.size(); ++v) {
+      const md::System b = run(variants[v]);
+      for (std::size_t i = 0; i < a.atoms.size(); ++i) {
+        ASSERT_EQ(a.atoms.x[i], b.atoms.x[i]) << "variant " << v << ", atom " << i;
+        ASSERT_EQ(a.atoms.y[i], b.atoms.y[i]) << "variant " << v << ", atom " << i;
+        ASSERT_EQ(a.atoms.z[i], b.atoms.z[i]) << "variant " << v << ", atom " << i;
+        ASSERT_EQ(a.atoms.vx[i], b.atoms.vx[i]) << "variant " << v << ", atom " << i;
+        ASSERT_EQ(a.atoms.vy[i], b.atoms.vy[i]) << "variant " << v << ", atom " << i;
+        ASSERT_EQ(a.atoms.vz[i], b.atoms.vz[i]) << "variant " << v << ", atom " << i;
+      }
+    }
+    // And the atoms moved (the steps ran).
+    EXPECT_NE(a.atoms.x[0], s.atoms.x[0]);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, NeighborListBackends,
                          testing::ValuesIn(test::compiled_backend_cases()),
                          test::backend_case_name);
