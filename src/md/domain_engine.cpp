@@ -64,6 +64,7 @@ class DomainEngine final : public MdEngine {
 
   void set_state(const System& s) override {
     table_ = build_pair_table(s.ff);
+    refuse_custom_pairs(table_);
     params_.resize(table_.params.size());
     any_sf_ = false;
     for (std::size_t k = 0; k < params_.size(); ++k) {
@@ -454,10 +455,10 @@ class DomainEngine final : public MdEngine {
 
 std::unique_ptr<MdEngine> make_domain_engine(BackendKind backend, const EngineOptions& o,
                                              parallel::Communicator& comm) {
+  if (backend == BackendKind::cuda) return make_cuda_domain_engine(o, comm);
   if (backend != BackendKind::cpu)
-    throw Error("md across ranks runs the cpu backend's domain engine in this version (got " +
-                    std::string(to_string(backend)) +
-                    "); the CUDA domain engine is future work (docs/distributed.md)",
+    throw Error("md across ranks runs the cpu or the cuda backend's domain engine (got " +
+                    std::string(to_string(backend)) + ")",
                 "--backend");
   switch (o.precision) {
     case Precision::single:
@@ -469,5 +470,11 @@ std::unique_ptr<MdEngine> make_domain_engine(BackendKind backend, const EngineOp
   }
   throw Error("unknown precision");
 }
+
+#ifndef PAIRWISE_HAVE_CUDA
+std::unique_ptr<MdEngine> make_cuda_domain_engine(const EngineOptions&, parallel::Communicator&) {
+  throw Error("this build has no CUDA backend", "--backend cuda");
+}
+#endif
 
 }  // namespace pairwise::md

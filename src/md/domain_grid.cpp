@@ -41,6 +41,14 @@ std::array<int, 3> choose_grid(int ranks, const std::array<double, 3>& length, d
   return best;
 }
 
+void refuse_custom_pairs(const PairTable& table) {
+  if (table.custom)
+    throw Error(
+        "custom pair styles (formulas, tables) run on one rank only in this version: the domain "
+        "engines of md across ranks compute the lj styles (cut, shift, force_shift)",
+        "force_field.style");
+}
+
 DomainGrid::DomainGrid(const Box& b, double list_range, int ranks, int rank)
     : box(b), r_list(list_range) {
   for (int d = 0; d < 3; ++d) length[d] = b.length(d);

@@ -20,6 +20,10 @@ namespace pairwise::md {
 // ("... thinner than the cutoff plus skin ...", "md domain decomposition").
 std::array<int, 3> choose_grid(int ranks, const std::array<double, 3>& length, double r_list);
 
+// Custom pair styles (formulas, tables: table.custom) are not computed by the domain engines yet:
+// pairwise::Error naming the way out (one rank), rather than pairs that never interact.
+void refuse_custom_pairs(const PairTable& table);
+
 // The px × py × pz grid and the domain [lo, hi) of rank `rank` (ranks numbered x fastest).
 struct DomainGrid {
   Box box;
