@@ -79,6 +79,22 @@ class HostStaged final : public GpuCollectives {
                "allgather (upload)");
     check_cuda(cudaStreamSynchronize(s), "allgather (upload)");
   }
+  void sendrecv(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
+                std::size_t recv_bytes, int from, void* stream) override {
+    auto s = static_cast<cudaStream_t>(stream);
+    std::vector<std::byte> send(send_bytes), recv(recv_bytes);
+    if (send_bytes) {
+      check_cuda(cudaMemcpyAsync(send.data(), d_send, send_bytes, cudaMemcpyDeviceToHost, s),
+                 "sendrecv (download)");
+      check_cuda(cudaStreamSynchronize(s), "sendrecv (download)");
+    }
+    comm_.sendrecv(send, to, recv, from);
+    if (recv_bytes) {
+      check_cuda(cudaMemcpyAsync(d_recv, recv.data(), recv_bytes, cudaMemcpyHostToDevice, s),
+                 "sendrecv (upload)");
+      check_cuda(cudaStreamSynchronize(s), "sendrecv (upload)");
+    }
+  }
 
  private:
   Communicator& comm_;
@@ -121,6 +137,10 @@ struct NcclApi {
   decltype(&ncclAllReduce) all_reduce = nullptr;
   decltype(&ncclAllGather) all_gather = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
+  decltype(&ncclSend) send = nullptr;
+  decltype(&ncclRecv) recv = nullptr;
+  decltype(&ncclGroupStart) group_start = nullptr;
+  decltype(&ncclGroupEnd) group_end = nullptr;
 
   // Empty on success, else why not.
   std::string load() {
@@ -133,7 +153,9 @@ struct NcclApi {
     if (!sym(get_version, "ncclGetVersion") || !sym(get_unique_id, "ncclGetUniqueId") ||
         !sym(comm_init_rank, "ncclCommInitRank") || !sym(comm_destroy, "ncclCommDestroy") ||
         !sym(all_reduce, "ncclAllReduce") || !sym(all_gather, "ncclAllGather") ||
-        !sym(error_string, "ncclGetErrorString"))
+        !sym(error_string, "ncclGetErrorString") || !sym(send, "ncclSend") ||
+        !sym(recv, "ncclRecv") || !sym(group_start, "ncclGroupStart") ||
+        !sym(group_end, "ncclGroupEnd"))
       return "libnccl.so.2 lacks an entry point (" + std::string(dlerror()) + ")";
     return {};
   }
@@ -167,6 +189,15 @@ class Nccl final : public GpuCollectives {
     check(
         api_.all_gather(d_send, d_recv, bytes, ncclUint8, comm_, static_cast<cudaStream_t>(stream)),
         "ncclAllGather");
+  }
+  void sendrecv(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
+                std::size_t recv_bytes, int from, void* stream) override {
+    auto s = static_cast<cudaStream_t>(stream);
+    check(api_.group_start(), "ncclGroupStart");
+    if (send_bytes) check(api_.send(d_send, send_bytes, ncclUint8, to, comm_, s), "ncclSend");
+    if (recv_bytes) check(api_.recv(d_recv, recv_bytes, ncclUint8, from, comm_, s), "ncclRecv");
+    check(api_.group_end(), "ncclGroupEnd");
+    check_cuda(cudaStreamSynchronize(s), "sendrecv (NCCL)");
   }
 
  private:
