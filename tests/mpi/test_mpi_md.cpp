@@ -62,6 +62,10 @@ TEST(MdMpi, DomainThinnerThanCutoffIsAClearError) {
   EXPECT_EQ(two.code, 0) << two.output;
 }
 
+TEST(MdMpi, BlowUpOnThreeRanksIsAClearError) {
+  expect_blow_up_is_a_clear_error("cpu", 3);
+}
+
 // A custom pair style across ranks is refused on every rank (the domain engine once computed it as
 // no interaction: E_pair 0).
 TEST(MdMpi, CustomPairStyleIsAClearError) {

@@ -61,6 +61,22 @@ TEST_P(MdCudaPrecisions, TwoRanksFollowOneRank) {
 INSTANTIATE_TEST_SUITE_P(Mpi, MdCudaPrecisions, ::testing::Values("single", "mixed"),
                          [](const auto& info) { return info.param; });
 
+// A neighbour capacity of 8 (in.lj needs ~75 in the full lists): the lists overflow, grow and are
+// built again at set_state and later rebuilds; the thermo still matches one rank.
+TEST(MdCudaMpi, NeighbourCapacityOverflowGrowsAndMatchesOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  std::string problem = lammps_in_lj(30, "cuda");
+  const std::string skin = "skin = 0.3\n";
+  problem.replace(problem.find(skin), skin.size(), skin + "capacity = 8\n");
+  const MdRun many = expect_thermo_matches(problem, "cuda-capacity", 2, 1e-10);
+  EXPECT_EQ(many.result.output.find(" 0 regrows"), std::string::npos) << many.result.output;
+}
+
+TEST(MdCudaMpi, BlowUpOnThreeRanksIsAClearError) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  expect_blow_up_is_a_clear_error("cuda", 3);
+}
+
 TEST(MdCudaMpi, DomainThinnerThanCutoffIsAClearError) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const auto dir = fresh_dir("md-cuda-thin");
