@@ -105,6 +105,9 @@ class DeviceArray {
   std::size_t capacity_ = 0;
 };
 
+// Threads per atom in domain_forces (the single-GPU engine's choice: 4).
+constexpr int kForceThreads = 4;
+
 int blocks_of(std::size_t n) {
   return int((n + kDomainBlock - 1) / kDomainBlock);
 }
@@ -169,6 +172,13 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaMemcpyToSymbol(c_params_d, pd.data(), sizeof(pd[0]) * pd.size()));
     r_list_ = table_.max_cutoff + options_.skin;
     grid_ = DomainGrid(s.box, r_list_, comm_.size(), comm_.rank());
+    // The cells of the domain and its ghost shell, at least r_list wide.
+    for (int d = 0; d < 3; ++d) {
+      cells_.origin[d] = grid_.lo[d] - r_list_;
+      const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
+      cells_.n[d] = std::max(1, int(extent / r_list_));
+      cells_.width[d] = extent / cells_.n[d];
+    }
     for (int d = 0; d < 3; ++d) {
       geo_.box_lo[d] = s.box.lo[d], geo_.box_hi[d] = s.box.hi[d], geo_.length[d] = grid_.length[d];
       geo_.n[d] = grid_.n[d], geo_.coord[d] = grid_.coord[d];
@@ -212,8 +222,8 @@ class CudaDomainEngine final : public MdEngine {
     rebuild(false);
     compute_forces(false, 0);
     PW_CUDA(cudaStreamSynchronize(stream_));
-    name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_ + "; " +
-            parallel::describe_ranks(1);
+    name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_;
+    if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(1);
   }
 
   void get_state(System& s) override {
@@ -416,7 +426,7 @@ class CudaDomainEngine final : public MdEngine {
 
   void rebuild(bool migrate_atoms) {
     counters_.reserve(8, stream_);
-    if (migrate_atoms) migrate();
+    migrate(migrate_atoms);
     exchange_ghosts();
     build_list();
     if (n_ > 0)
@@ -425,9 +435,12 @@ class CudaDomainEngine final : public MdEngine {
     ++stats_.rebuilds;
   }
 
-  // Wraps the local atoms and sends those outside the domain to the neighbour owning them, one
-  // axis at a time (as the cpu domain engine: stays, then those from above, then from below).
-  void migrate() {
+  // Wraps the local atoms and (`across_ranks`) sends those outside the domain to the neighbour
+  // owning them, one axis at a time (as the cpu domain engine: stays, then those from above, then
+  // from below); then stores them in cell order (the shell grid's cells, index order inside a
+  // cell: deterministic), so that the atoms of a warp are neighbours in space and the list build
+  // and the forces gather from the same few cells.
+  void migrate(bool across_ranks) {
     const std::size_t n = n_;
     moves_a_.reserve(n, stream_);
     if (n > 0) {
@@ -438,7 +451,7 @@ class CudaDomainEngine final : public MdEngine {
     }
     std::size_t m = n;
     for (int d = 0; d < 3; ++d) {
-      if (grid_.n[d] == 1) continue;
+      if (grid_.n[d] == 1 || !across_ranks) continue;
       flags_.reserve(3 * m, stream_);
       moves_b_.reserve(m, stream_), send_down_.reserve(m, stream_), send_up_.reserve(m, stream_);
       unsigned char *stay = flags_.get(), *down = stay + m, *up = down + m;
@@ -474,10 +487,33 @@ class CudaDomainEngine final : public MdEngine {
     pos_.reserve(m, stream_), slot_.reserve(m, stream_);
     n_ = m;
     if (m > 0) {
+      keys_.reserve(m, stream_), index_.reserve(m, stream_);
+      sorted_keys_.reserve(m, stream_), order_.reserve(m, stream_);
+      record_cell_keys<<<blocks_of(m), kDomainBlock, 0, stream_>>>(int(m), moves_a_.get(), cells_,
+                                                                   keys_.get(), index_.get());
+      PW_CUDA_LAUNCH("record_cell_keys");
+      sort_cell_keys(m);
       unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
-          int(m), moves_a_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(), slot_.get());
+          int(m), moves_a_.get(), order_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
+          slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
+  }
+
+  // keys_ (cells of the shell grid) and index_ of `count` items sorted into sorted_keys_ and
+  // order_ (cub's radix sort is stable: each cell's items stay in index order).
+  void sort_cell_keys(std::size_t count) {
+    const std::size_t cells = std::size_t(cells_.n[0]) * cells_.n[1] * cells_.n[2];
+    int end_bit = 1;
+    while ((std::size_t(1) << end_bit) < cells) ++end_bit;
+    std::size_t bytes = 0;
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.get(), sorted_keys_.get(),
+                                            index_.get(), order_.get(), int(count), 0, end_bit,
+                                            stream_));
+    scratch_.reserve(bytes, stream_);
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(scratch_.get(), bytes, keys_.get(), sorted_keys_.get(),
+                                            index_.get(), order_.get(), int(count), 0, end_bit,
+                                            stream_));
   }
 
   // Three stages (x, y, z): the atoms (local and ghosts of earlier stages) within r_list of the
@@ -508,6 +544,7 @@ class CudaDomainEngine final : public MdEngine {
         select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
       }
       const std::vector<int> c = read_counters(2);
+      send_pos_.reserve(std::size_t(c[0]) + std::size_t(c[1]), stream_);  // forward: both sides
       for (int side = 0; side < 2; ++side) {
         const std::size_t out = std::size_t(c[std::size_t(side)]);
         const int to = grid_.neighbour(d, side == 0 ? -1 : +1);
@@ -547,61 +584,55 @@ class CudaDomainEngine final : public MdEngine {
   // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild.
   void forward_ghost_positions() {
     std::size_t next = n_;
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < 3; ++d) {
+      // Two domains along d: both neighbours are one rank, and the two sides' ghosts are adjacent
+      // slots on both ranks, so the sides travel as one message each way.
+      const bool one_neighbour = grid_.n[d] == 2;
+      std::size_t packed = 0, expected = 0;
       for (int side = 0; side < 2; ++side) {
         const std::size_t out = sent_[d][side], in = received_[d][side];
         const R shift = R(grid_.shift(d, side));
-        if (grid_.n[d] == 1) {
-          if (out > 0) {
-            pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
-                int(out), send_[d][side].get(), pos_.get(), d, shift, pos_.get() + next,
-                static_cast<const int*>(nullptr), static_cast<int*>(nullptr));
-            PW_CUDA_LAUNCH("pack_ghosts (forward)");
-          }
-        } else {
-          if (out > 0) {
-            pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
-                int(out), send_[d][side].get(), pos_.get(), d, shift, send_pos_.get(),
-                static_cast<const int*>(nullptr), static_cast<int*>(nullptr));
-            PW_CUDA_LAUNCH("pack_ghosts (forward)");
-          }
+        R4* target = grid_.n[d] == 1 ? pos_.get() + next : send_pos_.get() + packed;
+        if (out > 0) {
+          pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
+              int(out), send_[d][side].get(), pos_.get(), d, shift, target,
+              static_cast<const int*>(nullptr), static_cast<int*>(nullptr));
+          PW_CUDA_LAUNCH("pack_ghosts (forward)");
+        }
+        if (grid_.n[d] > 2)
           gpu_->sendrecv(send_pos_.get(), out * sizeof(R4), grid_.neighbour(d, side == 0 ? -1 : 1),
                          pos_.get() + next, in * sizeof(R4), grid_.neighbour(d, side == 0 ? 1 : -1),
                          stream_);
-        }
-        next += in;
+        if (one_neighbour) packed += out, expected += in;
+        if (!one_neighbour) next += in;
       }
+      if (one_neighbour) {
+        const int other = grid_.neighbour(d, 1);
+        gpu_->sendrecv(send_pos_.get(), packed * sizeof(R4), other, pos_.get() + next,
+                       expected * sizeof(R4), other, stream_);
+        next += expected;
+      }
+    }
   }
 
   // The cell list over the domain and its ghost shell, then the full lists of the local atoms;
   // a list longer than the capacity grows it and builds again.
   void build_list() {
-    ShellCellsP c{};
-    for (int d = 0; d < 3; ++d) {
-      c.origin[d] = grid_.lo[d] - r_list_;
-      const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
-      c.n[d] = std::max(1, int(extent / r_list_));
-      c.width[d] = extent / c.n[d];
-    }
+    const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     const std::size_t held = held_;
     keys_.reserve(held, stream_), index_.reserve(held, stream_);
     sorted_keys_.reserve(held, stream_), order_.reserve(held, stream_);
+    cell_pos_.reserve(held, stream_);
     start_.reserve(cells + 1, stream_);
     if (held > 0) {
       shell_cell_keys<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), pos_.get(), c,
                                                                      keys_.get(), index_.get());
       PW_CUDA_LAUNCH("shell_cell_keys");
-      int end_bit = 1;
-      while ((std::size_t(1) << end_bit) < cells) ++end_bit;
-      std::size_t bytes = 0;
-      PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.get(), sorted_keys_.get(),
-                                              index_.get(), order_.get(), int(held), 0, end_bit,
-                                              stream_));
-      scratch_.reserve(bytes, stream_);
-      PW_CUDA(cub::DeviceRadixSort::SortPairs(scratch_.get(), bytes, keys_.get(),
-                                              sorted_keys_.get(), index_.get(), order_.get(),
-                                              int(held), 0, end_bit, stream_));
+      sort_cell_keys(held);
+      gather_positions<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), order_.get(),
+                                                                      pos_.get(), cell_pos_.get());
+      PW_CUDA_LAUNCH("gather_positions");
     }
     shell_cell_starts<<<blocks_of(cells + 1), kDomainBlock, 0, stream_>>>(
         int(cells), int(held), sorted_keys_.get(), start_.get());
@@ -612,8 +643,8 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, sizeof(int), stream_));
       if (n_ > 0) {
         domain_list<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-            int(n_), pos_.get(), order_.get(), start_.get(), c, r_list_ * r_list_, capacity_,
-            nbr_.get(), nbr_count_.get(), counters_.get() + 4);
+            int(n_), pos_.get(), cell_pos_.get(), order_.get(), start_.get(), c, r_list_ * r_list_,
+            capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -631,10 +662,11 @@ class CudaDomainEngine final : public MdEngine {
   void compute_forces(bool kick, std::uint64_t step) {
     if (n_ == 0) return;
     const DynP d = dyn();
-#define PW_DOMAIN_FORCES(SF)                                                                  \
-  domain_forces<R, P, A, SF><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(                    \
-      int(n_), pos_.get(), vel_.get(), force_.get(), nbr_.get(), nbr_count_.get(), capacity_, \
-      types_, id_.get(), d, step, kick)
+#define PW_DOMAIN_FORCES(SF)                                                                      \
+  domain_forces<R, P, A, SF, kForceThreads>                                                       \
+      <<<blocks_of(n_* kForceThreads), kDomainBlock, 0, stream_>>>(                               \
+          int(n_), pos_.get(), vel_.get(), force_.get(), nbr_.get(), nbr_count_.get(), capacity_, \
+          types_, id_.get(), d, step, kick)
     if (any_sf_)
       PW_DOMAIN_FORCES(true);
     else
@@ -650,6 +682,7 @@ class CudaDomainEngine final : public MdEngine {
   std::string device_, name_ = "cuda domains";
   DomainGrid grid_;
   DomainP geo_{};
+  ShellCellsP cells_{};
   PairTable table_;
   int types_ = 1;
   bool any_sf_ = false;
@@ -674,6 +707,7 @@ class CudaDomainEngine final : public MdEngine {
   DeviceArray<unsigned char> flags_;
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
+  DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
   // Reductions, counters (0-2 selections, 3 far atom, 4 overflow), CUB's scratch.
   DeviceArray<double2> top2_;
   DeviceArray<double> partial_, result_;

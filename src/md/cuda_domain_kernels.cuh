@@ -162,13 +162,15 @@ __global__ void classify_moves(int n, const MoveRecord<R4>* __restrict__ rec, Do
   if (!s && !lo && !hi) atomicMax(far, rec[i].id + 1u);
 }
 
+// The local arrays from the records, record order[i] into slot i.
 template <class R4>
-__global__ void unpack_records(int n, const MoveRecord<R4>* __restrict__ rec, R4* __restrict__ pos,
+__global__ void unpack_records(int n, const MoveRecord<R4>* __restrict__ rec,
+                               const int* __restrict__ order, R4* __restrict__ pos,
                                R4* __restrict__ vel, int4* __restrict__ image,
                                unsigned* __restrict__ id, int* __restrict__ slot) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const MoveRecord<R4> r = rec[i];
+  const MoveRecord<R4> r = rec[order[i]];
   pos[i] = r.pos, vel[i] = r.vel, image[i] = r.image, id[i] = r.id, slot[i] = r.slot;
 }
 
@@ -211,6 +213,24 @@ __device__ __forceinline__ int shell_cell(const R4& p, const ShellCellsP& c, int
   return k < 0 ? 0 : (k >= c.n[d] ? c.n[d] - 1 : k);
 }
 
+// The shell-grid cell of each record (the local atoms are stored in cell order).
+template <class R4>
+__global__ void record_cell_keys(int n, const MoveRecord<R4>* __restrict__ rec, ShellCellsP c,
+                                 int* __restrict__ key, int* __restrict__ index) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const R4 p = rec[i].pos;
+  key[i] = shell_cell(p, c, 0) + c.n[0] * (shell_cell(p, c, 1) + c.n[1] * shell_cell(p, c, 2));
+  index[i] = i;
+}
+
+template <class R4>
+__global__ void gather_positions(int n, const int* __restrict__ order, const R4* __restrict__ pos,
+                                 R4* __restrict__ out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = pos[order[k]];
+}
+
 template <class R4>
 __global__ void shell_cell_keys(int n, const R4* __restrict__ pos, ShellCellsP c,
                                 int* __restrict__ key, int* __restrict__ index) {
@@ -239,12 +259,13 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
 
 // The full neighbour list of each local atom (every other local atom and every ghost within
 // r_list), a thread per atom scanning its 27 cells in z, y, x order and each cell in index
-// order (deterministic). A count above the capacity raises *overflow to it.
+// order (deterministic), the candidates' positions read in cell order (cell_pos[e] is atom
+// order[e]'s). A count above the capacity raises *overflow to it.
 template <class R4>
-__global__ void domain_list(int n, const R4* __restrict__ pos, const int* __restrict__ order,
-                            const int* __restrict__ start, ShellCellsP c, double r_list2,
-                            int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count,
-                            int* overflow) {
+__global__ void domain_list(int n, const R4* __restrict__ pos, const R4* __restrict__ cell_pos,
+                            const int* __restrict__ order, const int* __restrict__ start,
+                            ShellCellsP c, double r_list2, int capacity, int* __restrict__ nbr,
+                            int* __restrict__ nbr_count, int* overflow) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const R4 p = pos[i];
@@ -259,7 +280,7 @@ __global__ void domain_list(int n, const R4* __restrict__ pos, const int* __rest
         for (int e = start[cell]; e < start[cell + 1]; ++e) {
           const int j = order[e];
           if (j == i) continue;
-          const R4 q = pos[j];
+          const R4 q = cell_pos[e];
           const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
           if (dx * dx + dy * dy + dz * dz < r_list2) {
             if (count < capacity) row[count] = j;
@@ -273,21 +294,25 @@ __global__ void domain_list(int n, const R4* __restrict__ pos, const int* __rest
 
 // The pair forces on each local atom over its full list (P arithmetic from displacements taken
 // in R, sums in A), then, when `kick`, the second half kick (+ Andersen collisions at `step`).
-template <class R, class P, class A, bool SF>
+// TPA threads share an atom, each taking every TPA-th neighbour, and combine by shuffles in a fixed
+// order (deterministic; more resident warps to hide the neighbour gathers).
+template <class R, class P, class A, bool SF, int TPA>
 __global__ void __launch_bounds__(kDomainBlock)
     domain_forces(int n, const typename Vec4<R>::type* __restrict__ pos,
                   typename Vec4<R>::type* __restrict__ vel,
                   typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
                   const int* __restrict__ nbr_count, int capacity, int types,
                   const unsigned* __restrict__ id, DynP dyn, unsigned long long step, bool kick) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  static_assert(TPA >= 1 && TPA <= 32 && (TPA & (TPA - 1)) == 0, "TPA: a power of 2 up to 32");
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = t / TPA, sub = t % TPA;
+  if (i >= n) return;  // whole groups leave together (TPA divides the block)
   const auto p = pos[i];
   const int ti = int(p.w);
   A fx = 0, fy = 0, fz = 0;
   const int count = nbr_count[i];
   const int* row = nbr + std::size_t(i) * capacity;
-  for (int e = 0; e < count; ++e) {
+  for (int e = sub; e < count; e += TPA) {
     const auto q = pos[row[e]];
     const P dx = P(p.x - q.x), dy = P(p.y - q.y), dz = P(p.z - q.z);
     const P r2 = dx * dx + dy * dy + dz * dz;
@@ -295,6 +320,16 @@ __global__ void __launch_bounds__(kDomainBlock)
     if (!(r2 < pp.rc2)) continue;
     const P fr = physics::lj_truncated<SF>(r2, pp).force_over_r2;
     fx += A(fr * dx), fy += A(fr * dy), fz += A(fr * dz);
+  }
+  if constexpr (TPA > 1) {
+    const int lane = threadIdx.x & 31;
+    const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
+    for (int o = TPA / 2; o > 0; o >>= 1) {
+      fx += __shfl_xor_sync(mask, fx, o);
+      fy += __shfl_xor_sync(mask, fy, o);
+      fz += __shfl_xor_sync(mask, fz, o);
+    }
+    if (sub != 0) return;
   }
   typename Vec4<R>::type f;
   f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;

@@ -428,7 +428,8 @@ class DomainEngine final : public MdEngine {
   // "cpu (4 threads per rank), domains 2x1x1, atoms per rank 15980 to 16020; 2 ranks ..."
   void describe_load() {
     name_ = "cpu (" + std::to_string(cpu_threads()) + " threads per rank), " +
-            describe_domains(comm_, grid_, n_) + "; " + parallel::describe_ranks(0);
+            describe_domains(comm_, grid_, n_);
+    if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(0);
   }
 
   EngineOptions options_;
