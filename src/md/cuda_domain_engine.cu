@@ -136,11 +136,14 @@ class CudaDomainEngine final : public MdEngine {
       std::fprintf(stderr,
                    "# md cuda domains, rank %d, %lld steps, %lld rebuilds: step %.1f us, of which "
                    "rebuild test %.1f us, forward ghost exchange %.1f us, rebuilds %.1f us (%.0f "
-                   "us each)\n",
+                   "us each: migration %.0f, ghosts %.0f, lists %.0f)\n",
                    comm_.rank(), timed_steps_, timed_rebuilds_, 1e6 * t_step_ / timed_steps_,
                    1e6 * t_test_ / timed_steps_, 1e6 * t_forward_ / timed_steps_,
                    1e6 * t_rebuild_ / timed_steps_,
-                   timed_rebuilds_ ? 1e6 * t_rebuild_ / timed_rebuilds_ : 0.0);
+                   timed_rebuilds_ ? 1e6 * t_rebuild_ / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[0] / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[1] / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0);
     gpu_.reset();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -426,9 +429,21 @@ class CudaDomainEngine final : public MdEngine {
 
   void rebuild(bool migrate_atoms) {
     counters_.reserve(8, stream_);
+    using clock = std::chrono::steady_clock;
+    auto mark = clock::now();
+    auto phase = [&](int k) {  // PAIRWISE_MD_PROFILE: the time since the last mark, into t_phase_
+      if (!profile_ || !migrate_atoms) return;
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      const auto now = clock::now();
+      t_phase_[k] += std::chrono::duration<double>(now - mark).count();
+      mark = now;
+    };
     migrate(migrate_atoms);
+    phase(0);
     exchange_ghosts();
+    phase(1);
     build_list();
+    phase(2);
     if (n_ > 0)
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
                               stream_));
@@ -716,6 +731,7 @@ class CudaDomainEngine final : public MdEngine {
   // PAIRWISE_MD_PROFILE=1: host-timed phases (stream synchronized between them).
   bool profile_ = false;
   double t_step_ = 0, t_test_ = 0, t_forward_ = 0, t_rebuild_ = 0;
+  double t_phase_[3] = {0, 0, 0};  // rebuilds: migration, ghosts, lists
   long long timed_steps_ = 0, timed_rebuilds_ = 0;
 };
 
