@@ -15,19 +15,22 @@
 //                       send list's positions plus the periodic shift; an axis with one domain
 //                       packs straight into its own ghost slots, else the packed buffer goes to
 //                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
-//                       through host memory) and lands in the ghost slots of that stage
+//                       through host memory) and lands in the ghost slots of that stage (an axis
+//                       of two domains: both sides as one message each way)
 //   domain_forces       pair forces over the full list of each local atom (ghosts included),
-//                       each pair computed for its own atom (no atomics, no reverse
-//                       communication), + the second half kick (+ Andersen)
+//                       each pair computed for its own atom (4 threads per atom, no atomics, no
+//                       reverse communication), + the second half kick (+ Andersen)
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
-// down, up), the counts exchanged on the host, the records through sendrecv; then per stage
-// ghost_flags + cub::DeviceSelect into the kept send lists, counts exchanged, positions and slots
-// sent; then the cell list over the domain and its ghost shell (cub::DeviceRadixSort of the cell
-// keys: cells in index order, deterministic) and domain_list (a thread per atom over its 27 cells;
-// a count above the capacity grows it and builds again). Thermo: domain_energy (half of each
-// pair's energy and virial per atom) and the kinetic energy, block sums, sum_partials, then a host
-// all-reduce of the three numbers.
+// down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
+// stored in cell order (radix sort of the records' cells: neighbours in space are neighbours in
+// memory for the list build and the forces); then per stage ghost_flags + cub::DeviceSelect into
+// the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
+// domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
+// deterministic) and domain_list (a thread per atom over its 27 cells; a count above the capacity
+// grows it and builds again). Thermo: domain_energy (half of each pair's energy and virial per
+// atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the three
+// numbers.
 //
 // Precision as the single-GPU cuda engine's storage: single = float positions, velocities and
 // pair arithmetic; mixed = double positions and velocities, float pair terms from displacements
