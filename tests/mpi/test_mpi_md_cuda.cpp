@@ -1,12 +1,13 @@
 // md on the cuda backend across ranks (the cuda domain engine, src/md/cuda_domain_engine.cu)
 // against one rank's cuda engine and the cpu domain engine on as many ranks: LAMMPS's in.lj
-// (tests/data/lj32k-*) in double over 100 steps on 2 and 3 ranks within 1e-10 relative; 7 atoms
-// on 3 ranks (one domain empty at the start, an atom migrating into it, one interacting across
-// the periodic boundary) with no thermostat, Langevin and Andersen (random streams keyed by atom
-// id and step) within 1e-10, and their final data files; single and mixed precision on 2 ranks
-// against one rank of the same precision (float pair terms summed in another order: 1e-4 over 20
-// steps); a domain thinner than the cutoff plus skin is the cpu engine's clear error on every
-// rank. Skipped without a CUDA device. Ranks sharing one GPU take GpuCollectives' MPI fallback
+// (tests/data/lj32k-*) in double over 100 steps on 2 and 3 ranks within 1e-10 relative, and over
+// 40 steps on 4 (1x2x2) and 8 (2x2x2) ranks; 7 atoms on 3 ranks (one domain empty at the start,
+// an atom migrating into it, one interacting across the periodic boundary) with no thermostat,
+// Langevin and Andersen (random streams keyed by atom id and step) within 1e-10, and their final
+// data files; single and mixed precision on 2 ranks against one rank of the same precision (float
+// pair terms summed in another order: 1e-4 over 20 steps); a neighbour capacity that overflows;
+// a blow-up, and a domain thinner than the cutoff plus skin, ending every rank with the clear
+// error. Skipped without a CUDA device. Ranks sharing one GPU take GpuCollectives' MPI fallback
 // (NCCL refuses two ranks on a GPU), so this runs on a one-GPU machine.
 #include <unistd.h>
 
@@ -30,6 +31,21 @@ TEST_P(MdCudaRanks, InLjThermoMatchesOneRankAndTheCpuDomainEngine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Mpi, MdCudaRanks, ::testing::Values(2, 3));
+
+// 4 ranks (1x2x2 domains: the y stage's ghosts forwarded in the z stage, edges and corners) and 8
+// (2x2x2: every axis of two domains, one message each way) against one rank, 40 steps.
+class MdCudaManyAxes : public ::testing::TestWithParam<int> {};
+
+TEST_P(MdCudaManyAxes, InLjThermoMatchesOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const int ranks = GetParam();
+  const MdRun many = expect_thermo_matches(
+      lammps_in_lj(40, "cuda"), "cuda-in-lj-axes-" + std::to_string(ranks), ranks, 1e-10);
+  const std::string grid = ranks == 4 ? "cuda domains 1x2x2" : "cuda domains 2x2x2";
+  EXPECT_NE(many.result.output.find(grid), std::string::npos) << many.result.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, MdCudaManyAxes, ::testing::Values(4, 8));
 
 class MdSevenAtomsCuda : public ::testing::TestWithParam<std::string> {};
 
