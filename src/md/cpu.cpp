@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/checkpoint.hpp"
 #include "engine/cell_list.hpp"
@@ -453,8 +454,12 @@ std::unique_ptr<MdEngine> make_cpu_engine(const EngineOptions& o) {
 }
 
 std::unique_ptr<MdEngine> make_md_engine(BackendKind backend, const EngineOptions& o) {
-  // Many ranks: spatial domain decomposition (domain_engine.cpp).
-  if (parallel::Communicator& comm = parallel::world(); comm.size() > 1)
+  // Many ranks: spatial domain decomposition (domain_engine.cpp, cuda_domain_engine.cu).
+  // PAIRWISE_MD_DOMAINS=1 takes it on one rank too (a 1x1x1 grid whose ghosts are the periodic
+  // images: the decomposition's own cost against the one-rank engines, docs/distributed.md).
+  const char* domains = std::getenv("PAIRWISE_MD_DOMAINS");
+  if (parallel::Communicator& comm = parallel::world();
+      comm.size() > 1 || (domains && *domains == '1'))
     return make_domain_engine(backend, o, comm);
   switch (backend) {
     case BackendKind::reference:

@@ -1,6 +1,7 @@
 // The md cuda engine's shared device pieces: launch constants, the LJ pair tables in constant
 // memory, the position/box/grid/dynamics parameter structs, the step flags and the minimum image.
-// Included by cuda_md.cu only (one translation unit: the kernels use the __constant__ tables).
+// Included by cuda_md.cu and cuda_domain_engine.cu (each translation unit has its own
+// __constant__ tables, filled by its engine's set_state).
 #pragma once
 
 #include <cuda_runtime.h>

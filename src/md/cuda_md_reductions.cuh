@@ -1,6 +1,7 @@
 // The md cuda engine's thermo reductions: per-block sums of ½ U, ½ r·f and ½ m v² over the
 // full list, then one fixed-order sum of the block partials (deterministic).
-// Included by cuda_md.cu only; the whole step is described there.
+// Included by cuda_md.cu, where the whole step is described, and cuda_domain_engine.cu
+// (sum_partials).
 #pragma once
 
 #include <cstddef>

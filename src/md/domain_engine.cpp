@@ -20,7 +20,7 @@
 // Precision as the cpu engine: positions and velocities in double, pair arithmetic in P from
 // displacements taken in double, forces and energies accumulated in Acc.
 #include "md/domain_engine.hpp"
-#include "md/periodic_images.hpp"
+#include "md/domain_grid.hpp"
 
 #include <omp.h>
 
@@ -53,38 +53,6 @@ struct Position {
   double x, y, z;
 };
 
-// The grid of domains: every factorization px·py·pz = P whose domains are at least r_list wide,
-// the one with the least domain surface (least ghost volume).
-std::array<int, 3> choose_grid(int ranks, const std::array<double, 3>& length, double r_list) {
-  std::array<int, 3> best{0, 0, 0};
-  double best_surface = std::numeric_limits<double>::infinity();
-  for (int px = 1; px <= ranks; ++px) {
-    if (ranks % px) continue;
-    for (int py = 1; py <= ranks / px; ++py) {
-      if ((ranks / px) % py) continue;
-      const int pz = ranks / px / py;
-      const std::array<int, 3> g{px, py, pz};
-      bool fits = true;
-      for (int d = 0; d < 3; ++d) fits = fits && length[d] / g[d] >= r_list;
-      if (!fits) continue;
-      const double wx = length[0] / px, wy = length[1] / py, wz = length[2] / pz;
-      const double surface = wx * wy + wy * wz + wx * wz;
-      if (surface < best_surface - 1e-12) best_surface = surface, best = g;
-    }
-  }
-  if (best[0] == 0) {
-    const double widest = *std::max_element(length.begin(), length.end()) / ranks;
-    char text[320];
-    std::snprintf(text, sizeof text,
-                  "%d ranks cut the %.4g x %.4g x %.4g box into domains thinner than the cutoff "
-                  "plus skin (%.4g; the best cut leaves %.4g along the longest axis): use fewer "
-                  "ranks or a bigger system",
-                  ranks, length[0], length[1], length[2], r_list, widest);
-    throw Error(text, "md domain decomposition");
-  }
-  return best;
-}
-
 template <class P, class Acc>
 class DomainEngine final : public MdEngine {
  public:
@@ -95,9 +63,8 @@ class DomainEngine final : public MdEngine {
   EngineStats stats() const override { return stats_; }
 
   void set_state(const System& s) override {
-    box_ = s.box;
-    for (int d = 0; d < 3; ++d) length_[d] = s.box.length(d);
     table_ = build_pair_table(s.ff);
+    refuse_custom_pairs(table_);
     params_.resize(table_.params.size());
     any_sf_ = false;
     for (std::size_t k = 0; k < params_.size(); ++k) {
@@ -105,13 +72,7 @@ class DomainEngine final : public MdEngine {
       any_sf_ = any_sf_ || table_.params[k].f_shift != 0;
     }
     r_list_ = table_.max_cutoff + options_.skin;
-    grid_ = choose_grid(comm_.size(), length_, r_list_);
-    const int r = comm_.rank();
-    coord_ = {r % grid_[0], r / grid_[0] % grid_[1], r / grid_[0] / grid_[1]};
-    for (int d = 0; d < 3; ++d) {
-      lo_[d] = box_.lo[d] + length_[d] * coord_[d] / grid_[d];
-      hi_[d] = box_.lo[d] + length_[d] * (coord_[d] + 1) / grid_[d];
-    }
+    grid_ = DomainGrid(s.box, r_list_, comm_.size(), comm_.rank());
     // Every rank reads the whole system and keeps the atoms of its domain.
     const Atoms& a = s.atoms;
     total_ = a.size();
@@ -123,7 +84,7 @@ class DomainEngine final : public MdEngine {
       AtomRecord rec{a.x[i], a.y[i],    a.z[i],  a.vx[i], a.vy[i], a.vz[i], 0,      0,
                      0,      a.type[i], a.ix[i], a.iy[i], a.iz[i], int(i),  a.id[i]};
       wrap(rec);
-      if (owner(rec) == coord_) append(rec);
+      if (owner(rec) == grid_.coord) append(rec);
     }
     rebuild(false);
     compute_forces();
@@ -131,22 +92,13 @@ class DomainEngine final : public MdEngine {
   }
 
   void get_state(System& s) override {
-    struct Out {
-      double x, y, z, vx, vy, vz;
-      int ix, iy, iz, slot;
-    };
-    std::vector<Out> mine(n_);
+    std::vector<AtomState> mine(n_);
     for (std::size_t k = 0; k < n_; ++k) {
       AtomRecord rec = record(k);
       wrap(rec);
       mine[k] = {rec.x, rec.y, rec.z, rec.vx, rec.vy, rec.vz, rec.ix, rec.iy, rec.iz, rec.slot};
     }
-    auto& a = s.atoms;
-    for (const Out& o : parallel::allgather_vectors(comm_, mine)) {
-      const std::size_t i = std::size_t(o.slot);
-      a.x[i] = o.x, a.y[i] = o.y, a.z[i] = o.z, a.vx[i] = o.vx, a.vy[i] = o.vy, a.vz[i] = o.vz;
-      a.ix[i] = o.ix, a.iy[i] = o.iy, a.iz[i] = o.iz;
-    }
+    gather_state(comm_, mine, s);
   }
 
   void advance(std::uint64_t first_step, int steps) override {
@@ -179,47 +131,29 @@ class DomainEngine final : public MdEngine {
   }
 
   std::uint32_t first_bad_atom(double max_speed) override {
-    std::int64_t bad[2] = {std::numeric_limits<std::int64_t>::max(), 0};  // slot, id
+    std::int64_t slot = std::numeric_limits<std::int64_t>::max();
+    std::uint32_t id = 0;
     for (std::size_t k = 0; k < n_; ++k) {
       const double v2 = vx_[k] * vx_[k] + vy_[k] * vy_[k] + vz_[k] * vz_[k];
       const bool finite =
           std::isfinite(x_[k]) && std::isfinite(y_[k]) && std::isfinite(z_[k]) && std::isfinite(v2);
-      if ((!finite || v2 > max_speed * max_speed) && slot_[k] < bad[0])
-        bad[0] = slot_[k], bad[1] = id_[k];
+      if ((!finite || v2 > max_speed * max_speed) && slot_[k] < slot) slot = slot_[k], id = id_[k];
     }
-    const auto all = parallel::allgather_vectors(comm_, std::vector<std::int64_t>(bad, bad + 2));
-    std::int64_t slot = std::numeric_limits<std::int64_t>::max(), id = 0;
-    for (std::size_t q = 0; q + 1 < all.size(); q += 2)
-      if (all[q] < slot) slot = all[q], id = all[q + 1];
-    return std::uint32_t(id);
+    return first_bad_on_any_rank(comm_, slot, id);
   }
 
   void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
-    struct Out {
-      double fx, fy, fz;
-      std::int64_t slot;
-    };
-    std::vector<Out> mine(n_);
+    std::vector<AtomForce> mine(n_);
     for (std::size_t k = 0; k < n_; ++k) mine[k] = {fx_[k], fy_[k], fz_[k], slot_[k]};
-    fx.assign(total_, 0), fy.assign(total_, 0), fz.assign(total_, 0);
-    for (const Out& o : parallel::allgather_vectors(comm_, mine)) {
-      const std::size_t i = std::size_t(o.slot);
-      fx[i] = o.fx, fy[i] = o.fy, fz[i] = o.fz;
-    }
+    gather_forces(comm_, mine, total_, fx, fy, fz);
   }
 
   std::vector<std::pair<int, int>> neighbor_pairs() override {
     std::vector<std::pair<int, int>> mine;
     for (std::size_t i = 0; i < n_; ++i)
-      for (int e = list_start_[i]; e < list_start_[i + 1]; ++e) {
-        int a = slot_[i], b = slot_[std::size_t(list_[std::size_t(e)])];
-        if (a > b) std::swap(a, b);
-        mine.push_back({a, b});
-      }
-    auto all = parallel::allgather_vectors(comm_, mine);
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    return all;
+      for (int e = list_start_[i]; e < list_start_[i + 1]; ++e)
+        mine.push_back({slot_[i], slot_[std::size_t(list_[std::size_t(e)])]});
+    return gather_pairs(comm_, std::move(mine));
   }
 
  private:
@@ -249,34 +183,8 @@ class DomainEngine final : public MdEngine {
             vz_.data(), fx_.data(), fy_.data(), fz_.data(), inv_mass_.data(), id_.data()};
   }
 
-  // Into the box [lo, hi), counting the crossings in the image flags.
-  void wrap(AtomRecord& a) const {
-    double* xs[3] = {&a.x, &a.y, &a.z};
-    int* im[3] = {&a.ix, &a.iy, &a.iz};
-    for (int d = 0; d < 3; ++d) {
-      const double k = std::floor((*xs[d] - box_.lo[d]) / length_[d]);
-      if (k != 0) *xs[d] -= k * length_[d], *im[d] = add_images(*im[d], k);
-      if (*xs[d] >= box_.hi[d]) *xs[d] = box_.lo[d];  // -tiny + L rounded up to L
-    }
-  }
-  // The grid coordinates of the domain owning a wrapped position.
-  std::array<int, 3> owner(const AtomRecord& a) const {
-    const double xs[3] = {a.x, a.y, a.z};
-    std::array<int, 3> c{};
-    for (int d = 0; d < 3; ++d)
-      c[d] = std::clamp(int(std::floor((xs[d] - box_.lo[d]) / length_[d] * grid_[d])), 0,
-                        grid_[d] - 1);
-    return c;
-  }
-  int rank_at(std::array<int, 3> c) const {
-    for (int d = 0; d < 3; ++d) c[d] = (c[d] + grid_[d]) % grid_[d];
-    return c[0] + grid_[0] * (c[1] + grid_[1] * c[2]);
-  }
-  int neighbour(int d, int step) const {
-    std::array<int, 3> c = coord_;
-    c[d] += step;
-    return rank_at(c);
-  }
+  void wrap(AtomRecord& a) const { grid_.wrap(a.x, a.y, a.z, a.ix, a.iy, a.iz); }
+  std::array<int, 3> owner(const AtomRecord& a) const { return grid_.owner(a.x, a.y, a.z); }
 
   // ---- rebuild: migration, ghosts, neighbour list -------------------------------------------
 
@@ -291,15 +199,7 @@ class DomainEngine final : public MdEngine {
       else if (d > d2)
         d2 = d;
     }
-    const auto all = parallel::allgather_vectors(comm_, std::vector<double>{d1, d2});
-    double g1 = 0, g2 = 0;
-    for (double d : all) {
-      if (d > g1)
-        g2 = g1, g1 = d;
-      else if (d > g2)
-        g2 = d;
-    }
-    return g1 + g2 > options_.skin;
+    return rebuild_needed_on_any_rank(comm_, d1, d2, options_.skin);
   }
 
   void rebuild(bool migrate_atoms) {
@@ -322,22 +222,22 @@ class DomainEngine final : public MdEngine {
       wrap(atoms[k]);
     }
     for (int d = 0; d < 3; ++d) {
-      if (grid_[d] == 1) continue;
+      if (grid_.n[d] == 1) continue;
       std::vector<AtomRecord> stay, down, up;
       for (const AtomRecord& a : atoms) {
         const int c = owner(a)[d];
-        if (c == coord_[d])
+        if (c == grid_.coord[d])
           stay.push_back(a);
-        else if (c == (coord_[d] + grid_[d] - 1) % grid_[d])
+        else if (c == (grid_.coord[d] + grid_.n[d] - 1) % grid_.n[d])
           down.push_back(a);
-        else if (c == (coord_[d] + 1) % grid_[d])
+        else if (c == (grid_.coord[d] + 1) % grid_.n[d])
           up.push_back(a);
         else
           throw Error("atom id " + std::to_string(a.id) +
                           " crossed more than one domain between two neighbour-list builds",
                       "md domain decomposition");
       }
-      const int low = neighbour(d, -1), high = neighbour(d, +1);
+      const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
       auto from_high = parallel::exchange(comm_, down, low, high);
       auto from_low = parallel::exchange(comm_, up, high, low);
       stay.insert(stay.end(), from_high.begin(), from_high.end());
@@ -361,8 +261,8 @@ class DomainEngine final : public MdEngine {
       for (int side = 0; side < 2; ++side) send_[d][side].clear();
       const std::size_t count = coord.size();
       for (std::size_t k = 0; k < count; ++k) {
-        if (coord[k] < lo_[d] + r_list_) send_[d][0].push_back(int(k));
-        if (coord[k] >= hi_[d] - r_list_) send_[d][1].push_back(int(k));
+        if (coord[k] < grid_.lo[d] + r_list_) send_[d][0].push_back(int(k));
+        if (coord[k] >= grid_.hi[d] - r_list_) send_[d][1].push_back(int(k));
       }
       for (int side = 0; side < 2; ++side) {
         std::vector<GhostRecord> out;
@@ -370,7 +270,8 @@ class DomainEngine final : public MdEngine {
         const Position s = shift(d, side);
         for (int k : send_[d][side])
           out.push_back({x_[k] + s.x, y_[k] + s.y, z_[k] + s.z, type_[k], slot_[k]});
-        const int to = neighbour(d, side == 0 ? -1 : +1), from = neighbour(d, side == 0 ? +1 : -1);
+        const int to = grid_.neighbour(d, side == 0 ? -1 : +1),
+                  from = grid_.neighbour(d, side == 0 ? +1 : -1);
         const auto in = parallel::exchange(comm_, out, to, from);
         received_[d][side] = in.size();
         for (const GhostRecord& g : in) {
@@ -381,12 +282,8 @@ class DomainEngine final : public MdEngine {
     }
   }
 
-  // The shift of atoms sent down (side 0) or up (side 1) along d: +L when the low face is the
-  // box's (the copy appears above the top of the receiving domain), -L at the high face.
   Position shift(int d, int side) const {
-    double s = 0;
-    if (side == 0 && coord_[d] == 0) s = length_[d];
-    if (side == 1 && coord_[d] == grid_[d] - 1) s = -length_[d];
+    const double s = grid_.shift(d, side);
     return {d == 0 ? s : 0, d == 1 ? s : 0, d == 2 ? s : 0};
   }
 
@@ -400,9 +297,10 @@ class DomainEngine final : public MdEngine {
         out.reserve(send_[d][side].size());
         for (int k : send_[d][side]) out.push_back({x_[k] + s.x, y_[k] + s.y, z_[k] + s.z});
         std::vector<Position> in(received_[d][side]);
-        comm_.sendrecv(
-            std::as_bytes(std::span<const Position>(out)), neighbour(d, side == 0 ? -1 : +1),
-            std::as_writable_bytes(std::span<Position>(in)), neighbour(d, side == 0 ? +1 : -1));
+        comm_.sendrecv(std::as_bytes(std::span<const Position>(out)),
+                       grid_.neighbour(d, side == 0 ? -1 : +1),
+                       std::as_writable_bytes(std::span<Position>(in)),
+                       grid_.neighbour(d, side == 0 ? +1 : -1));
         for (const Position& p : in) x_[next] = p.x, y_[next] = p.y, z_[next] = p.z, ++next;
       }
   }
@@ -414,8 +312,8 @@ class DomainEngine final : public MdEngine {
     std::array<int, 3> cells{};
     std::array<double, 3> origin{}, width{};
     for (int d = 0; d < 3; ++d) {
-      origin[d] = lo_[d] - r_list_;
-      const double extent = hi_[d] - lo_[d] + 2 * r_list_;
+      origin[d] = grid_.lo[d] - r_list_;
+      const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
       cells[d] = std::max(1, int(extent / r_list_));
       width[d] = extent / cells[d];
     }
@@ -527,22 +425,17 @@ class DomainEngine final : public MdEngine {
     potential_ = double(pe), virial_ = double(vir);
   }
 
-  // "cpu domains 2x1x1, atoms per rank 15,980–16,020 (3 ranks ...)" for the log.
+  // "cpu (4 threads per rank), domains 2x1x1, atoms per rank 15980 to 16020; 2 ranks ..."
   void describe_load() {
-    std::int64_t counts[2] = {std::int64_t(n_), -std::int64_t(n_)};
-    comm_.allreduce_max(std::span<std::int64_t>(counts, 2));
-    name_ = "cpu (" + std::to_string(cpu_threads()) + " threads per rank), domains " +
-            std::to_string(grid_[0]) + "x" + std::to_string(grid_[1]) + "x" +
-            std::to_string(grid_[2]) + ", atoms per rank " + std::to_string(-counts[1]) + " to " +
-            std::to_string(counts[0]) + "; " + parallel::describe_ranks(0);
+    name_ = "cpu (" + std::to_string(cpu_threads()) + " threads per rank), " +
+            describe_domains(comm_, grid_, n_);
+    if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(0);
   }
 
   EngineOptions options_;
   Communicator& comm_;
   std::string name_ = "cpu domains";
-  Box box_;
-  std::array<double, 3> length_{}, lo_{}, hi_{};
-  std::array<int, 3> grid_{1, 1, 1}, coord_{0, 0, 0};
+  DomainGrid grid_;
   PairTable table_;
   std::vector<physics::LjPairParams<P>> params_;
   bool any_sf_ = false;
@@ -563,10 +456,10 @@ class DomainEngine final : public MdEngine {
 
 std::unique_ptr<MdEngine> make_domain_engine(BackendKind backend, const EngineOptions& o,
                                              parallel::Communicator& comm) {
+  if (backend == BackendKind::cuda) return make_cuda_domain_engine(o, comm);
   if (backend != BackendKind::cpu)
-    throw Error("md across ranks runs the cpu backend's domain engine in this version (got " +
-                    std::string(to_string(backend)) +
-                    "); the CUDA domain engine is future work (docs/distributed.md)",
+    throw Error("md across ranks runs the cpu or the cuda backend's domain engine (got " +
+                    std::string(to_string(backend)) + ")",
                 "--backend");
   switch (o.precision) {
     case Precision::single:
@@ -578,5 +471,11 @@ std::unique_ptr<MdEngine> make_domain_engine(BackendKind backend, const EngineOp
   }
   throw Error("unknown precision");
 }
+
+#ifndef PAIRWISE_HAVE_CUDA
+std::unique_ptr<MdEngine> make_cuda_domain_engine(const EngineOptions&, parallel::Communicator&) {
+  throw Error("this build has no CUDA backend", "--backend cuda");
+}
+#endif
 
 }  // namespace pairwise::md

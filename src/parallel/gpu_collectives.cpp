@@ -32,6 +32,33 @@ void check_cuda(cudaError_t e, const char* what) {
     throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
 
+// Page-locked host memory grown on demand: sendrecv's staging (pinned copies run at the link's
+// speed; pageable ones go through the driver's bounce buffer, ~3× slower for the md ghosts).
+class PinnedBytes {
+ public:
+  PinnedBytes() = default;
+  PinnedBytes(const PinnedBytes&) = delete;
+  PinnedBytes& operator=(const PinnedBytes&) = delete;
+  ~PinnedBytes() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  std::byte* get(std::size_t bytes) {
+    if (bytes > size_) {
+      if (ptr_) cudaFreeHost(ptr_);
+      ptr_ = nullptr, size_ = 0;
+      const std::size_t grown = std::max(bytes, 2 * size_);
+      void* p = nullptr;
+      check_cuda(cudaMallocHost(&p, grown), "cudaMallocHost (sendrecv staging)");
+      ptr_ = static_cast<std::byte*>(p), size_ = grown;
+    }
+    return ptr_;
+  }
+
+ private:
+  std::byte* ptr_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 // Device → host, the host collective, host → device: correct everywhere, as fast as PCIe allows.
 class HostStaged final : public GpuCollectives {
  public:
@@ -79,9 +106,28 @@ class HostStaged final : public GpuCollectives {
                "allgather (upload)");
     check_cuda(cudaStreamSynchronize(s), "allgather (upload)");
   }
+  void sendrecv(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
+                std::size_t recv_bytes, int from, void* stream) override {
+    auto s = static_cast<cudaStream_t>(stream);
+    std::byte* send = send_host_.get(send_bytes);
+    std::byte* recv = recv_host_.get(recv_bytes);
+    if (send_bytes) {
+      check_cuda(cudaMemcpyAsync(send, d_send, send_bytes, cudaMemcpyDeviceToHost, s),
+                 "sendrecv (download)");
+      check_cuda(cudaStreamSynchronize(s), "sendrecv (download)");
+    }
+    comm_.sendrecv(std::span<const std::byte>(send, send_bytes), to,
+                   std::span<std::byte>(recv, recv_bytes), from);
+    if (recv_bytes) {
+      check_cuda(cudaMemcpyAsync(d_recv, recv, recv_bytes, cudaMemcpyHostToDevice, s),
+                 "sendrecv (upload)");
+      check_cuda(cudaStreamSynchronize(s), "sendrecv (upload)");
+    }
+  }
 
  private:
   Communicator& comm_;
+  PinnedBytes send_host_, recv_host_;  // sendrecv's staging
 };
 
 std::string& nccl_missing_reason() {
@@ -121,6 +167,10 @@ struct NcclApi {
   decltype(&ncclAllReduce) all_reduce = nullptr;
   decltype(&ncclAllGather) all_gather = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
+  decltype(&ncclSend) send = nullptr;
+  decltype(&ncclRecv) recv = nullptr;
+  decltype(&ncclGroupStart) group_start = nullptr;
+  decltype(&ncclGroupEnd) group_end = nullptr;
 
   // Empty on success, else why not.
   std::string load() {
@@ -133,7 +183,9 @@ struct NcclApi {
     if (!sym(get_version, "ncclGetVersion") || !sym(get_unique_id, "ncclGetUniqueId") ||
         !sym(comm_init_rank, "ncclCommInitRank") || !sym(comm_destroy, "ncclCommDestroy") ||
         !sym(all_reduce, "ncclAllReduce") || !sym(all_gather, "ncclAllGather") ||
-        !sym(error_string, "ncclGetErrorString"))
+        !sym(error_string, "ncclGetErrorString") || !sym(send, "ncclSend") ||
+        !sym(recv, "ncclRecv") || !sym(group_start, "ncclGroupStart") ||
+        !sym(group_end, "ncclGroupEnd"))
       return "libnccl.so.2 lacks an entry point (" + std::string(dlerror()) + ")";
     return {};
   }
@@ -167,6 +219,15 @@ class Nccl final : public GpuCollectives {
     check(
         api_.all_gather(d_send, d_recv, bytes, ncclUint8, comm_, static_cast<cudaStream_t>(stream)),
         "ncclAllGather");
+  }
+  void sendrecv(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
+                std::size_t recv_bytes, int from, void* stream) override {
+    auto s = static_cast<cudaStream_t>(stream);
+    check(api_.group_start(), "ncclGroupStart");
+    if (send_bytes) check(api_.send(d_send, send_bytes, ncclUint8, to, comm_, s), "ncclSend");
+    if (recv_bytes) check(api_.recv(d_recv, recv_bytes, ncclUint8, from, comm_, s), "ncclRecv");
+    check(api_.group_end(), "ncclGroupEnd");
+    check_cuda(cudaStreamSynchronize(s), "sendrecv (NCCL)");
   }
 
  private:

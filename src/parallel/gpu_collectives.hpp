@@ -27,6 +27,11 @@ class GpuCollectives {
   // every rank (equal blocks: callers pad to the largest, as NCCL requires).
   virtual void allgather(const void* device_send, void* device_recv, std::size_t bytes_per_rank,
                          void* stream) = 0;
+  // Point to point: send_bytes at device_send go to rank `to` while recv_bytes from rank `from`
+  // land at device_recv (the md domain engine's ghost and migration exchanges). Both sides must
+  // agree on the sizes (exchange them first); either may be 0. Returns when the receive is done.
+  virtual void sendrecv(const void* device_send, std::size_t send_bytes, int to, void* device_recv,
+                        std::size_t recv_bytes, int from, void* stream) = 0;
 };
 
 // Needs the CUDA backend; throws pairwise::Error in a build without it. With one rank, returns

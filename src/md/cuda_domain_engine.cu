@@ -1,0 +1,756 @@
+// The md engine across ranks on the cuda backend: the cpu domain engine's spatial domain
+// decomposition (domain_engine.cpp, the grid and the gathering shared through domain_grid.hpp)
+// with the state and every per-atom loop on the rank's GPU.
+//
+// On the device, per rank: the local atoms in slots [0, n), then the ghosts [n, n + g) in the
+// order of the stages that brought them (x low, x high, y low, ...): positions (type index in w),
+// and for the local atoms velocities (1/m in w), forces, image flags, ids and set_state slots.
+// A step (host-driven, one stream):
+//   domain_kick_drift   half kick, drift (Langevin: half drift, O step, half drift; the random
+//                       streams keyed by atom id and step as every engine's)
+//   displacement_top2   the two largest displacements since the build (block top-2, one merge
+//                       block), downloaded (16 bytes) and all-gathered on the host: Liu et al.'s
+//                       d1 + d2 > skin over every rank, so all rebuild at the same step
+//   forward ghosts      per stage (x, y, z; low then high side): pack_ghosts gathers the kept
+//                       send list's positions plus the periodic shift; an axis with one domain
+//                       packs straight into its own ghost slots, else the packed buffer goes to
+//                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
+//                       through host memory) and lands in the ghost slots of that stage (an axis
+//                       of two domains: both sides as one message each way)
+//   domain_forces       pair forces over the full list of each local atom (ghosts included),
+//                       each pair computed for its own atom (4 threads per atom, no atomics, no
+//                       reverse communication), + the second half kick (+ Andersen)
+// A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
+// records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
+// down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
+// stored in cell order (radix sort of the records' cells: neighbours in space are neighbours in
+// memory for the list build and the forces); then per stage ghost_flags + cub::DeviceSelect into
+// the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
+// domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
+// deterministic) and domain_list (a thread per atom over its 27 cells; a count above the capacity
+// grows it and builds again). Thermo: domain_energy (half of each pair's energy and virial per
+// atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the three
+// numbers.
+//
+// Precision as the single-GPU cuda engine's storage: single = float positions, velocities and
+// pair arithmetic; mixed = double positions and velocities, float pair terms from displacements
+// taken in double, double sums; double throughout. The rebuild test and the list distances are
+// taken in double.
+#include <cuda_runtime.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.cuh"
+#include "md/domain_engine.hpp"
+#include "md/domain_grid.hpp"
+#include "pairwise/error.hpp"
+#include "pairwise/physics/dynamics.hpp"
+#include "pairwise/physics/lj_styles.hpp"
+#include "parallel/gpu_collectives.hpp"
+
+#include "md/cuda_domain_kernels.cuh"
+#include "md/cuda_md_common.cuh"
+#include "md/cuda_md_reductions.cuh"
+
+namespace pairwise::md {
+namespace {
+
+using parallel::Communicator;
+
+// A device array that grows (keeping or dropping its contents); reports the bytes on failure.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  // At least `n` elements; `keep`: the first `used` survive a reallocation. Synchronizes `s`
+  // before it frees anything.
+  void reserve(std::size_t n, cudaStream_t s, bool keep = false, std::size_t used = 0) {
+    if (n <= capacity_ && ptr_) return;
+    const std::size_t grown = std::max({n, capacity_ + capacity_ / 2, std::size_t(64)});
+    T* fresh = nullptr;
+    if (cudaMalloc(&fresh, grown * sizeof(T)) != cudaSuccess) {
+      cudaGetLastError();
+      throw Error("out of GPU memory: needed " + std::to_string(grown * sizeof(T)) + " bytes" +
+                      cuda::free_memory_note(),
+                  "md cuda domain engine");
+    }
+    PW_CUDA(cudaStreamSynchronize(s));
+    if (ptr_ && keep && used > 0)
+      PW_CUDA(
+          cudaMemcpy(fresh, ptr_, std::min(used, capacity_) * sizeof(T), cudaMemcpyDeviceToDevice));
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = fresh, capacity_ = grown;
+  }
+  T* get() const { return ptr_; }
+  std::size_t capacity() const { return capacity_; }
+  void swap(DeviceArray& other) {
+    std::swap(ptr_, other.ptr_);
+    std::swap(capacity_, other.capacity_);
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+// Threads per atom in domain_forces (the single-GPU engine's choice: 4).
+constexpr int kForceThreads = 4;
+
+int blocks_of(std::size_t n) {
+  return int((n + kDomainBlock - 1) / kDomainBlock);
+}
+
+template <class R, class P, class A>
+class CudaDomainEngine final : public MdEngine {
+  using R4 = typename Vec4<R>::type;
+  using Record = MoveRecord<R4>;
+
+ public:
+  CudaDomainEngine(const EngineOptions& o, Communicator& comm) : options_(o), comm_(comm) {
+    std::string note;
+    resolve_backend(BackendKind::cuda, &note);
+    PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    int dev = 0;
+    PW_CUDA(cudaGetDevice(&dev));
+    cudaDeviceProp prop{};
+    PW_CUDA(cudaGetDeviceProperties(&prop, dev));
+    device_ = prop.name;
+    const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
+    profile_ = prof && *prof && *prof != '0';
+    gpu_ = parallel::make_gpu_collectives(comm_);
+  }
+  ~CudaDomainEngine() override {
+    if (profile_ && timed_steps_ > 0)
+      std::fprintf(stderr,
+                   "# md cuda domains, rank %d, %lld steps, %lld rebuilds: step %.1f us, of which "
+                   "rebuild test %.1f us, forward ghost exchange %.1f us, rebuilds %.1f us (%.0f "
+                   "us each: migration %.0f, ghosts %.0f, lists %.0f)\n",
+                   comm_.rank(), timed_steps_, timed_rebuilds_, 1e6 * t_step_ / timed_steps_,
+                   1e6 * t_test_ / timed_steps_, 1e6 * t_forward_ / timed_steps_,
+                   1e6 * t_rebuild_ / timed_steps_,
+                   timed_rebuilds_ ? 1e6 * t_rebuild_ / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[0] / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[1] / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0);
+    gpu_.reset();
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  BackendKind backend() const override { return BackendKind::cuda; }
+  Precision precision() const override { return options_.precision; }
+  std::string device_name() const override { return name_; }
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    s.capacity = capacity_;
+    return s;
+  }
+
+  void set_state(const System& s) override {
+    table_ = build_pair_table(s.ff);
+    refuse_custom_pairs(table_);
+    if (table_.types > kMaxTypes)
+      throw Error("the cuda engine supports up to " + std::to_string(kMaxTypes) + " atom types");
+    types_ = table_.types;
+    any_sf_ = false;
+    std::vector<physics::LjPairParams<float>> pf(kMaxTypes * kMaxTypes);
+    std::vector<physics::LjPairParams<double>> pd(kMaxTypes * kMaxTypes);
+    for (std::size_t k = 0; k < table_.params.size(); ++k) {
+      pd[k] = table_.params[k];
+      pf[k] = physics::lj_pair_params_cast<float>(table_.params[k]);
+      any_sf_ = any_sf_ || table_.params[k].f_shift != 0;
+    }
+    PW_CUDA(cudaMemcpyToSymbol(c_params_f, pf.data(), sizeof(pf[0]) * pf.size()));
+    PW_CUDA(cudaMemcpyToSymbol(c_params_d, pd.data(), sizeof(pd[0]) * pd.size()));
+    r_list_ = table_.max_cutoff + options_.skin;
+    grid_ = DomainGrid(s.box, r_list_, comm_.size(), comm_.rank());
+    // The cells of the domain and its ghost shell, at least r_list wide.
+    for (int d = 0; d < 3; ++d) {
+      cells_.origin[d] = grid_.lo[d] - r_list_;
+      const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
+      cells_.n[d] = std::max(1, int(extent / r_list_));
+      cells_.width[d] = extent / cells_.n[d];
+    }
+    for (int d = 0; d < 3; ++d) {
+      geo_.box_lo[d] = s.box.lo[d], geo_.box_hi[d] = s.box.hi[d], geo_.length[d] = grid_.length[d];
+      geo_.n[d] = grid_.n[d], geo_.coord[d] = grid_.coord[d];
+    }
+    // Every rank reads the whole system and keeps the atoms of its domain.
+    const Atoms& a = s.atoms;
+    total_ = a.size();
+    ids_ = a.id;
+    std::vector<R4> p, v;
+    std::vector<int4> im;
+    std::vector<unsigned> id;
+    std::vector<int> slot;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a.type[i] < 1 || a.type[i] > types_)
+        throw Error("unknown atom type " + std::to_string(a.type[i]),
+                    "atom id " + std::to_string(a.id[i]));
+      double x = a.x[i], y = a.y[i], z = a.z[i];
+      int ix = a.ix[i], iy = a.iy[i], iz = a.iz[i];
+      grid_.wrap(x, y, z, ix, iy, iz);
+      if (grid_.owner(x, y, z) != grid_.coord) continue;
+      R4 q, u;
+      q.x = R(x), q.y = R(y), q.z = R(z), q.w = R(a.type[i] - 1);
+      u.x = R(a.vx[i]), u.y = R(a.vy[i]), u.z = R(a.vz[i]);
+      u.w = R(table_.inv_mass[std::size_t(a.type[i] - 1)]);
+      p.push_back(q), v.push_back(u), im.push_back(make_int4(ix, iy, iz, 0));
+      id.push_back(a.id[i]), slot.push_back(int(i));
+    }
+    n_ = p.size();
+    reserve_local(n_, false);
+    pos_.reserve(n_, stream_);
+    slot_.reserve(n_, stream_);
+    upload(pos_.get(), p), upload(vel_.get(), v), upload(image_.get(), im);
+    upload(id_.get(), id), upload(slot_.get(), slot);
+    PW_CUDA(cudaMemsetAsync(force_.get(), 0, n_ * sizeof(R4), stream_));
+    if (capacity_ == 0) {
+      const double density = double(total_) / s.box.volume();
+      capacity_ = options_.neighbor_capacity > 0
+                      ? options_.neighbor_capacity
+                      : (int(density * 4.18879 * r_list_ * r_list_ * r_list_ * 1.25) + 23) & ~7;
+    }
+    rebuild(false);
+    compute_forces(false, 0);
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_;
+    if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(1);
+  }
+
+  void get_state(System& s) override {
+    std::vector<R4> p(n_), v(n_);
+    std::vector<int4> im(n_);
+    std::vector<int> slot(n_);
+    download(p, pos_.get()), download(v, vel_.get()), download(im, image_.get());
+    download(slot, slot_.get());
+    std::vector<AtomState> mine(n_);
+    for (std::size_t k = 0; k < n_; ++k) {
+      AtomState& o = mine[k];
+      o = {double(p[k].x), double(p[k].y), double(p[k].z), double(v[k].x), double(v[k].y),
+           double(v[k].z), im[k].x,        im[k].y,        im[k].z,        slot[k]};
+      grid_.wrap(o.x, o.y, o.z, o.ix, o.iy, o.iz);
+    }
+    gather_state(comm_, mine, s);
+  }
+
+  void advance(std::uint64_t first_step, int steps) override {
+    using clock = std::chrono::steady_clock;
+    const DynP d = dyn();
+    for (int k = 0; k < steps; ++k) {
+      const std::uint64_t step = first_step + std::uint64_t(k);
+      const auto t0 = clock::now();
+      if (n_ > 0) {
+        if (d.thermostat == 1)
+          domain_kick_drift<R, 1><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
+              int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step);
+        else
+          domain_kick_drift<R, 0><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
+              int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step);
+        PW_CUDA_LAUNCH("domain_kick_drift");
+      }
+      const bool rebuild_now = rebuild_test();
+      const auto t1 = clock::now();
+      if (rebuild_now) {
+        rebuild(true);
+      } else {
+        forward_ghost_positions();
+      }
+      if (profile_) PW_CUDA(cudaStreamSynchronize(stream_));
+      const auto t2 = clock::now();
+      compute_forces(true, step);
+      if (profile_) {
+        PW_CUDA(cudaStreamSynchronize(stream_));
+        const auto t3 = clock::now();
+        const auto sec = [](auto a, auto b) {
+          return std::chrono::duration<double>(b - a).count();
+        };
+        t_step_ += sec(t0, t3), t_test_ += sec(t0, t1);
+        (rebuild_now ? t_rebuild_ : t_forward_) += sec(t1, t2);
+        ++timed_steps_, timed_rebuilds_ += rebuild_now;
+      }
+    }
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  Thermo thermo() override {
+    double r[3] = {0, 0, 0};  // potential, virial, kinetic
+    if (n_ > 0) {
+      const int blocks = blocks_of(n_);
+      partial_.reserve(3 * std::size_t(blocks), stream_);
+      result_.reserve(3, stream_);
+      if (any_sf_)
+        domain_energy<R, P, true><<<blocks, kDomainBlock, 0, stream_>>>(
+            int(n_), pos_.get(), vel_.get(), nbr_.get(), nbr_count_.get(), capacity_, types_,
+            partial_.get());
+      else
+        domain_energy<R, P, false><<<blocks, kDomainBlock, 0, stream_>>>(
+            int(n_), pos_.get(), vel_.get(), nbr_.get(), nbr_count_.get(), capacity_, types_,
+            partial_.get());
+      PW_CUDA_LAUNCH("domain_energy");
+      sum_partials<<<1, 256, 0, stream_>>>(blocks, partial_.get(), result_.get());
+      PW_CUDA_LAUNCH("sum_partials");
+      PW_CUDA(cudaMemcpyAsync(r, result_.get(), sizeof r, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+    }
+    comm_.allreduce_sum(std::span<double>(r, 3));
+    return {r[2], r[0], r[1]};
+  }
+
+  std::uint32_t first_bad_atom(double max_speed) override {
+    int bad = std::numeric_limits<int>::max();
+    if (n_ > 0) {
+      counters_.reserve(8, stream_);
+      PW_CUDA(cudaMemcpyAsync(counters_.get(), &bad, sizeof bad, cudaMemcpyHostToDevice, stream_));
+      domain_find_bad<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
+          int(n_), pos_.get(), vel_.get(), slot_.get(), max_speed * max_speed, counters_.get());
+      PW_CUDA_LAUNCH("domain_find_bad");
+      PW_CUDA(cudaMemcpyAsync(&bad, counters_.get(), sizeof bad, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+    }
+    const bool found = bad != std::numeric_limits<int>::max();
+    return first_bad_on_any_rank(comm_, found ? bad : std::numeric_limits<std::int64_t>::max(),
+                                 found ? ids_[std::size_t(bad)] : 0);
+  }
+
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    std::vector<R4> f(n_);
+    std::vector<int> slot(n_);
+    download(f, force_.get()), download(slot, slot_.get());
+    std::vector<AtomForce> mine(n_);
+    for (std::size_t k = 0; k < n_; ++k)
+      mine[k] = {double(f[k].x), double(f[k].y), double(f[k].z), slot[k]};
+    gather_forces(comm_, mine, total_, fx, fy, fz);
+  }
+
+  std::vector<std::pair<int, int>> neighbor_pairs() override {
+    std::vector<int> count(n_), slot(held_), nbr(n_ * std::size_t(capacity_));
+    download(count, nbr_count_.get()), download(slot, slot_.get()), download(nbr, nbr_.get());
+    std::vector<std::pair<int, int>> mine;
+    for (std::size_t i = 0; i < n_; ++i)
+      for (int e = 0; e < count[i]; ++e)
+        mine.push_back({slot[i], slot[std::size_t(nbr[i * std::size_t(capacity_) + e])]});
+    return gather_pairs(comm_, std::move(mine));
+  }
+
+ private:
+  template <class T>
+  void upload(T* dst, const std::vector<T>& src) {
+    if (src.empty()) return;
+    PW_CUDA(
+        cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));  // src may go away
+  }
+  template <class T>
+  void download(std::vector<T>& dst, const T* src) {
+    if (dst.empty()) return;
+    PW_CUDA(
+        cudaMemcpyAsync(dst.data(), src, dst.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  DynP dyn() const {
+    const auto& o = options_.dynamics;
+    DynP p{};
+    p.dt = o.dt, p.kT = o.kT, p.seed = o.seed;
+    const auto c = physics::langevin_coefficients(o.gamma, o.dt);
+    p.c1 = c.c1, p.c2 = c.c2;
+    p.andersen_p = physics::andersen_probability(o.nu, o.dt);
+    p.thermostat = o.thermostat == engine::Thermostat::langevin   ? 1
+                   : o.thermostat == engine::Thermostat::andersen ? 2
+                                                                  : 0;
+    return p;
+  }
+
+  // The local arrays for `n` atoms (pos_ and slot_ also hold the ghosts: sized at the exchange).
+  void reserve_local(std::size_t n, bool keep) {
+    vel_.reserve(n, stream_, keep, n_), force_.reserve(n, stream_, keep, n_);
+    image_.reserve(n, stream_, keep, n_), id_.reserve(n, stream_, keep, n_);
+    x0_.reserve(n, stream_);
+  }
+
+  // The number of items cub::DeviceSelect::Flagged keeps of in[0, n) into out, at counters_[k].
+  template <class T>
+  void select(const T* in, const unsigned char* flags, T* out, std::size_t n, int k) {
+    if (n == 0) {
+      PW_CUDA(cudaMemsetAsync(counters_.get() + k, 0, sizeof(int), stream_));
+      return;
+    }
+    std::size_t bytes = 0;
+    PW_CUDA(cub::DeviceSelect::Flagged(nullptr, bytes, in, flags, out, counters_.get() + k, int(n),
+                                       stream_));
+    scratch_.reserve(bytes, stream_);
+    PW_CUDA(cub::DeviceSelect::Flagged(scratch_.get(), bytes, in, flags, out, counters_.get() + k,
+                                       int(n), stream_));
+  }
+  std::vector<int> read_counters(int count) {
+    std::vector<int> c(static_cast<std::size_t>(count));
+    download(c, counters_.get());
+    return c;
+  }
+
+  // Sends `mine` to rank `to`, returns what rank `from` sent (host, 8 bytes).
+  std::size_t exchange_count(std::size_t mine, int to, int from) {
+    std::int64_t out = std::int64_t(mine), in = 0;
+    comm_.sendrecv(std::as_bytes(std::span<const std::int64_t>(&out, 1)), to,
+                   std::as_writable_bytes(std::span<std::int64_t>(&in, 1)), from);
+    return std::size_t(in);
+  }
+
+  // ---- rebuild ------------------------------------------------------------------------------
+
+  // Liu et al.'s test over every rank.
+  bool rebuild_test() {
+    double2 top{0, 0};
+    if (n_ > 0) {
+      const int blocks = blocks_of(n_);
+      top2_.reserve(std::size_t(blocks) + 1, stream_);
+      displacement_top2<<<blocks, kDomainBlock, 0, stream_>>>(int(n_), pos_.get(), x0_.get(),
+                                                              top2_.get() + 1);
+      PW_CUDA_LAUNCH("displacement_top2");
+      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(blocks, top2_.get() + 1, top2_.get());
+      PW_CUDA_LAUNCH("merge_block_top2");
+      PW_CUDA(cudaMemcpyAsync(&top, top2_.get(), sizeof top, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+    }
+    return rebuild_needed_on_any_rank(comm_, std::sqrt(top.x), std::sqrt(top.y), options_.skin);
+  }
+
+  void rebuild(bool migrate_atoms) {
+    counters_.reserve(8, stream_);
+    using clock = std::chrono::steady_clock;
+    auto mark = clock::now();
+    auto phase = [&](int k) {  // PAIRWISE_MD_PROFILE: the time since the last mark, into t_phase_
+      if (!profile_ || !migrate_atoms) return;
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      const auto now = clock::now();
+      t_phase_[k] += std::chrono::duration<double>(now - mark).count();
+      mark = now;
+    };
+    migrate(migrate_atoms);
+    phase(0);
+    exchange_ghosts();
+    phase(1);
+    build_list();
+    phase(2);
+    if (n_ > 0)
+      PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
+                              stream_));
+    ++stats_.rebuilds;
+  }
+
+  // Wraps the local atoms and (`across_ranks`) sends those outside the domain to the neighbour
+  // owning them, one axis at a time (as the cpu domain engine: stays, then those from above, then
+  // from below); then stores them in cell order (the shell grid's cells, index order inside a
+  // cell: deterministic), so that the atoms of a warp are neighbours in space and the list build
+  // and the forces gather from the same few cells.
+  void migrate(bool across_ranks) {
+    const std::size_t n = n_;
+    moves_a_.reserve(n, stream_);
+    if (n > 0) {
+      wrap_and_pack<<<blocks_of(n), kDomainBlock, 0, stream_>>>(int(n), pos_.get(), vel_.get(),
+                                                                image_.get(), id_.get(),
+                                                                slot_.get(), geo_, moves_a_.get());
+      PW_CUDA_LAUNCH("wrap_and_pack");
+    }
+    std::size_t m = n;
+    for (int d = 0; d < 3; ++d) {
+      if (grid_.n[d] == 1 || !across_ranks) continue;
+      flags_.reserve(3 * m, stream_);
+      moves_b_.reserve(m, stream_), send_down_.reserve(m, stream_), send_up_.reserve(m, stream_);
+      unsigned char *stay = flags_.get(), *down = stay + m, *up = down + m;
+      PW_CUDA(cudaMemsetAsync(counters_.get() + 3, 0, sizeof(int), stream_));
+      if (m > 0) {
+        classify_moves<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
+            int(m), moves_a_.get(), geo_, d, stay, down, up,
+            reinterpret_cast<unsigned*>(counters_.get() + 3));
+        PW_CUDA_LAUNCH("classify_moves");
+      }
+      select(moves_a_.get(), stay, moves_b_.get(), m, 0);
+      select(moves_a_.get(), down, send_down_.get(), m, 1);
+      select(moves_a_.get(), up, send_up_.get(), m, 2);
+      const std::vector<int> c = read_counters(4);
+      if (c[3] != 0)
+        throw Error("atom id " + std::to_string(unsigned(c[3]) - 1u) +
+                        " crossed more than one domain between two neighbour-list builds",
+                    "md domain decomposition");
+      const std::size_t stay_n = std::size_t(c[0]), down_n = std::size_t(c[1]),
+                        up_n = std::size_t(c[2]);
+      const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
+      const std::size_t from_high = exchange_count(down_n, low, high);
+      const std::size_t from_low = exchange_count(up_n, high, low);
+      moves_b_.reserve(stay_n + from_high + from_low, stream_, true, stay_n);
+      gpu_->sendrecv(send_down_.get(), down_n * sizeof(Record), low, moves_b_.get() + stay_n,
+                     from_high * sizeof(Record), high, stream_);
+      gpu_->sendrecv(send_up_.get(), up_n * sizeof(Record), high,
+                     moves_b_.get() + stay_n + from_high, from_low * sizeof(Record), low, stream_);
+      m = stay_n + from_high + from_low;
+      moves_a_.swap(moves_b_);
+    }
+    reserve_local(m, false);
+    pos_.reserve(m, stream_), slot_.reserve(m, stream_);
+    n_ = m;
+    if (m > 0) {
+      keys_.reserve(m, stream_), index_.reserve(m, stream_);
+      sorted_keys_.reserve(m, stream_), order_.reserve(m, stream_);
+      record_cell_keys<<<blocks_of(m), kDomainBlock, 0, stream_>>>(int(m), moves_a_.get(), cells_,
+                                                                   keys_.get(), index_.get());
+      PW_CUDA_LAUNCH("record_cell_keys");
+      sort_cell_keys(m);
+      unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
+          int(m), moves_a_.get(), order_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
+          slot_.get());
+      PW_CUDA_LAUNCH("unpack_records");
+    }
+  }
+
+  // keys_ (cells of the shell grid) and index_ of `count` items sorted into sorted_keys_ and
+  // order_ (cub's radix sort is stable: each cell's items stay in index order).
+  void sort_cell_keys(std::size_t count) {
+    const std::size_t cells = std::size_t(cells_.n[0]) * cells_.n[1] * cells_.n[2];
+    int end_bit = 1;
+    while ((std::size_t(1) << end_bit) < cells) ++end_bit;
+    std::size_t bytes = 0;
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.get(), sorted_keys_.get(),
+                                            index_.get(), order_.get(), int(count), 0, end_bit,
+                                            stream_));
+    scratch_.reserve(bytes, stream_);
+    PW_CUDA(cub::DeviceRadixSort::SortPairs(scratch_.get(), bytes, keys_.get(), sorted_keys_.get(),
+                                            index_.get(), order_.get(), int(count), 0, end_bit,
+                                            stream_));
+  }
+
+  // Three stages (x, y, z): the atoms (local and ghosts of earlier stages) within r_list of the
+  // low face go to the low neighbour, those within r_list of the high face to the high one,
+  // shifted by ±L across the periodic boundary. The send lists stay on the device for the
+  // forward communication until the next rebuild.
+  void exchange_ghosts() {
+    std::size_t held = n_;
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t count = held;
+      if (iota_.capacity() < count || iota_filled_ < count) {
+        iota_.reserve(count, stream_);
+        iota_filled_ = iota_.capacity();
+        fill_iota<<<blocks_of(iota_filled_), kDomainBlock, 0, stream_>>>(int(iota_filled_),
+                                                                         iota_.get());
+        PW_CUDA_LAUNCH("fill_iota");
+      }
+      flags_.reserve(2 * count, stream_);
+      unsigned char *to_low = flags_.get(), *to_high = to_low + count;
+      if (count > 0) {
+        ghost_flags<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+            int(count), pos_.get(), d, grid_.lo[d] + r_list_, grid_.hi[d] - r_list_, to_low,
+            to_high);
+        PW_CUDA_LAUNCH("ghost_flags");
+      }
+      for (int side = 0; side < 2; ++side) {
+        send_[d][side].reserve(count, stream_);
+        select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
+      }
+      const std::vector<int> c = read_counters(2);
+      send_pos_.reserve(std::size_t(c[0]) + std::size_t(c[1]), stream_);  // forward: both sides
+      for (int side = 0; side < 2; ++side) {
+        const std::size_t out = std::size_t(c[std::size_t(side)]);
+        const int to = grid_.neighbour(d, side == 0 ? -1 : +1);
+        const int from = grid_.neighbour(d, side == 0 ? +1 : -1);
+        const bool self = grid_.n[d] == 1;
+        const std::size_t in = self ? out : exchange_count(out, to, from);
+        pos_.reserve(held + in, stream_, true, held);
+        slot_.reserve(held + in, stream_, true, held);
+        const R shift = R(grid_.shift(d, side));
+        if (self) {
+          if (out > 0) {
+            pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
+                int(out), send_[d][side].get(), pos_.get(), d, shift, pos_.get() + held,
+                slot_.get(), slot_.get() + held);
+            PW_CUDA_LAUNCH("pack_ghosts");
+          }
+        } else {
+          send_pos_.reserve(out, stream_), send_slot_.reserve(out, stream_);
+          if (out > 0) {
+            pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
+                int(out), send_[d][side].get(), pos_.get(), d, shift, send_pos_.get(), slot_.get(),
+                send_slot_.get());
+            PW_CUDA_LAUNCH("pack_ghosts");
+          }
+          gpu_->sendrecv(send_pos_.get(), out * sizeof(R4), to, pos_.get() + held, in * sizeof(R4),
+                         from, stream_);
+          gpu_->sendrecv(send_slot_.get(), out * sizeof(int), to, slot_.get() + held,
+                         in * sizeof(int), from, stream_);
+        }
+        sent_[d][side] = out, received_[d][side] = in;
+        held += in;
+      }
+    }
+    held_ = held;
+  }
+
+  // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild.
+  void forward_ghost_positions() {
+    std::size_t next = n_;
+    for (int d = 0; d < 3; ++d) {
+      // Two domains along d: both neighbours are one rank, and the two sides' ghosts are adjacent
+      // slots on both ranks, so the sides travel as one message each way.
+      const bool one_neighbour = grid_.n[d] == 2;
+      std::size_t packed = 0, expected = 0;
+      for (int side = 0; side < 2; ++side) {
+        const std::size_t out = sent_[d][side], in = received_[d][side];
+        const R shift = R(grid_.shift(d, side));
+        R4* target = grid_.n[d] == 1 ? pos_.get() + next : send_pos_.get() + packed;
+        if (out > 0) {
+          pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
+              int(out), send_[d][side].get(), pos_.get(), d, shift, target,
+              static_cast<const int*>(nullptr), static_cast<int*>(nullptr));
+          PW_CUDA_LAUNCH("pack_ghosts (forward)");
+        }
+        if (grid_.n[d] > 2)
+          gpu_->sendrecv(send_pos_.get(), out * sizeof(R4), grid_.neighbour(d, side == 0 ? -1 : 1),
+                         pos_.get() + next, in * sizeof(R4), grid_.neighbour(d, side == 0 ? 1 : -1),
+                         stream_);
+        if (one_neighbour) packed += out, expected += in;
+        if (!one_neighbour) next += in;
+      }
+      if (one_neighbour) {
+        const int other = grid_.neighbour(d, 1);
+        gpu_->sendrecv(send_pos_.get(), packed * sizeof(R4), other, pos_.get() + next,
+                       expected * sizeof(R4), other, stream_);
+        next += expected;
+      }
+    }
+  }
+
+  // The cell list over the domain and its ghost shell, then the full lists of the local atoms;
+  // a list longer than the capacity grows it and builds again.
+  void build_list() {
+    const ShellCellsP c = cells_;
+    const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
+    const std::size_t held = held_;
+    keys_.reserve(held, stream_), index_.reserve(held, stream_);
+    sorted_keys_.reserve(held, stream_), order_.reserve(held, stream_);
+    cell_pos_.reserve(held, stream_);
+    start_.reserve(cells + 1, stream_);
+    if (held > 0) {
+      shell_cell_keys<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), pos_.get(), c,
+                                                                     keys_.get(), index_.get());
+      PW_CUDA_LAUNCH("shell_cell_keys");
+      sort_cell_keys(held);
+      gather_positions<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), order_.get(),
+                                                                      pos_.get(), cell_pos_.get());
+      PW_CUDA_LAUNCH("gather_positions");
+    }
+    shell_cell_starts<<<blocks_of(cells + 1), kDomainBlock, 0, stream_>>>(
+        int(cells), int(held), sorted_keys_.get(), start_.get());
+    PW_CUDA_LAUNCH("shell_cell_starts");
+    nbr_count_.reserve(n_, stream_);
+    for (;;) {
+      nbr_.reserve(n_ * std::size_t(capacity_), stream_);
+      PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, sizeof(int), stream_));
+      if (n_ > 0) {
+        domain_list<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
+            int(n_), pos_.get(), cell_pos_.get(), order_.get(), start_.get(), c, r_list_ * r_list_,
+            capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4);
+        PW_CUDA_LAUNCH("domain_list");
+      }
+      int overflow = 0;
+      PW_CUDA(cudaMemcpyAsync(&overflow, counters_.get() + 4, sizeof overflow,
+                              cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (overflow <= capacity_) break;
+      capacity_ = (overflow + overflow / 8 + 11) & ~7;
+      ++stats_.regrows;
+    }
+  }
+
+  // ---- forces -------------------------------------------------------------------------------
+
+  void compute_forces(bool kick, std::uint64_t step) {
+    if (n_ == 0) return;
+    const DynP d = dyn();
+#define PW_DOMAIN_FORCES(SF)                                                                      \
+  domain_forces<R, P, A, SF, kForceThreads>                                                       \
+      <<<blocks_of(n_* kForceThreads), kDomainBlock, 0, stream_>>>(                               \
+          int(n_), pos_.get(), vel_.get(), force_.get(), nbr_.get(), nbr_count_.get(), capacity_, \
+          types_, id_.get(), d, step, kick)
+    if (any_sf_)
+      PW_DOMAIN_FORCES(true);
+    else
+      PW_DOMAIN_FORCES(false);
+#undef PW_DOMAIN_FORCES
+    PW_CUDA_LAUNCH("domain_forces");
+  }
+
+  EngineOptions options_;
+  Communicator& comm_;
+  std::unique_ptr<parallel::GpuCollectives> gpu_;
+  cudaStream_t stream_ = nullptr;
+  std::string device_, name_ = "cuda domains";
+  DomainGrid grid_;
+  DomainP geo_{};
+  ShellCellsP cells_{};
+  PairTable table_;
+  int types_ = 1;
+  bool any_sf_ = false;
+  double r_list_ = 0;
+  std::size_t total_ = 0, n_ = 0, held_ = 0;
+  std::vector<std::uint32_t> ids_;  // by set_state slot (every rank reads the whole system)
+  int capacity_ = 0;
+  EngineStats stats_;
+  // Local atoms [0, n_) (pos_ and slot_: then the ghosts up to held_).
+  DeviceArray<R4> pos_, vel_, force_, x0_;
+  DeviceArray<int4> image_;
+  DeviceArray<unsigned> id_;
+  DeviceArray<int> slot_;
+  // Ghost exchange: the kept send lists, their lengths and the received counts per stage.
+  DeviceArray<int> send_[3][2];
+  std::size_t sent_[3][2] = {}, received_[3][2] = {};
+  DeviceArray<R4> send_pos_;
+  DeviceArray<int> send_slot_, iota_;
+  std::size_t iota_filled_ = 0;
+  // Migration.
+  DeviceArray<Record> moves_a_, moves_b_, send_down_, send_up_;
+  DeviceArray<unsigned char> flags_;
+  // Cell list and neighbour list.
+  DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
+  DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
+  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow), CUB's scratch.
+  DeviceArray<double2> top2_;
+  DeviceArray<double> partial_, result_;
+  DeviceArray<int> counters_;
+  DeviceArray<char> scratch_;
+  // PAIRWISE_MD_PROFILE=1: host-timed phases (stream synchronized between them).
+  bool profile_ = false;
+  double t_step_ = 0, t_test_ = 0, t_forward_ = 0, t_rebuild_ = 0;
+  double t_phase_[3] = {0, 0, 0};  // rebuilds: migration, ghosts, lists
+  long long timed_steps_ = 0, timed_rebuilds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<MdEngine> make_cuda_domain_engine(const EngineOptions& o,
+                                                  parallel::Communicator& comm) {
+  switch (o.precision) {
+    case Precision::single:
+      return std::make_unique<CudaDomainEngine<float, float, float>>(o, comm);
+    case Precision::mixed:
+      return std::make_unique<CudaDomainEngine<double, float, double>>(o, comm);
+    case Precision::double_:
+      return std::make_unique<CudaDomainEngine<double, double, double>>(o, comm);
+  }
+  throw Error("unknown precision");
+}
+
+}  // namespace pairwise::md

@@ -1,0 +1,111 @@
+// md on the cuda backend across ranks (the cuda domain engine, src/md/cuda_domain_engine.cu)
+// against one rank's cuda engine and the cpu domain engine on as many ranks: LAMMPS's in.lj
+// (tests/data/lj32k-*) in double over 100 steps on 2 and 3 ranks within 1e-10 relative, and over
+// 40 steps on 4 (1x2x2) and 8 (2x2x2) ranks; 7 atoms on 3 ranks (one domain empty at the start,
+// an atom migrating into it, one interacting across the periodic boundary) with no thermostat,
+// Langevin and Andersen (random streams keyed by atom id and step) within 1e-10, and their final
+// data files; single and mixed precision on 2 ranks against one rank of the same precision (float
+// pair terms summed in another order: 1e-4 over 20 steps); a neighbour capacity that overflows;
+// a blow-up, and a domain thinner than the cutoff plus skin, ending every rank with the clear
+// error. Skipped without a CUDA device. Ranks sharing one GPU take GpuCollectives' MPI fallback
+// (NCCL refuses two ranks on a GPU), so this runs on a one-GPU machine.
+#include <unistd.h>
+
+#include "md_problems.hpp"
+#include "pairwise/backend.hpp"
+
+namespace pairwise::mpitest {
+namespace {
+
+class MdCudaRanks : public ::testing::TestWithParam<int> {};
+
+TEST_P(MdCudaRanks, InLjThermoMatchesOneRankAndTheCpuDomainEngine) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const int ranks = GetParam();
+  const std::string tag = "cuda-in-lj-" + std::to_string(ranks);
+  const MdRun many = expect_thermo_matches(lammps_in_lj(100, "cuda"), tag, ranks, 1e-10);
+  EXPECT_NE(many.result.output.find("cuda domains"), std::string::npos) << many.result.output;
+  const MdRun cpu = run_md(lammps_in_lj(100, "cpu"), tag + "-cpu", ranks);
+  ASSERT_EQ(cpu.result.code, 0) << cpu.result.output;
+  expect_same_thermo(cpu, many, 1e-10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, MdCudaRanks, ::testing::Values(2, 3));
+
+// 4 ranks (1x2x2 domains: the y stage's ghosts forwarded in the z stage, edges and corners) and 8
+// (2x2x2: every axis of two domains, one message each way) against one rank, 40 steps.
+class MdCudaManyAxes : public ::testing::TestWithParam<int> {};
+
+TEST_P(MdCudaManyAxes, InLjThermoMatchesOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const int ranks = GetParam();
+  const MdRun many = expect_thermo_matches(
+      lammps_in_lj(40, "cuda"), "cuda-in-lj-axes-" + std::to_string(ranks), ranks, 1e-10);
+  const std::string grid = ranks == 4 ? "cuda domains 1x2x2" : "cuda domains 2x2x2";
+  EXPECT_NE(many.result.output.find(grid), std::string::npos) << many.result.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, MdCudaManyAxes, ::testing::Values(4, 8));
+
+class MdSevenAtomsCuda : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MdSevenAtomsCuda, ThreeRanksWithAnEmptyDomainMatchOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto dir = fresh_dir("md-cuda-seven-input-" + GetParam());
+  const std::string problem = seven_atoms(dir, GetParam(), "cuda");
+  const MdRun many = expect_thermo_matches(problem, "cuda-seven-" + GetParam(), 3, 1e-10);
+  EXPECT_NE(many.result.output.find("cuda domains 1x1x3"), std::string::npos) << many.result.output;
+  const MdRun one = run_md(problem, "cuda-seven-again-" + GetParam(), 1);
+  ASSERT_EQ(one.result.code, 0) << one.result.output;
+  expect_same_numbers(one.dir / "final.data", many.dir / "final.data", 1e-10);
+  // And the cpu domain engine on the same 3 ranks.
+  const MdRun cpu = run_md(seven_atoms(dir, GetParam(), "cpu"), "cpu-seven-" + GetParam(), 3);
+  ASSERT_EQ(cpu.result.code, 0) << cpu.result.output;
+  expect_same_thermo(cpu, many, 1e-10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, MdSevenAtomsCuda, ::testing::Values("none", "langevin", "andersen"),
+                         [](const auto& info) { return info.param; });
+
+class MdCudaPrecisions : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MdCudaPrecisions, TwoRanksFollowOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  expect_thermo_matches(lammps_in_lj(20, "cuda", GetParam()), "cuda-in-lj-" + GetParam(), 2, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, MdCudaPrecisions, ::testing::Values("single", "mixed"),
+                         [](const auto& info) { return info.param; });
+
+// A neighbour capacity of 8 (in.lj needs ~75 in the full lists): the lists overflow, grow and are
+// built again at set_state and later rebuilds; the thermo still matches one rank.
+TEST(MdCudaMpi, NeighbourCapacityOverflowGrowsAndMatchesOneRank) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  std::string problem = lammps_in_lj(30, "cuda");
+  const std::string skin = "skin = 0.3\n";
+  problem.replace(problem.find(skin), skin.size(), skin + "capacity = 8\n");
+  const MdRun many = expect_thermo_matches(problem, "cuda-capacity", 2, 1e-10);
+  EXPECT_EQ(many.result.output.find(" 0 regrows"), std::string::npos) << many.result.output;
+}
+
+TEST(MdCudaMpi, BlowUpOnThreeRanksIsAClearError) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  expect_blow_up_is_a_clear_error("cuda", 3);
+}
+
+TEST(MdCudaMpi, DomainThinnerThanCutoffIsAClearError) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto dir = fresh_dir("md-cuda-thin");
+  const auto problem = write_file(dir / "thin.toml", thin_fcc("cuda"));
+  const Result r =
+      shell(mpirun(3) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.code, 124) << "the ranks hung:\n" << r.output;
+  EXPECT_NE(r.output.find("thinner than the cutoff plus skin"), std::string::npos) << r.output;
+  const Result two =
+      shell(mpirun(2) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
+  EXPECT_EQ(two.code, 0) << two.output;
+}
+
+}  // namespace
+}  // namespace pairwise::mpitest
