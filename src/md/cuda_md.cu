@@ -137,10 +137,6 @@ class CudaEngine final : public MdEngine {
     // but the NVE drift of the validation case measured 8e-5 against 6e-6: docs/performance.md).
     const char* rcp = std::getenv("PAIRWISE_MD_FAST_RCP");
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
-    const char* newton = std::getenv("PAIRWISE_MD_RCP_NEWTON");  // 0: mixed divides (IEEE)
-    newton_ = !(newton && *newton == '0');
-    const char* trips = std::getenv("PAIRWISE_MD_FLUSH_TRIPS");  // 2: mixed's float sums of 8
-    if (trips && std::atoi(trips) == 2) flush_trips_ = 2;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
     const char* ahead = std::getenv("PAIRWISE_MD_AHEAD");  // 0: integrate1 kicks every step
@@ -679,22 +675,16 @@ class CudaEngine final : public MdEngine {
   template <bool SF, bool One, bool Ahead = false>
   void launch_forces_t(cudaStream_t s, bool kick) {
     const DynP d = dyn();
-#define PW_FORCES_T(TPA, VEC, MINB, FAST, FIXED, NEWTON, TRIPS)                                   \
-  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead, NEWTON, TRIPS>   \
+#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED)                                                  \
+  forces_kick<R, P, A, SF, One, TPA, VEC, MINB, FAST, FIXED, BuiltInPair, Ahead>                  \
       <<<blocks_for(n_* TPA), kBlock, 0, s>>>(                                                    \
           int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), nbr_.as<int>(),                 \
           nbr_count_.as<int>(), capacity_, si(), sk(), box_, types_, d, id_.as<unsigned>(), kick, \
           flags_.as<Flags>(), fixed_pos_.as<int4>(), fixed_p_)
-#define PW_FORCES_N(TPA, VEC, MINB, FAST, FIXED, NEWTON) \
-  PW_FORCES_T(TPA, VEC, MINB, FAST, FIXED, NEWTON, 1)
-#define PW_FORCES_F(TPA, VEC, MINB, FAST, FIXED) PW_FORCES_N(TPA, VEC, MINB, FAST, FIXED, false)
 #define PW_FORCES(TPA, VEC, MINB, FAST) PW_FORCES_F(TPA, VEC, MINB, FAST, false)
     const bool vec = tpa_ == 4 && vec_ && row_major_ && capacity_ % 4 == 0;
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
     if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
-      // PAIRWISE_MD_FLUSH_TRIPS=2: the float sums of 8 pairs (forces_kick's FlushTrips).
-      if (vec && fixed_ && !SF && fast_rcp_ && flush_trips_ == 2)
-        return PW_FORCES_T(4, true, 16, true, true, false, 2);
       if (vec && fixed_ && !SF && fast_rcp_) return PW_FORCES_F(4, true, 16, true, true);
       // Resident blocks per SM: 16 (≤ 32 registers, some spilled) where the grid is more than
       // one wave of them, else 8 (≤ 64 registers: no spills, and the wave is not full anyway).
@@ -702,16 +692,6 @@ class CudaEngine final : public MdEngine {
       const int minb = fixed_minb_ > 0                                ? fixed_minb_
                        : blocks_for(n_ * std::size_t(4)) < list_grid_ ? 8
                                                                       : 16;
-      // Cut or shift: the IEEE 1/r² without its range test (forces_kick's Newton: the same
-      // floats) unless PAIRWISE_MD_RCP_NEWTON=0.
-      if constexpr (!SF) {
-        if (vec && fixed_ && newton_ && minb == 8)
-          return PW_FORCES_N(4, true, 8, false, true, true);
-        if (vec && fixed_ && newton_ && minb == 16 && flush_trips_ == 2)
-          return PW_FORCES_T(4, true, 16, false, true, true, 2);
-        if (vec && fixed_ && newton_ && minb == 16)
-          return PW_FORCES_N(4, true, 16, false, true, true);
-      }
       if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
       if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
@@ -735,8 +715,6 @@ class CudaEngine final : public MdEngine {
       PW_FORCES(1, false, 1, false);
 #undef PW_FORCES
 #undef PW_FORCES_F
-#undef PW_FORCES_N
-#undef PW_FORCES_T
   }
 
   // The instantiation of forces_kick the built-in path would take (launch_forces_t), for a custom
@@ -1126,9 +1104,7 @@ class CudaEngine final : public MdEngine {
   cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels
   cudaEvent_t mid_event_ = nullptr;  // prof_mid_ while profile_step() runs launch_rebuild()
   double prof_cells_ = 0;            // profile: ms of the cell kernels in rebuilding steps
-  bool newton_ = true;     // mixed, cut or shift: 1/r² by forces_kick's Newton (rcp_newton)
-  int flush_trips_ = 1;    // PAIRWISE_MD_FLUSH_TRIPS: forces_kick's FlushTrips (mixed)
-  bool fast_rcp_ = false;  // single, cut/shift: approximate 1/r²
+  bool fast_rcp_ = false;            // single, cut/shift: approximate 1/r²
   std::size_t si() const {
     return row_major_ ? std::size_t(capacity_) : 1;
   }

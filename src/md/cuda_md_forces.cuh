@@ -12,17 +12,6 @@
 namespace pairwise::md {
 namespace {
 
-// 1/x for a normal float x whose reciprocal is normal (a pair's r²): the fast path of the IEEE
-// division 1.0f / x (rcp.rn.f32), MUFU.RCP's approximation y refined by one Newton step,
-// e = 1 − x·y and y + y·e, each an FMA (correctly rounded in that range), without the range test
-// and the slow-path call that the division adds for denormal, huge, infinite or NaN x.
-__device__ __forceinline__ float rcp_newton(float x) {
-  float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  const float e = __fmaf_rn(-x, y, 1.0f);
-  return __fmaf_rn(y, e, y);
-}
-
 // Forces over the full list + the second half kick (Andersen's collisions follow in a kernel of
 // their own, andersen_collisions: inlined here, their random draws raised the register pressure
 // of every run's pair loop, which at 16 blocks per SM spilled). TPA threads share an atom, each
@@ -44,15 +33,6 @@ __device__ __forceinline__ float rcp_newton(float x) {
 // Fixed (mixed): the positions of the pairs come from the fixed-point copy (FixedP, 16 bytes a
 // neighbor instead of 32; the minimum image is the integer difference).
 //
-// Newton (mixed, cut or shift, not Fast): 1/r² as the IEEE division's own fast path, MUFU.RCP and
-// one Newton step y + y·(1 − r²·y) (rcp_newton), without the division's range test and the call to
-// its slow path (denormal, huge or special r², which a pair within the cutoff never has): the same
-// float for every r² of a pair, so the trajectories do not change.
-//
-// FlushTrips (mixed's float sums, kChunked): the float sums of 1 (default) or 2 trips (8 terms)
-// before each is added into double: half the conversions and double adds
-// (PAIRWISE_MD_FLUSH_TRIPS=2, another summation order: measured in docs/performance.md).
-//
 // Ahead (steps inside a graph but its last, no Andersen): after this step's second half kick,
 // also the next step's first half kick, the same FMAs integrate1 would apply (half_kick), which
 // that step's integrate1 then skips; the force is not stored (nothing reads it before the next
@@ -60,7 +40,7 @@ __device__ __forceinline__ float rcp_newton(float x) {
 // snapshot) are the full-step ones, as without it.
 template <class R, class P, class A, bool SF, bool OneType, int TPA, bool Vec = false,
           int MinBlocks = 1, bool Fast = false, bool Fixed = false, class Pair = BuiltInPair,
-          bool Ahead = false, bool Newton = false, int FlushTrips = 1>
+          bool Ahead = false>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     forces_kick(int n, const typename Vec4<R>::type* __restrict__ pos,
                 typename Vec4<R>::type* __restrict__ vel,
@@ -77,8 +57,7 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   const int ti = Fixed ? fi.w : int(p.w);
   A fx = 0, fy = 0, fz = 0;
   constexpr bool kChunked = Vec && Fixed && !std::is_same_v<A, P>;
-  static_assert(FlushTrips == 1 || kChunked, "float sums over several trips: mixed, Vec, Fixed");
-  P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip (FlushTrips trips)
+  P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip
   auto add = [&](P f, P dx, P dy, P dz) {
     if constexpr (kChunked) {
       gx += f * dx, gy += f * dy, gz += f * dz;
@@ -120,11 +99,6 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
         const auto term = physics::lennard_jones(__fdividef(1.0f, r2),
                                                  physics::LennardJonesCoefficients<P>{pp.a, pp.b});
         add(term.force_over_r2, dx, dy, dz);
-      } else if constexpr (Newton) {  // the IEEE 1/r² without its range test (rcp_newton)
-        static_assert(!SF && std::is_same_v<P, float>, "cut or shift, float pair terms");
-        const auto term = physics::lennard_jones(rcp_newton(r2),
-                                                 physics::LennardJonesCoefficients<P>{pp.a, pp.b});
-        add(term.force_over_r2, dx, dy, dz);
       } else {
         const auto term = physics::lj_truncated<SF>(r2, pp);
         add(term.force_over_r2, dx, dy, dz);
@@ -134,10 +108,6 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   if constexpr (Vec) {
     static_assert(TPA == 4, "vector index loads: 4 threads per atom");
     const int* row = nbr + std::size_t(i) * si;
-    auto flush = [&]() {
-      fx += A(gx), fy += A(gy), fz += A(gz);
-      gx = gy = gz = 0;
-    };
 #pragma unroll 2
     for (int k0 = 4 * sub; k0 < count; k0 += 16) {
       const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
@@ -146,8 +116,8 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
       if (k0 + 2 < count) pair(jj.z);
       if (k0 + 3 < count) pair(jj.w);
       if constexpr (kChunked) {
-        // FlushTrips 2: every other trip (k0 − 4·sub a multiple of 32) and the last.
-        if (FlushTrips == 1 || ((k0 >> 4) & 1) || k0 + 16 >= count) flush();
+        fx += A(gx), fy += A(gy), fz += A(gz);
+        gx = gy = gz = 0;
       }
     }
   } else {

@@ -278,20 +278,16 @@ TEST_P(NeighborListBackends, OverflowDuringStepsRerunsToTheSameTrajectory) {
 
 // The cuda engine's speed switches that keep every operation (PAIRWISE_MD_AHEAD: the next step's
 // first half kick in the force kernel; _EXACT_MODE 1, 2 or 3: how mixed's float build finds the
-// band of r_list; _FLOAT_LISTS=0: mixed's double build; _RCP_NEWTON=0: mixed's 1/r² by the IEEE
-// division instead of its fast path without the range test): the same trajectory, bit for bit,
+// band of r_list; _FLOAT_LISTS=0: mixed's double build): the same trajectory, bit for bit,
 // after 37 steps (3 graphs of 10 and 7 single steps, rebuilds, a reorder), with each thermostat.
 // _FIXED_MINB=16 takes mixed's large-system kernel.
 TEST_P(NeighborListBackends, CudaSpeedSwitchesGiveTheSameTrajectoryBitForBit) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "cuda paths only";
   const md::System s0 = test::jittered_lattice("fcc", 0.8442, 6, 0.1, 9, 1.5);  // 3 cells a side
-  const char* vars[] = {"PAIRWISE_MD_AHEAD", "PAIRWISE_MD_EXACT_MODE", "PAIRWISE_MD_FLOAT_LISTS",
-                        "PAIRWISE_MD_RCP_NEWTON"};
+  const char* vars[] = {"PAIRWISE_MD_AHEAD", "PAIRWISE_MD_EXACT_MODE", "PAIRWISE_MD_FLOAT_LISTS"};
   const std::vector<std::vector<const char*>> variants = {
-      {nullptr, nullptr, nullptr, nullptr}, {"0", nullptr, nullptr, nullptr},
-      {nullptr, "2", nullptr, nullptr},     {nullptr, "1", nullptr, nullptr},
-      {nullptr, nullptr, "0", nullptr},     {"0", "2", nullptr, nullptr},
-      {nullptr, nullptr, nullptr, "0"},     {"0", nullptr, nullptr, "0"}};
+      {nullptr, nullptr, nullptr}, {"0", nullptr, nullptr}, {nullptr, "2", nullptr},
+      {nullptr, "1", nullptr},     {nullptr, nullptr, "0"}, {"0", "2", nullptr}};
   for (auto thermostat :
        {engine::Thermostat::none, engine::Thermostat::langevin, engine::Thermostat::andersen}) {
     md::System s = s0;
