@@ -139,6 +139,9 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
+    const char* master = std::getenv("PAIRWISE_MD_MASTER");  // 1: mixed's 50-bit master positions
+    master_allowed_ = master && (*master == '1' || *master == '2');
+    master_fold_ = !(master && *master == '2');
     const char* ahead = std::getenv("PAIRWISE_MD_AHEAD");  // 0: integrate1 kicks every step
     ahead_ = !(ahead && *ahead == '0');
     const char* float_lists = std::getenv("PAIRWISE_MD_FLOAT_LISTS");  // 0: mixed builds in double
@@ -263,6 +266,15 @@ class CudaEngine final : public MdEngine {
     // coordinates (offsets from the box's low corner), refined in double within a band of
     // r_list (build_list_screened's Exact), and x0 is the fixed-point position.
     float_lists_ = fixed_ && shifted_ && screen_ && float_lists_allowed_;
+    // Mixed's master positions (MasterP, integrate1's Master): with the float lists only (x0 is
+    // then the fixed-point position the displacement test reads).
+    master_ = master_allowed_ && float_lists_;
+    master_valid_ = false;
+    for (int d = 0; d < 3; ++d) {
+      master_p_.lo[d] = s.box.lo[d];
+      master_p_.quantum[d] = std::ldexp(length_[d], -50);
+      master_p_.inv_quantum[d] = std::ldexp(1.0, 50) / length_[d];
+    }
     {
       double longest = 0;
       for (int d = 0; d < 3; ++d) {
@@ -303,6 +315,8 @@ class CudaEngine final : public MdEngine {
     flags_.allocate(sizeof(Flags));
     cpos_.allocate(n * sizeof(R4));
     fixed_pos_.allocate(fixed_ ? n * sizeof(int4) : 16);
+    fixed_s_.allocate(master_ ? n * sizeof(int4) : 16);
+    resid_.allocate(master_ ? n * 8 : 16), resid_s_.allocate(master_ ? n * 8 : 16);
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -440,6 +454,7 @@ class CudaEngine final : public MdEngine {
   }
 
   Thermo thermo() override {
+    sync_pos();
     const int blocks = blocks_for(n_);
     if (custom_) {
       const CustomMdKernels& k = custom_kernels();
@@ -470,6 +485,7 @@ class CudaEngine final : public MdEngine {
   }
 
   std::uint32_t first_bad_atom(double max_speed) override {
+    sync_pos();
     int big = 0x7fffffff;
     PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->bad, &big, sizeof big, cudaMemcpyHostToDevice,
                             stream_));
@@ -522,6 +538,7 @@ class CudaEngine final : public MdEngine {
 
   void download(std::vector<R4>& p, std::vector<R4>& v, std::vector<int4>& im,
                 std::vector<int>& orig) {
+    sync_pos();
     PW_CUDA(cudaStreamSynchronize(stream_));
     PW_CUDA(cudaMemcpy(p.data(), pos_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
     PW_CUDA(cudaMemcpy(v.data(), vel_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
@@ -566,9 +583,19 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("cell_sort");
   }
 
-  // Mixed's fixed-point positions from the master positions (integrate1 keeps them after).
+  // Mixed's fixed-point positions from the double positions (integrate1 keeps them after); with
+  // master positions, those (and the double positions become their value, x = lo + U·q).
   void refresh_fixed() {
     if (!fixed_) return;
+    if (master_) {
+      to_master<<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<Double4>(),
+                                                        fixed_pos_.as<int4>(),
+                                                        resid_.as<unsigned long long>(), master_p_);
+      PW_CUDA_LAUNCH("to_master");
+      master_valid_ = true;
+      sync_pos();
+      return;
+    }
     to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
                                                          fixed_pos_.as<int4>(), fixed_p_);
     PW_CUDA_LAUNCH("to_fixed");
@@ -631,11 +658,30 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("build_list_screened");
   }
 
+  // The double positions from the master ones (where set: set_state derives the master first).
+  void sync_pos(cudaStream_t s = nullptr) {
+    if (!master_ || !master_valid_) return;
+    master_to_pos<<<blocks_for(n_), kBlock, 0, s ? s : stream_>>>(int(n_), fixed_pos_.as<int4>(),
+                                                                  resid_.as<unsigned long long>(),
+                                                                  pos_.as<Double4>(), master_p_);
+    PW_CUDA_LAUNCH("master_to_pos");
+  }
+
   void launch_rebuild(cudaStream_t s) {
     const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
-    cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
-                                        cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
+    // Master positions: the cell kernels and the band read the doubles, which cell_count_master
+    // writes (PAIRWISE_MD_MASTER=2: master_to_pos before cell_count, to compare).
+    if (master_ && master_valid_ && master_fold_)
+      cell_count_master<<<nb, kBlock, 0, s>>>(
+          int(n_), fixed_pos_.as<int4>(), resid_.as<unsigned long long>(), master_p_,
+          pos_.as<Double4>(), grid_, rank_.as<int>(), cell_.as<int>(), slot_.as<int>(),
+          count_.as<int>(), f);
+    else {
+      sync_pos(s);
+      cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
+                                          cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
+    }
     PW_CUDA_LAUNCH("cell_count");
     launch_cell_scan(s, f);
     PW_CUDA_LAUNCH("cell_scan");
@@ -841,17 +887,30 @@ class CudaEngine final : public MdEngine {
                         bool kick = true) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH, KICK)                                                                \
-  integrate1<R, TH, KICK><<<nb, kIntBlock, 0, s>>>(                                           \
+#define PW_INTEGRATE_M(TH, KICK, MASTER)                                                      \
+  integrate1<R, TH, KICK, MASTER><<<nb, kIntBlock, 0, s>>>(                                   \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),              \
       id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(),          \
       flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_, \
-      float_lists_ ? x0_.as<int4>() : nullptr)
-    if (d.thermostat == 1)
+      float_lists_ ? x0_.as<int4>() : nullptr, resid_.as<unsigned long long>(), master_p_)
+#define PW_INTEGRATE(TH, KICK) PW_INTEGRATE_M(TH, KICK, false)
+    bool done = false;
+    if constexpr (std::is_same_v<R, double>) {
+      if (master_) {
+        if (d.thermostat == 1)
+          kick ? PW_INTEGRATE_M(1, true, true) : PW_INTEGRATE_M(1, false, true);
+        else
+          kick ? PW_INTEGRATE_M(0, true, true) : PW_INTEGRATE_M(0, false, true);
+        done = true;
+      }
+    }
+    if (done) {
+    } else if (d.thermostat == 1)
       kick ? PW_INTEGRATE(1, true) : PW_INTEGRATE(1, false);
     else
       kick ? PW_INTEGRATE(0, true) : PW_INTEGRATE(0, false);
 #undef PW_INTEGRATE
+#undef PW_INTEGRATE_M
     PW_CUDA_LAUNCH("integrate1");
   }
 
@@ -999,6 +1058,7 @@ class CudaEngine final : public MdEngine {
     int one = 1;
     PW_CUDA(cudaMemcpyAsync(&f->rebuild, &one, sizeof one, cudaMemcpyHostToDevice, stream_));
     const int nb = blocks_for(n_);
+    sync_pos();
     cell_count<R><<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                               cell_.as<int>(), slot_.as<int>(), count_.as<int>(),
                                               f);
@@ -1017,6 +1077,7 @@ class CudaEngine final : public MdEngine {
     permute(pos_, R4{}), permute(vel_, R4{}), permute(force_, R4{});
     float_lists_ ? permute(x0_, int4{}) : permute(x0_, R4{});
     permute(image_, int4{}), permute(id_, unsigned{}), permute(orig_, int{});
+    if (master_) permute(fixed_pos_, int4{}), permute(resid_, 0ull);
     ++stats_.reorders;
     steps_since_sort_ = 0;
   }
@@ -1030,6 +1091,7 @@ class CudaEngine final : public MdEngine {
     copy(pos_s_, pos_, n * sizeof(R4)), copy(vel_s_, vel_, n * sizeof(R4));
     copy(force_s_, force_, n * sizeof(R4)), copy(image_s_, image_, n * sizeof(int4));
     copy(id_s_, id_, n * 4), copy(orig_s_, orig_, n * 4);
+    if (master_) copy(fixed_s_, fixed_pos_, n * sizeof(int4)), copy(resid_s_, resid_, n * 8);
     snapshot_since_sort_ = steps_since_sort_;
   }
 
@@ -1043,7 +1105,12 @@ class CudaEngine final : public MdEngine {
     copy(force_, force_s_, n * sizeof(R4)), copy(image_, image_s_, n * sizeof(int4));
     copy(id_, id_s_, n * 4), copy(orig_, orig_s_, n * 4);
     steps_since_sort_ = snapshot_since_sort_;
-    refresh_fixed();
+    if (master_) {  // the master positions themselves (the doubles were a copy)
+      copy(fixed_pos_, fixed_s_, n * sizeof(int4)), copy(resid_, resid_s_, n * 8);
+      sync_pos();
+    } else {
+      refresh_fixed();
+    }
     rebuild_now();  // lists for the restored positions, with the new capacity
   }
 
@@ -1078,6 +1145,12 @@ class CudaEngine final : public MdEngine {
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
   Buffer fixed_pos_;  // mixed: int4 fixed-point positions + type (FixedP), when fixed_
+  Buffer resid_, fixed_s_, resid_s_;  // master_: the residuals (MasterP), the snapshot's master
+  MasterP master_p_{};
+  bool master_allowed_ = false;  // PAIRWISE_MD_MASTER=1
+  bool master_ = false;          // mixed's positions are fixed_pos_ + resid_ (MasterP)
+  bool master_valid_ = false;    // set_state has derived them (refresh_fixed)
+  bool master_fold_ = true;      // cell_count_master writes the doubles (PAIRWISE_MD_MASTER=2: no)
   bool shifted_ = false;
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "md/cuda_md_common.cuh"
+#include "md/cuda_md_integrate.cuh"
 
 namespace pairwise::md {
 namespace {
@@ -49,6 +50,24 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const int c = cell_of<R>(pos[i], g, rank);
+    cell[i] = c;
+    slot[i] = atomicAdd(&count[c], 1);
+  }
+}
+
+// cell_count for mixed's master positions (MasterP): the double positions, which the cell sort
+// and the build's band read, are written on the way (master_position: x = lo + U·q).
+__global__ void cell_count_master(int n, const int4* __restrict__ fixed,
+                                  const unsigned long long* __restrict__ resid, MasterP m,
+                                  Double4* __restrict__ pos, GridP g, const int* __restrict__ rank,
+                                  int* __restrict__ cell, int* __restrict__ slot,
+                                  int* __restrict__ count, Flags* flags) {
+  if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Double4 p = master_position(fixed[i], resid[i], m);
+    pos[i] = p;
+    const int c = cell_of<double>(p, g, rank);
     cell[i] = c;
     slot[i] = atomicAdd(&count[c], 1);
   }
