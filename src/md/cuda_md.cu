@@ -39,6 +39,10 @@
 // force kernel gathers 16 bytes a neighbor, as single), sums in double; on shifted grids the
 // screened build tests float coordinates and decides pairs within a band of r_list in double
 // (build_list_screened's Exact: the lists are the double build's); double = double throughout.
+// Mixed with PAIRWISE_MD_MASTER=1 (opt-in, float lists only): the positions are 50-bit fixed point
+// (MasterP: the FixedP copy + an 18-bit residual), integrate1 neither reads nor writes the
+// doubles, which become a copy written where something reads them (cell_count_master at a
+// rebuild, sync_pos before thermo, get_state, find_bad and a reorder).
 #include <cuda_runtime.h>
 
 #include <algorithm>
