@@ -39,10 +39,11 @@
 // force kernel gathers 16 bytes a neighbor, as single), sums in double; on shifted grids the
 // screened build tests float coordinates and decides pairs within a band of r_list in double
 // (build_list_screened's Exact: the lists are the double build's); double = double throughout.
-// Mixed with PAIRWISE_MD_MASTER=1 (opt-in, float lists only): the positions are 50-bit fixed point
-// (MasterP: the FixedP copy + an 18-bit residual), integrate1 neither reads nor writes the
-// doubles, which become a copy written where something reads them (cell_count_master at a
-// rebuild, sync_pos before thermo, get_state, find_bad and a reorder).
+// Mixed with the float lists (PAIRWISE_MD_MASTER=0: off): the positions are 50-bit fixed point
+// (MasterP: the FixedP copy + an 18-bit residual); integrate1 neither reads nor writes the
+// doubles, a rebuild's kernels decode the master positions (MasterView), and the doubles become
+// a copy written where the host side reads them (sync_pos: thermo, get_state, find_bad, a
+// reorder); set_state keeps its input doubles, so its lists are the double build's.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -143,9 +144,8 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
-    const char* master = std::getenv("PAIRWISE_MD_MASTER");  // 1: mixed's 50-bit master positions
-    master_allowed_ = master && (*master == '1' || *master == '2');
-    master_fold_ = !(master && *master == '2');
+    const char* master = std::getenv("PAIRWISE_MD_MASTER");  // 0: mixed's positions in FP64
+    master_allowed_ = !(master && *master == '0');
     const char* ahead = std::getenv("PAIRWISE_MD_AHEAD");  // 0: integrate1 kicks every step
     ahead_ = !(ahead && *ahead == '0');
     const char* float_lists = std::getenv("PAIRWISE_MD_FLOAT_LISTS");  // 0: mixed builds in double
@@ -574,12 +574,12 @@ class CudaEngine final : public MdEngine {
         cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
   }
 
-  void launch_cell_sort(cudaStream_t s, int max_blocks) {
+  void launch_cell_sort(cudaStream_t s, int max_blocks, MasterView mv = {}) {
     const int blocks = std::min(blocks_for(std::size_t(cells_) * 32), max_blocks);
     if (float_lists_)
-      cell_sort<R, float><<<blocks, kBlock, 0, s>>>(cells_, start_.as<int>(), order_.as<int>(),
-                                                    count_.as<int>(), pos_.as<R4>(),
-                                                    cpos_.as<float4>(), box_, flags_.as<Flags>());
+      cell_sort<R, float><<<blocks, kBlock, 0, s>>>(
+          cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(),
+          cpos_.as<float4>(), box_, flags_.as<Flags>(), mv);
     else
       cell_sort<R><<<blocks, kBlock, 0, s>>>(cells_, start_.as<int>(), order_.as<int>(),
                                              count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(), box_,
@@ -597,7 +597,7 @@ class CudaEngine final : public MdEngine {
                                                         resid_.as<unsigned long long>(), master_p_);
       PW_CUDA_LAUNCH("to_master");
       master_valid_ = true;
-      sync_pos();
+      doubles_fresh_ = true;  // the input itself: set_state's lists are the double build's
       return;
     }
     to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
@@ -626,6 +626,7 @@ class CudaEngine final : public MdEngine {
       }
       ExactBand band;
       band.pos = pos_.as<Double4>();
+      band.mv = rebuild_view_;
       band.fixed = fixed_pos_.as<int4>();
       band.x0 = x0_.as<int4>();
       const double lo = std::max(0.0, r_list_ - list_margin_);
@@ -662,37 +663,46 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("build_list_screened");
   }
 
-  // The double positions from the master ones (where set: set_state derives the master first).
-  void sync_pos(cudaStream_t s = nullptr) {
-    if (!master_ || !master_valid_) return;
-    master_to_pos<<<blocks_for(n_), kBlock, 0, s ? s : stream_>>>(int(n_), fixed_pos_.as<int4>(),
-                                                                  resid_.as<unsigned long long>(),
-                                                                  pos_.as<Double4>(), master_p_);
+  // The double positions from the master ones, where they are not fresh (set_state derives the
+  // master from the doubles; a step moves the master only).
+  void sync_pos() {
+    if (!master_ || !master_valid_ || doubles_fresh_) return;
+    master_to_pos<<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), fixed_pos_.as<int4>(),
+                                                          resid_.as<unsigned long long>(),
+                                                          pos_.as<Double4>(), master_p_);
     PW_CUDA_LAUNCH("master_to_pos");
+    doubles_fresh_ = true;
+  }
+
+  // What a rebuild reads: the master positions where the doubles are not fresh (inside graphs).
+  MasterView master_view() const {
+    MasterView v;
+    if (master_ && master_valid_ && !doubles_fresh_) {
+      v.fixed = fixed_pos_.as<int4>(), v.resid = resid_.as<unsigned long long>(), v.m = master_p_;
+    }
+    return v;
   }
 
   void launch_rebuild(cudaStream_t s) {
     const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
-    // Master positions: the cell kernels and the band read the doubles, which cell_count_master
-    // writes (PAIRWISE_MD_MASTER=2: master_to_pos before cell_count, to compare).
-    if (master_ && master_valid_ && master_fold_)
-      cell_count_master<<<nb, kBlock, 0, s>>>(
-          int(n_), fixed_pos_.as<int4>(), resid_.as<unsigned long long>(), master_p_,
-          pos_.as<Double4>(), grid_, rank_.as<int>(), cell_.as<int>(), slot_.as<int>(),
-          count_.as<int>(), f);
-    else {
-      sync_pos(s);
+    // Master positions: the cell kernels and the band decode them (master_view) unless the
+    // doubles are fresh.
+    rebuild_view_ = master_view();
+    if (rebuild_view_.fixed)
+      cell_count_master<<<nb, kBlock, 0, s>>>(int(n_), rebuild_view_, grid_, rank_.as<int>(),
+                                              cell_.as<int>(), slot_.as<int>(), count_.as<int>(),
+                                              f);
+    else
       cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                           cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
-    }
     PW_CUDA_LAUNCH("cell_count");
     launch_cell_scan(s, f);
     PW_CUDA_LAUNCH("cell_scan");
     cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
-    launch_cell_sort(s, list_grid_);
+    launch_cell_sort(s, list_grid_, rebuild_view_);
     if (mid_event_) PW_CUDA(cudaEventRecord(mid_event_, s));
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
 #define PW_BUILD(SHIFTED, STAGED)                                                                \
@@ -901,6 +911,7 @@ class CudaEngine final : public MdEngine {
     bool done = false;
     if constexpr (std::is_same_v<R, double>) {
       if (master_) {
+        doubles_fresh_ = false;  // the step moves the master positions only
         if (d.thermostat == 1)
           kick ? PW_INTEGRATE_M(1, true, true) : PW_INTEGRATE_M(1, false, true);
         else
@@ -930,6 +941,7 @@ class CudaEngine final : public MdEngine {
   // refuses conditional nodes (or PAIRWISE_MD_NO_COND=1), the plain capture of launch_step(),
   // whose list kernels return at once unless the flag is set.
   void launch_graph() {
+    if (master_) doubles_fresh_ = false;  // every replay moves the master positions
     if (!exec_) {
       if (use_cond_ && !build_conditional_graph()) {
         use_cond_ = false;
@@ -1096,6 +1108,7 @@ class CudaEngine final : public MdEngine {
     copy(force_s_, force_, n * sizeof(R4)), copy(image_s_, image_, n * sizeof(int4));
     copy(id_s_, id_, n * 4), copy(orig_s_, orig_, n * 4);
     if (master_) copy(fixed_s_, fixed_pos_, n * sizeof(int4)), copy(resid_s_, resid_, n * 8);
+    snapshot_fresh_ = doubles_fresh_;
     snapshot_since_sort_ = steps_since_sort_;
   }
 
@@ -1109,9 +1122,9 @@ class CudaEngine final : public MdEngine {
     copy(force_, force_s_, n * sizeof(R4)), copy(image_, image_s_, n * sizeof(int4));
     copy(id_, id_s_, n * 4), copy(orig_, orig_s_, n * 4);
     steps_since_sort_ = snapshot_since_sort_;
-    if (master_) {  // the master positions themselves (the doubles were a copy)
+    if (master_) {  // the master positions themselves (the doubles were a copy, if fresh)
       copy(fixed_pos_, fixed_s_, n * sizeof(int4)), copy(resid_, resid_s_, n * 8);
-      sync_pos();
+      doubles_fresh_ = snapshot_fresh_;
     } else {
       refresh_fixed();
     }
@@ -1151,10 +1164,12 @@ class CudaEngine final : public MdEngine {
   Buffer fixed_pos_;  // mixed: int4 fixed-point positions + type (FixedP), when fixed_
   Buffer resid_, fixed_s_, resid_s_;  // master_: the residuals (MasterP), the snapshot's master
   MasterP master_p_{};
-  bool master_allowed_ = false;  // PAIRWISE_MD_MASTER=1
+  bool master_allowed_ = true;   // PAIRWISE_MD_MASTER=0: off
   bool master_ = false;          // mixed's positions are fixed_pos_ + resid_ (MasterP)
   bool master_valid_ = false;    // set_state has derived them (refresh_fixed)
-  bool master_fold_ = true;      // cell_count_master writes the doubles (PAIRWISE_MD_MASTER=2: no)
+  bool doubles_fresh_ = false;   // master_: pos_ holds the positions of now (set_state, sync_pos)
+  bool snapshot_fresh_ = false;  // doubles_fresh_ at the snapshot
+  MasterView rebuild_view_;      // what launch_rebuild's kernels read (master_view)
   bool shifted_ = false;
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).
