@@ -39,6 +39,11 @@
 // force kernel gathers 16 bytes a neighbor, as single), sums in double; on shifted grids the
 // screened build tests float coordinates and decides pairs within a band of r_list in double
 // (build_list_screened's Exact: the lists are the double build's); double = double throughout.
+// Mixed with the float lists (PAIRWISE_MD_MASTER=0: off): the positions are 50-bit fixed point
+// (MasterP: the FixedP copy + an 18-bit residual); integrate1 neither reads nor writes the
+// doubles, a rebuild's kernels decode the master positions (MasterView), and the doubles become
+// a copy written where the host side reads them (sync_pos: thermo, get_state, find_bad, a
+// reorder); set_state keeps its input doubles, so its lists are the double build's.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -139,6 +144,8 @@ class CudaEngine final : public MdEngine {
     fast_rcp_ = rcp && *rcp ? *rcp == '1' : std::is_same_v<R, float>;
     const char* fixed = std::getenv("PAIRWISE_MD_FIXED");  // 0: mixed gathers double positions
     fixed_allowed_ = !(fixed && *fixed == '0');
+    const char* master = std::getenv("PAIRWISE_MD_MASTER");  // 0: mixed's positions in FP64
+    master_allowed_ = !(master && *master == '0');
     const char* ahead = std::getenv("PAIRWISE_MD_AHEAD");  // 0: integrate1 kicks every step
     ahead_ = !(ahead && *ahead == '0');
     const char* float_lists = std::getenv("PAIRWISE_MD_FLOAT_LISTS");  // 0: mixed builds in double
@@ -263,6 +270,15 @@ class CudaEngine final : public MdEngine {
     // coordinates (offsets from the box's low corner), refined in double within a band of
     // r_list (build_list_screened's Exact), and x0 is the fixed-point position.
     float_lists_ = fixed_ && shifted_ && screen_ && float_lists_allowed_;
+    // Mixed's master positions (MasterP, integrate1's Master): with the float lists only (x0 is
+    // then the fixed-point position the displacement test reads).
+    master_ = master_allowed_ && float_lists_;
+    master_valid_ = false;
+    for (int d = 0; d < 3; ++d) {
+      master_p_.lo[d] = s.box.lo[d];
+      master_p_.quantum[d] = std::ldexp(length_[d], -50);
+      master_p_.inv_quantum[d] = std::ldexp(1.0, 50) / length_[d];
+    }
     {
       double longest = 0;
       for (int d = 0; d < 3; ++d) {
@@ -303,6 +319,8 @@ class CudaEngine final : public MdEngine {
     flags_.allocate(sizeof(Flags));
     cpos_.allocate(n * sizeof(R4));
     fixed_pos_.allocate(fixed_ ? n * sizeof(int4) : 16);
+    fixed_s_.allocate(master_ ? n * sizeof(int4) : 16);
+    resid_.allocate(master_ ? n * 8 : 16), resid_s_.allocate(master_ ? n * 8 : 16);
     PW_CUDA(
         cudaMemcpy(stencil_.as<int>(), stencil.data(), stencil.size() * 4, cudaMemcpyHostToDevice));
     PW_CUDA(cudaMemcpy(rank_.as<int>(), grid.rank.data(), grid.rank.size() * 4,
@@ -440,6 +458,7 @@ class CudaEngine final : public MdEngine {
   }
 
   Thermo thermo() override {
+    sync_pos();
     const int blocks = blocks_for(n_);
     if (custom_) {
       const CustomMdKernels& k = custom_kernels();
@@ -470,6 +489,7 @@ class CudaEngine final : public MdEngine {
   }
 
   std::uint32_t first_bad_atom(double max_speed) override {
+    sync_pos();
     int big = 0x7fffffff;
     PW_CUDA(cudaMemcpyAsync(&flags_.as<Flags>()->bad, &big, sizeof big, cudaMemcpyHostToDevice,
                             stream_));
@@ -522,6 +542,7 @@ class CudaEngine final : public MdEngine {
 
   void download(std::vector<R4>& p, std::vector<R4>& v, std::vector<int4>& im,
                 std::vector<int>& orig) {
+    sync_pos();
     PW_CUDA(cudaStreamSynchronize(stream_));
     PW_CUDA(cudaMemcpy(p.data(), pos_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
     PW_CUDA(cudaMemcpy(v.data(), vel_.as<R4>(), n_ * sizeof(R4), cudaMemcpyDeviceToHost));
@@ -553,12 +574,12 @@ class CudaEngine final : public MdEngine {
         cells_, int(n_), count_.as<int>(), start_.as<int>(), f);
   }
 
-  void launch_cell_sort(cudaStream_t s, int max_blocks) {
+  void launch_cell_sort(cudaStream_t s, int max_blocks, MasterView mv = {}) {
     const int blocks = std::min(blocks_for(std::size_t(cells_) * 32), max_blocks);
     if (float_lists_)
-      cell_sort<R, float><<<blocks, kBlock, 0, s>>>(cells_, start_.as<int>(), order_.as<int>(),
-                                                    count_.as<int>(), pos_.as<R4>(),
-                                                    cpos_.as<float4>(), box_, flags_.as<Flags>());
+      cell_sort<R, float><<<blocks, kBlock, 0, s>>>(
+          cells_, start_.as<int>(), order_.as<int>(), count_.as<int>(), pos_.as<R4>(),
+          cpos_.as<float4>(), box_, flags_.as<Flags>(), mv);
     else
       cell_sort<R><<<blocks, kBlock, 0, s>>>(cells_, start_.as<int>(), order_.as<int>(),
                                              count_.as<int>(), pos_.as<R4>(), cpos_.as<R4>(), box_,
@@ -566,9 +587,19 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("cell_sort");
   }
 
-  // Mixed's fixed-point positions from the master positions (integrate1 keeps them after).
+  // Mixed's fixed-point positions from the double positions (integrate1 keeps them after); with
+  // master positions, those (and the double positions become their value, x = lo + U·q).
   void refresh_fixed() {
     if (!fixed_) return;
+    if (master_) {
+      to_master<<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<Double4>(),
+                                                        fixed_pos_.as<int4>(),
+                                                        resid_.as<unsigned long long>(), master_p_);
+      PW_CUDA_LAUNCH("to_master");
+      master_valid_ = true;
+      doubles_fresh_ = true;  // the input itself: set_state's lists are the double build's
+      return;
+    }
     to_fixed<R4><<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(),
                                                          fixed_pos_.as<int4>(), fixed_p_);
     PW_CUDA_LAUNCH("to_fixed");
@@ -595,6 +626,7 @@ class CudaEngine final : public MdEngine {
       }
       ExactBand band;
       band.pos = pos_.as<Double4>();
+      band.mv = rebuild_view_;
       band.fixed = fixed_pos_.as<int4>();
       band.x0 = x0_.as<int4>();
       const double lo = std::max(0.0, r_list_ - list_margin_);
@@ -631,18 +663,46 @@ class CudaEngine final : public MdEngine {
     PW_CUDA_LAUNCH("build_list_screened");
   }
 
+  // The double positions from the master ones, where they are not fresh (set_state derives the
+  // master from the doubles; a step moves the master only).
+  void sync_pos() {
+    if (!master_ || !master_valid_ || doubles_fresh_) return;
+    master_to_pos<<<blocks_for(n_), kBlock, 0, stream_>>>(int(n_), fixed_pos_.as<int4>(),
+                                                          resid_.as<unsigned long long>(),
+                                                          pos_.as<Double4>(), master_p_);
+    PW_CUDA_LAUNCH("master_to_pos");
+    doubles_fresh_ = true;
+  }
+
+  // What a rebuild reads: the master positions where the doubles are not fresh (inside graphs).
+  MasterView master_view() const {
+    MasterView v;
+    if (master_ && master_valid_ && !doubles_fresh_) {
+      v.fixed = fixed_pos_.as<int4>(), v.resid = resid_.as<unsigned long long>(), v.m = master_p_;
+    }
+    return v;
+  }
+
   void launch_rebuild(cudaStream_t s) {
     const int nb = std::min(blocks_for(n_), list_grid_);
     Flags* f = flags_.as<Flags>();
-    cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
-                                        cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
+    // Master positions: the cell kernels and the band decode them (master_view) unless the
+    // doubles are fresh.
+    rebuild_view_ = master_view();
+    if (rebuild_view_.fixed)
+      cell_count_master<<<nb, kBlock, 0, s>>>(int(n_), rebuild_view_, grid_, rank_.as<int>(),
+                                              cell_.as<int>(), slot_.as<int>(), count_.as<int>(),
+                                              f);
+    else
+      cell_count<R><<<nb, kBlock, 0, s>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
+                                          cell_.as<int>(), slot_.as<int>(), count_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_count");
     launch_cell_scan(s, f);
     PW_CUDA_LAUNCH("cell_scan");
     cell_scatter<<<nb, kBlock, 0, s>>>(int(n_), cell_.as<int>(), slot_.as<int>(), start_.as<int>(),
                                        order_.as<int>(), f);
     PW_CUDA_LAUNCH("cell_scatter");
-    launch_cell_sort(s, list_grid_);
+    launch_cell_sort(s, list_grid_, rebuild_view_);
     if (mid_event_) PW_CUDA(cudaEventRecord(mid_event_, s));
     const int bb = std::min(blocks_for(std::size_t(cells_) * 32), list_grid_);
 #define PW_BUILD(SHIFTED, STAGED)                                                                \
@@ -841,17 +901,31 @@ class CudaEngine final : public MdEngine {
                         bool kick = true) {
     const DynP d = dyn();
     const int nb = blocks_for(n_, kIntBlock);
-#define PW_INTEGRATE(TH, KICK)                                                                \
-  integrate1<R, TH, KICK><<<nb, kIntBlock, 0, s>>>(                                           \
+#define PW_INTEGRATE_M(TH, KICK, MASTER)                                                      \
+  integrate1<R, TH, KICK, MASTER><<<nb, kIntBlock, 0, s>>>(                                   \
       int(n_), pos_.as<R4>(), vel_.as<R4>(), force_.as<R4>(), image_.as<int4>(),              \
       id_.as<unsigned>(), x0_.as<R4>(), box_, d, options_.skin, top2_.as<double2>(),          \
       flags_.as<Flags>(), cond, use_cond, fixed_ ? fixed_pos_.as<int4>() : nullptr, fixed_p_, \
-      float_lists_ ? x0_.as<int4>() : nullptr)
-    if (d.thermostat == 1)
+      float_lists_ ? x0_.as<int4>() : nullptr, resid_.as<unsigned long long>(), master_p_)
+#define PW_INTEGRATE(TH, KICK) PW_INTEGRATE_M(TH, KICK, false)
+    bool done = false;
+    if constexpr (std::is_same_v<R, double>) {
+      if (master_) {
+        doubles_fresh_ = false;  // the step moves the master positions only
+        if (d.thermostat == 1)
+          kick ? PW_INTEGRATE_M(1, true, true) : PW_INTEGRATE_M(1, false, true);
+        else
+          kick ? PW_INTEGRATE_M(0, true, true) : PW_INTEGRATE_M(0, false, true);
+        done = true;
+      }
+    }
+    if (done) {
+    } else if (d.thermostat == 1)
       kick ? PW_INTEGRATE(1, true) : PW_INTEGRATE(1, false);
     else
       kick ? PW_INTEGRATE(0, true) : PW_INTEGRATE(0, false);
 #undef PW_INTEGRATE
+#undef PW_INTEGRATE_M
     PW_CUDA_LAUNCH("integrate1");
   }
 
@@ -867,6 +941,7 @@ class CudaEngine final : public MdEngine {
   // refuses conditional nodes (or PAIRWISE_MD_NO_COND=1), the plain capture of launch_step(),
   // whose list kernels return at once unless the flag is set.
   void launch_graph() {
+    if (master_) doubles_fresh_ = false;  // every replay moves the master positions
     if (!exec_) {
       if (use_cond_ && !build_conditional_graph()) {
         use_cond_ = false;
@@ -999,6 +1074,7 @@ class CudaEngine final : public MdEngine {
     int one = 1;
     PW_CUDA(cudaMemcpyAsync(&f->rebuild, &one, sizeof one, cudaMemcpyHostToDevice, stream_));
     const int nb = blocks_for(n_);
+    sync_pos();
     cell_count<R><<<nb, kBlock, 0, stream_>>>(int(n_), pos_.as<R4>(), grid_, rank_.as<int>(),
                                               cell_.as<int>(), slot_.as<int>(), count_.as<int>(),
                                               f);
@@ -1017,6 +1093,7 @@ class CudaEngine final : public MdEngine {
     permute(pos_, R4{}), permute(vel_, R4{}), permute(force_, R4{});
     float_lists_ ? permute(x0_, int4{}) : permute(x0_, R4{});
     permute(image_, int4{}), permute(id_, unsigned{}), permute(orig_, int{});
+    if (master_) permute(fixed_pos_, int4{}), permute(resid_, 0ull);
     ++stats_.reorders;
     steps_since_sort_ = 0;
   }
@@ -1030,6 +1107,8 @@ class CudaEngine final : public MdEngine {
     copy(pos_s_, pos_, n * sizeof(R4)), copy(vel_s_, vel_, n * sizeof(R4));
     copy(force_s_, force_, n * sizeof(R4)), copy(image_s_, image_, n * sizeof(int4));
     copy(id_s_, id_, n * 4), copy(orig_s_, orig_, n * 4);
+    if (master_) copy(fixed_s_, fixed_pos_, n * sizeof(int4)), copy(resid_s_, resid_, n * 8);
+    snapshot_fresh_ = doubles_fresh_;
     snapshot_since_sort_ = steps_since_sort_;
   }
 
@@ -1043,7 +1122,12 @@ class CudaEngine final : public MdEngine {
     copy(force_, force_s_, n * sizeof(R4)), copy(image_, image_s_, n * sizeof(int4));
     copy(id_, id_s_, n * 4), copy(orig_, orig_s_, n * 4);
     steps_since_sort_ = snapshot_since_sort_;
-    refresh_fixed();
+    if (master_) {  // the master positions themselves (the doubles were a copy, if fresh)
+      copy(fixed_pos_, fixed_s_, n * sizeof(int4)), copy(resid_, resid_s_, n * 8);
+      doubles_fresh_ = snapshot_fresh_;
+    } else {
+      refresh_fixed();
+    }
     rebuild_now();  // lists for the restored positions, with the new capacity
   }
 
@@ -1078,6 +1162,14 @@ class CudaEngine final : public MdEngine {
   Buffer cell_, slot_, order_, count_, start_, stencil_, rank_, nbr_, nbr_count_;
   Buffer top2_, partial_, result_, flags_, cpos_, ccoord_;
   Buffer fixed_pos_;  // mixed: int4 fixed-point positions + type (FixedP), when fixed_
+  Buffer resid_, fixed_s_, resid_s_;  // master_: the residuals (MasterP), the snapshot's master
+  MasterP master_p_{};
+  bool master_allowed_ = true;   // PAIRWISE_MD_MASTER=0: off
+  bool master_ = false;          // mixed's positions are fixed_pos_ + resid_ (MasterP)
+  bool master_valid_ = false;    // set_state has derived them (refresh_fixed)
+  bool doubles_fresh_ = false;   // master_: pos_ holds the positions of now (set_state, sync_pos)
+  bool snapshot_fresh_ = false;  // doubles_fresh_ at the snapshot
+  MasterView rebuild_view_;      // what launch_rebuild's kernels read (master_view)
   bool shifted_ = false;
   // Neighbor k of atom i at nbr[i * si() + k * sk()]: row-major (each atom's list contiguous: the
   // build's writes fill whole sectors) unless PAIRWISE_MD_COLUMN_MAJOR=1 (nbr[k * N + i]).

@@ -36,9 +36,38 @@ __device__ __forceinline__ double fixed_delta_double(int a, int b, const FixedP&
   return double(int(unsigned(a) - unsigned(b))) * quantum;
 }
 
+// Mixed's master positions (PAIRWISE_MD_MASTER=1): each coordinate a 50-bit fixed point
+// U = round((x − lo) / q) mod 2^50 of the quantum q = L·2^-50 (exact in double; L = 134 σ: 1.2e-13
+// σ, 4× double's spacing at x = L, uniform over the box), kept as the force kernel's 32-bit fixed
+// point u = round(U / 2^18) mod 2^32 (FixedP, fixed_pos_) and an 18-bit residual
+// r = U − u·2^18 ∈ [−2^17, 2^17) (the three biased by 2^17 in one 64-bit word): 24 bytes an atom
+// where the double position and the copy took 48. The drift adds round(v·dt / q) to U and the
+// wrap is exact (U mod 2^50, the carry counts the box crossings). The double positions (pos)
+// are then a copy, x = lo + U·q, written by master_to_pos where something reads them.
+struct MasterP {
+  double lo[3], quantum[3], inv_quantum[3];
+};
+constexpr int kResidBits = 18;
+constexpr long long kMasterMask = (1LL << 50) - 1;
+
+__device__ __forceinline__ long long master_coordinate(int u, unsigned long long resid, int d) {
+  const long long r = (long long)((resid >> (kResidBits * d)) & ((1ull << kResidBits) - 1)) -
+                      (1LL << (kResidBits - 1));
+  return ((static_cast<long long>(unsigned(u)) << kResidBits) + r) & kMasterMask;
+}
+
+// U ∈ [0, 2^50) into u (returned) and its residual's field of resid.
+__device__ __forceinline__ int split_master(long long U, unsigned long long& resid, int d) {
+  const long long uu = (U + (1LL << (kResidBits - 1))) >> kResidBits;  // ≤ 2^32
+  const long long r = U - (uu << kResidBits);
+  resid |= static_cast<unsigned long long>(r + (1LL << (kResidBits - 1))) << (kResidBits * d);
+  return int(unsigned(static_cast<unsigned long long>(uu)));
+}
+
 // Kick false: forces_kick's Ahead applied this step's first half kick already (inside a graph);
 // the force is then not read, and without Langevin the velocity is not written (unchanged).
-template <class R, int Thermostat, bool Kick = true>
+// Master (mixed, MasterP): the positions are fixed (u) + resid; pos is neither read nor written.
+template <class R, int Thermostat, bool Kick = true, bool Master = false>
 __global__ void __launch_bounds__(kIntBlock)
     integrate1(int n, typename Vec4<R>::type* __restrict__ pos,
                typename Vec4<R>::type* __restrict__ vel,
@@ -46,10 +75,53 @@ __global__ void __launch_bounds__(kIntBlock)
                const unsigned* __restrict__ id, const typename Vec4<R>::type* __restrict__ x0,
                BoxP<R> box, DynP dyn, double skin, double2* __restrict__ block_top2, Flags* flags,
                cudaGraphConditionalHandle cond, int use_cond, int4* __restrict__ fixed,
-               FixedP fixed_p, const int4* __restrict__ x0_fixed) {
+               FixedP fixed_p, const int4* __restrict__ x0_fixed,
+               unsigned long long* __restrict__ resid, MasterP master) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
-  if (i < n) {
+  if constexpr (Master) {
+    if (i < n) {
+      auto v = vel[i];
+      int4 u = fixed[i];
+      const unsigned long long rr = resid[i];
+      long long U[3] = {master_coordinate(u.x, rr, 0), master_coordinate(u.y, rr, 1),
+                        master_coordinate(u.z, rr, 2)};
+      if constexpr (Kick) half_kick(v, R(0.5 * dyn.dt) * v.w, force[i]);
+      auto drift = [&](double h) {
+        U[0] += __double2ll_rn(double(v.x) * h * master.inv_quantum[0]);
+        U[1] += __double2ll_rn(double(v.y) * h * master.inv_quantum[1]);
+        U[2] += __double2ll_rn(double(v.z) * h * master.inv_quantum[2]);
+      };
+      if (Thermostat == 1) {
+        drift(0.5 * dyn.dt);
+        physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed,
+                                 flags->step, id[i]);
+        drift(0.5 * dyn.dt);
+      } else {
+        drift(dyn.dt);
+      }
+      // Box crossings: the carries out of [0, 2^50) (|drift| ≪ 2^50: −1, 0 or 1).
+      const int kx = int(U[0] >> 50), ky = int(U[1] >> 50), kz = int(U[2] >> 50);
+      unsigned long long r = 0;
+      u.x = split_master(U[0] & kMasterMask, r, 0);
+      u.y = split_master(U[1] & kMasterMask, r, 1);
+      u.z = split_master(U[2] & kMasterMask, r, 2);
+      fixed[i] = u;
+      resid[i] = r;
+      if (Kick || Thermostat == 1) vel[i] = v;
+      if (kx | ky | kz) {
+        int4 old = image[i];
+        old.x += kx, old.y += ky, old.z += kz;
+        image[i] = old;
+      }
+      const int4 q = x0_fixed[i];
+      const double dx = fixed_delta_double(u.x, q.x, fixed_p, 0);
+      const double dy = fixed_delta_double(u.y, q.y, fixed_p, 1);
+      const double dz = fixed_delta_double(u.z, q.z, fixed_p, 2);
+      d2 = dx * dx + dy * dy + dz * dz;
+      if (!(d2 == d2)) d2 = 1e300;
+    }
+  } else if (i < n) {
     auto v = vel[i];
     auto p = pos[i];
     if constexpr (Kick) half_kick(v, R(0.5 * dyn.dt) * v.w, force[i]);
@@ -165,6 +237,41 @@ __global__ void andersen_collisions(int n, R4* __restrict__ vel, const unsigned*
   if (physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
                                   flags->step - 1, id[i]))
     vel[i] = v;
+}
+
+// The master positions (MasterP) of every atom from its double position, and the double
+// positions of the master ones (x = lo + U·q, one rounding; the type from fixed.w). The round
+// trip master → double → master is exact: the double's rounding and the division's are each
+// ≤ 1/8 of the quantum for |lo| ≤ L.
+__global__ void to_master(int n, const Double4* __restrict__ pos, int4* __restrict__ fixed,
+                          unsigned long long* __restrict__ resid, MasterP m) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Double4 p = pos[i];
+  const double x[3] = {p.x, p.y, p.z};
+  unsigned long long r = 0;
+  int u[3];
+  for (int d = 0; d < 3; ++d)
+    u[d] = split_master(__double2ll_rn((x[d] - m.lo[d]) / m.quantum[d]) & kMasterMask, r, d);
+  fixed[i] = make_int4(u[0], u[1], u[2], int(p.w));
+  resid[i] = r;
+}
+
+__device__ __forceinline__ Double4 master_position(const int4& u, unsigned long long r,
+                                                   const MasterP& m) {
+  Double4 p;
+  p.x = fma(double(master_coordinate(u.x, r, 0)), m.quantum[0], m.lo[0]);
+  p.y = fma(double(master_coordinate(u.y, r, 1)), m.quantum[1], m.lo[1]);
+  p.z = fma(double(master_coordinate(u.z, r, 2)), m.quantum[2], m.lo[2]);
+  p.w = double(u.w);
+  return p;
+}
+
+__global__ void master_to_pos(int n, const int4* __restrict__ fixed,
+                              const unsigned long long* __restrict__ resid,
+                              Double4* __restrict__ pos, MasterP m) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) pos[i] = master_position(fixed[i], resid[i], m);
 }
 
 // The fixed-point positions (FixedP) of every atom.

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "md/cuda_md_common.cuh"
+#include "md/cuda_md_integrate.cuh"
 
 namespace pairwise::md {
 namespace {
@@ -49,6 +50,28 @@ __global__ void cell_count(int n, const typename Vec4<R>::type* __restrict__ pos
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const int c = cell_of<R>(pos[i], g, rank);
+    cell[i] = c;
+    slot[i] = atomicAdd(&count[c], 1);
+  }
+}
+
+// Where the kernels of a rebuild read mixed's master positions (MasterP) instead of the doubles
+// (inside the graphs the doubles are not kept: master_position decodes x = lo + U·q).
+struct MasterView {
+  const int4* fixed = nullptr;  // null: read the doubles
+  const unsigned long long* resid = nullptr;
+  MasterP m{};
+};
+
+// cell_count for mixed's master positions.
+__global__ void cell_count_master(int n, MasterView mv, GridP g, const int* __restrict__ rank,
+                                  int* __restrict__ cell, int* __restrict__ slot,
+                                  int* __restrict__ count, Flags* flags) {
+  if (!flags->rebuild) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Double4 p = master_position(mv.fixed[i], mv.resid[i], mv.m);
+    const int c = cell_of<double>(p, g, rank);
     cell[i] = c;
     slot[i] = atomicAdd(&count[c], 1);
   }
@@ -176,8 +199,15 @@ template <class R, class C = R>
 __global__ void __launch_bounds__(kBlock)
     cell_sort(int cells, const int* __restrict__ start, int* __restrict__ order,
               int* __restrict__ count, const typename Vec4<R>::type* __restrict__ pos,
-              typename Vec4<C>::type* __restrict__ cpos, BoxP<R> box, const Flags* flags) {
+              typename Vec4<C>::type* __restrict__ cpos, BoxP<R> box, const Flags* flags,
+              MasterView mv = {}) {
   if (!flags->rebuild) return;
+  auto position = [&](int j) {  // the double position, or the master one decoded
+    if constexpr (std::is_same_v<R, double>) {
+      if (mv.fixed) return master_position(mv.fixed[j], mv.resid[j], mv.m);
+    }
+    return pos[j];
+  };
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (kBlock / 32);
   for (int c = blockIdx.x * (kBlock / 32) + (threadIdx.x >> 5); c < cells; c += warps) {
@@ -188,7 +218,7 @@ __global__ void __launch_bounds__(kBlock)
       for (int m = 0; m < cnt; ++m) r += __shfl_sync(0xffffffffu, v, m) < v;
       if (lane < cnt) {
         order[b + r] = v;
-        auto p = build_coordinates<C, R>(pos[v], box);
+        auto p = build_coordinates<C, R>(position(v), box);
         p.w = index_as<C>(v);
         cpos[b + r] = p;
       }
@@ -203,7 +233,7 @@ __global__ void __launch_bounds__(kBlock)
       __syncwarp();
       for (int k = b + lane; k < e; k += 32) {
         const int j = order[k];
-        auto p = build_coordinates<C, R>(pos[j], box);
+        auto p = build_coordinates<C, R>(position(j), box);
         p.w = index_as<C>(j);
         cpos[k] = p;
       }
@@ -397,11 +427,15 @@ struct ExactBand {
   float half2 = 0;     // Exact 3: ((r_list + m)² − (r_list − m)²) / 2, its half width
   double r_list2 = 0;  // the double build's test
   double L[3] = {}, half[3] = {};
+  MasterView mv;  // mixed's master positions: decoded instead of pos
 };
 
 // The double build's test of the pair (i, j): minimum image of the master positions, r² < r_list².
 __device__ __forceinline__ bool exact_within(const ExactBand& band, int i, int j) {
-  const Double4 a = band.pos[i], b = band.pos[j];
+  const Double4 a =
+      band.mv.fixed ? master_position(band.mv.fixed[i], band.mv.resid[i], band.mv.m) : band.pos[i];
+  const Double4 b =
+      band.mv.fixed ? master_position(band.mv.fixed[j], band.mv.resid[j], band.mv.m) : band.pos[j];
   const double dx = min_image(a.x - b.x, band.L[0], band.half[0]);
   const double dy = min_image(a.y - b.y, band.L[1], band.half[1]);
   const double dz = min_image(a.z - b.z, band.L[2], band.half[2]);

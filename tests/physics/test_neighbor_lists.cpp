@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "backend_params.hpp"
 #include "engine/cell_list.hpp"
@@ -279,15 +281,32 @@ TEST_P(NeighborListBackends, OverflowDuringStepsRerunsToTheSameTrajectory) {
 // The cuda engine's speed switches that keep every operation (PAIRWISE_MD_AHEAD: the next step's
 // first half kick in the force kernel; _EXACT_MODE 1, 2 or 3: how mixed's float build finds the
 // band of r_list; _FLOAT_LISTS=0: mixed's double build): the same trajectory, bit for bit,
-// after 37 steps (3 graphs of 10 and 7 single steps, rebuilds, a reorder), with each thermostat.
+// after 37 steps (3 graphs of 10 and 7 single steps, rebuilds, a reorder), with each thermostat,
+// with mixed's master positions off (_MASTER=0) and on (_MASTER=1, the float build only).
 // _FIXED_MINB=16 takes mixed's large-system kernel.
 TEST_P(NeighborListBackends, CudaSpeedSwitchesGiveTheSameTrajectoryBitForBit) {
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "cuda paths only";
   const md::System s0 = test::jittered_lattice("fcc", 0.8442, 6, 0.1, 9, 1.5);  // 3 cells a side
-  const char* vars[] = {"PAIRWISE_MD_AHEAD", "PAIRWISE_MD_EXACT_MODE", "PAIRWISE_MD_FLOAT_LISTS"};
-  const std::vector<std::vector<const char*>> variants = {
-      {nullptr, nullptr, nullptr}, {"0", nullptr, nullptr}, {nullptr, "2", nullptr},
-      {nullptr, "1", nullptr},     {nullptr, nullptr, "0"}, {"0", "2", nullptr}};
+  const char* vars[] = {"PAIRWISE_MD_AHEAD", "PAIRWISE_MD_EXACT_MODE", "PAIRWISE_MD_FLOAT_LISTS",
+                        "PAIRWISE_MD_MASTER"};
+  // Each group's first variant is the reference of the group.
+  const std::vector<std::vector<std::vector<const char*>>> groups = {
+      {{nullptr, nullptr, nullptr, "0"},
+       {"0", nullptr, nullptr, "0"},
+       {nullptr, "2", nullptr, "0"},
+       {nullptr, "1", nullptr, "0"},
+       {nullptr, nullptr, "0", "0"},
+       {"0", "2", nullptr, "0"}},
+      {{nullptr, nullptr, nullptr, "1"},
+       {"0", nullptr, nullptr, "1"},
+       {nullptr, "2", nullptr, "1"},
+       {nullptr, "1", nullptr, "1"},
+       {"0", "2", nullptr, "1"}}};
+  // The environment's own values come back after each run (a whole suite may run under one).
+  std::vector<std::string> saved(std::size(vars));
+  std::vector<bool> had(std::size(vars));
+  for (std::size_t k = 0; k < std::size(vars); ++k)
+    if (const char* v = std::getenv(vars[k])) saved[k] = v, had[k] = true;
   for (auto thermostat :
        {engine::Thermostat::none, engine::Thermostat::langevin, engine::Thermostat::andersen}) {
     md::System s = s0;
@@ -305,27 +324,43 @@ TEST_P(NeighborListBackends, CudaSpeedSwitchesGiveTheSameTrajectoryBitForBit) {
       auto engine = md::make_md_engine(BackendKind::cuda, o);
       engine->set_state(s);
       engine->advance(1, 37);
-      for (const char* v : vars) unsetenv(v);
+      for (std::size_t k = 0; k < std::size(vars); ++k)
+        had[k] ? setenv(vars[k], saved[k].c_str(), 1) : unsetenv(vars[k]);
       unsetenv("PAIRWISE_MD_FIXED_MINB");
       md::System out = s;
       engine->get_state(out);
       EXPECT_GT(engine->stats().rebuilds, 1);
       return out;
     };
-    const md::System a = run(variants[0]);
-    for (std::size_t v = 1; v < variants.size(); ++v) {
-      const md::System b = run(variants[v]);
-      for (std::size_t i = 0; i < a.atoms.size(); ++i) {
-        ASSERT_EQ(a.atoms.x[i], b.atoms.x[i]) << "variant " << v << ", atom " << i;
-        ASSERT_EQ(a.atoms.y[i], b.atoms.y[i]) << "variant " << v << ", atom " << i;
-        ASSERT_EQ(a.atoms.z[i], b.atoms.z[i]) << "variant " << v << ", atom " << i;
-        ASSERT_EQ(a.atoms.vx[i], b.atoms.vx[i]) << "variant " << v << ", atom " << i;
-        ASSERT_EQ(a.atoms.vy[i], b.atoms.vy[i]) << "variant " << v << ", atom " << i;
-        ASSERT_EQ(a.atoms.vz[i], b.atoms.vz[i]) << "variant " << v << ", atom " << i;
+    std::vector<md::System> references;
+    for (const auto& variants : groups) {
+      const md::System a = run(variants[0]);
+      references.push_back(a);
+      for (std::size_t v = 1; v < variants.size(); ++v) {
+        const md::System b = run(variants[v]);
+        for (std::size_t i = 0; i < a.atoms.size(); ++i) {
+          ASSERT_EQ(a.atoms.x[i], b.atoms.x[i]) << "variant " << v << ", atom " << i;
+          ASSERT_EQ(a.atoms.y[i], b.atoms.y[i]) << "variant " << v << ", atom " << i;
+          ASSERT_EQ(a.atoms.z[i], b.atoms.z[i]) << "variant " << v << ", atom " << i;
+          ASSERT_EQ(a.atoms.vx[i], b.atoms.vx[i]) << "variant " << v << ", atom " << i;
+          ASSERT_EQ(a.atoms.vy[i], b.atoms.vy[i]) << "variant " << v << ", atom " << i;
+          ASSERT_EQ(a.atoms.vz[i], b.atoms.vz[i]) << "variant " << v << ", atom " << i;
+        }
       }
+      // And the atoms moved (the steps ran).
+      EXPECT_NE(a.atoms.x[0], s.atoms.x[0]);
     }
-    // And the atoms moved (the steps ran).
-    EXPECT_NE(a.atoms.x[0], s.atoms.x[0]);
+    // Mixed: the master positions are another trajectory (the switch took effect), a close one.
+    if (precision() == Precision::mixed) {
+      const auto& a = references[0].atoms;
+      const auto& b = references[1].atoms;
+      double largest = 0;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        largest = std::max({largest, std::abs(a.x[i] - b.x[i]), std::abs(a.y[i] - b.y[i]),
+                            std::abs(a.z[i] - b.z[i])});
+      EXPECT_GT(largest, 0.0);
+      EXPECT_LT(largest, 1e-6);
+    }
   }
 }
 
