@@ -48,6 +48,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_check.cuh"
@@ -185,6 +186,17 @@ class CudaDomainEngine final : public MdEngine {
       cells_.n[d] = std::max(1, int(extent / r_list_));
       cells_.width[d] = extent / cells_.n[d];
     }
+    // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
+    const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
+    use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
+    for (int d = 0; d < 3; ++d) {
+      const double period = 4 * r_list_;
+      fixed_p_.lo[d] = cells_.origin[d];
+      fixed_p_.to_fixed[d] = 4294967296.0 / period;
+      const double quantum = period / 4294967296.0;
+      fixed_p_.quantum_hi[d] = float(quantum);
+      fixed_p_.quantum_lo[d] = float(quantum - double(fixed_p_.quantum_hi[d]));
+    }
     for (int d = 0; d < 3; ++d) {
       geo_.box_lo[d] = s.box.lo[d], geo_.box_hi[d] = s.box.hi[d], geo_.length[d] = grid_.length[d];
       geo_.n[d] = grid_.n[d], geo_.coord[d] = grid_.coord[d];
@@ -221,8 +233,9 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaMemsetAsync(force_.get(), 0, n_ * sizeof(R4), stream_));
     if (capacity_ == 0) {
       const double density = double(total_) / s.box.volume();
+      // A multiple of 8: the rows are written in groups of 8 and read 4 at a time.
       capacity_ = options_.neighbor_capacity > 0
-                      ? options_.neighbor_capacity
+                      ? (options_.neighbor_capacity + 7) & ~7
                       : (int(density * 4.18879 * r_list_ * r_list_ * r_list_ * 1.25) + 23) & ~7;
     }
     rebuild(false);
@@ -255,12 +268,17 @@ class CudaDomainEngine final : public MdEngine {
       const std::uint64_t step = first_step + std::uint64_t(k);
       const auto t0 = clock::now();
       if (n_ > 0) {
+        top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
+        auto kick = [&](auto thermostat) {
+          domain_kick_drift<R, decltype(thermostat)::value>
+              <<<kick_blocks(), kKickBlock, 0, stream_>>>(
+                  int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
+                  fixed_p_, x0_.get(), top2_.get() + 1);
+        };
         if (d.thermostat == 1)
-          domain_kick_drift<R, 1><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-              int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step);
+          kick(std::integral_constant<int, 1>{});
         else
-          domain_kick_drift<R, 0><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-              int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step);
+          kick(std::integral_constant<int, 0>{});
         PW_CUDA_LAUNCH("domain_kick_drift");
       }
       const bool rebuild_now = rebuild_test();
@@ -269,6 +287,7 @@ class CudaDomainEngine final : public MdEngine {
         rebuild(true);
       } else {
         forward_ghost_positions();
+        fix_positions(n_);
       }
       if (profile_) PW_CUDA(cudaStreamSynchronize(stream_));
       const auto t2 = clock::now();
@@ -413,22 +432,19 @@ class CudaDomainEngine final : public MdEngine {
 
   // ---- rebuild ------------------------------------------------------------------------------
 
-  // Liu et al.'s test over every rank.
+  // Liu et al.'s test over every rank, from domain_kick_drift's block top-2 pairs.
   bool rebuild_test() {
     double2 top{0, 0};
     if (n_ > 0) {
-      const int blocks = blocks_of(n_);
-      top2_.reserve(std::size_t(blocks) + 1, stream_);
-      displacement_top2<<<blocks, kDomainBlock, 0, stream_>>>(int(n_), pos_.get(), x0_.get(),
-                                                              top2_.get() + 1);
-      PW_CUDA_LAUNCH("displacement_top2");
-      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(blocks, top2_.get() + 1, top2_.get());
+      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1,
+                                                        top2_.get());
       PW_CUDA_LAUNCH("merge_block_top2");
       PW_CUDA(cudaMemcpyAsync(&top, top2_.get(), sizeof top, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
     }
     return rebuild_needed_on_any_rank(comm_, std::sqrt(top.x), std::sqrt(top.y), options_.skin);
   }
+  int kick_blocks() const { return int((n_ + kKickBlock - 1) / kKickBlock); }
 
   void rebuild(bool migrate_atoms) {
     counters_.reserve(8, stream_);
@@ -446,6 +462,7 @@ class CudaDomainEngine final : public MdEngine {
     exchange_ghosts();
     phase(1);
     build_list();
+    fix_positions(0);
     phase(2);
     if (n_ > 0)
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
@@ -656,13 +673,17 @@ class CudaDomainEngine final : public MdEngine {
         int(cells), int(held), sorted_keys_.get(), start_.get());
     PW_CUDA_LAUNCH("shell_cell_starts");
     nbr_count_.reserve(n_, stream_);
+    // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
+    // bounding box (float for single), far below the cell width.
+    const double screen = r_list_ * (1 + 1e-3);
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
       PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, sizeof(int), stream_));
       if (n_ > 0) {
-        domain_list<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-            int(n_), pos_.get(), cell_pos_.get(), order_.get(), start_.get(), c, r_list_ * r_list_,
-            capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4);
+        constexpr int warps = kDomainBlock / 32;
+        domain_list<<<int((cells + warps - 1) / warps), kDomainBlock, 0, stream_>>>(
+            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
+            screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -680,18 +701,47 @@ class CudaDomainEngine final : public MdEngine {
   void compute_forces(bool kick, std::uint64_t step) {
     if (n_ == 0) return;
     const DynP d = dyn();
-#define PW_DOMAIN_FORCES(SF)                                                                      \
-  domain_forces<R, P, A, SF, kForceThreads>                                                       \
-      <<<blocks_of(n_* kForceThreads), kDomainBlock, 0, stream_>>>(                               \
-          int(n_), pos_.get(), vel_.get(), force_.get(), nbr_.get(), nbr_count_.get(), capacity_, \
-          types_, id_.get(), d, step, kick)
-    if (any_sf_)
-      PW_DOMAIN_FORCES(true);
-    else
-      PW_DOMAIN_FORCES(false);
-#undef PW_DOMAIN_FORCES
+    const int blocks = blocks_of(n_ * kForceThreads);
+    auto launch = [&](auto sf, auto fixed, auto fast) {
+      domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value>
+          <<<blocks, kDomainBlock, 0, stream_>>>(
+              int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
+              nbr_count_.get(), capacity_, types_, id_.get(), d, step, kick);
+    };
+    using T = std::true_type;
+    using F = std::false_type;
+    if constexpr (std::is_same_v<P, float>) {
+      if (any_sf_) {
+        if (use_fixed_)
+          launch(T{}, T{}, F{});
+        else
+          launch(T{}, F{}, F{});
+      } else {
+        if (use_fixed_)
+          launch(F{}, T{}, T{});
+        else
+          launch(F{}, F{}, T{});
+      }
+    } else {
+      if (any_sf_)
+        launch(T{}, F{}, F{});
+      else
+        launch(F{}, F{}, F{});
+    }
     PW_CUDA_LAUNCH("domain_forces");
   }
+
+  // Mixed: the fixed-point copy of the held atoms' positions from `first` on (the local atoms'
+  // come from domain_kick_drift between rebuilds).
+  void fix_positions(std::size_t first) {
+    if (!use_fixed_ || held_ == 0) return;
+    fixed_.reserve(held_, stream_);
+    if (held_ > first)
+      fixed_positions<<<blocks_of(held_ - first), kDomainBlock, 0, stream_>>>(
+          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get());
+    PW_CUDA_LAUNCH("fixed_positions");
+  }
+  int4* fixed_local() { return use_fixed_ ? fixed_.get() : nullptr; }
 
   EngineOptions options_;
   Communicator& comm_;
@@ -704,6 +754,10 @@ class CudaDomainEngine final : public MdEngine {
   PairTable table_;
   int types_ = 1;
   bool any_sf_ = false;
+  static constexpr bool kMixed = std::is_same_v<R, double> && std::is_same_v<P, float>;
+  bool use_fixed_ = false;  // mixed's fixed-point pair displacements (PAIRWISE_MD_FIXED=0: off)
+  FixedP fixed_p_{};
+  DeviceArray<int4> fixed_;  // the held atoms' fixed-point positions (use_fixed_)
   double r_list_ = 0;
   std::size_t total_ = 0, n_ = 0, held_ = 0;
   std::vector<std::uint32_t> ids_;  // by set_state slot (every rank reads the whole system)
