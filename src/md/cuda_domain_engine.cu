@@ -702,31 +702,38 @@ class CudaDomainEngine final : public MdEngine {
     if (n_ == 0) return;
     const DynP d = dyn();
     const int blocks = blocks_of(n_ * kForceThreads);
-    auto launch = [&](auto sf, auto fixed, auto fast) {
-      domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value>
-          <<<blocks, kDomainBlock, 0, stream_>>>(
-              int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-              nbr_count_.get(), capacity_, types_, id_.get(), d, step, kick);
+    auto launch = [&](auto sf, auto fixed, auto fast, auto one) {
+      domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
+                    decltype(one)::value><<<blocks, kDomainBlock, 0, stream_>>>(
+          int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
+          nbr_count_.get(), capacity_, types_, id_.get(), d, step, kick);
     };
     using T = std::true_type;
     using F = std::false_type;
+    // Shifted force: exact division; otherwise float terms take the approximate reciprocal.
+    auto with_types = [&](auto sf, auto fixed, auto fast) {
+      if (types_ == 1)
+        launch(sf, fixed, fast, T{});
+      else
+        launch(sf, fixed, fast, F{});
+    };
     if constexpr (std::is_same_v<P, float>) {
       if (any_sf_) {
         if (use_fixed_)
-          launch(T{}, T{}, F{});
+          with_types(T{}, T{}, F{});
         else
-          launch(T{}, F{}, F{});
+          with_types(T{}, F{}, F{});
       } else {
         if (use_fixed_)
-          launch(F{}, T{}, T{});
+          with_types(F{}, T{}, T{});
         else
-          launch(F{}, F{}, T{});
+          with_types(F{}, F{}, T{});
       }
     } else {
       if (any_sf_)
-        launch(T{}, F{}, F{});
+        with_types(T{}, F{}, F{});
       else
-        launch(F{}, F{}, F{});
+        with_types(F{}, F{}, F{});
     }
     PW_CUDA_LAUNCH("domain_forces");
   }

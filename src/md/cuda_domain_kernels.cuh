@@ -442,9 +442,11 @@ __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos,
 // neighbour indices with one 16-byte load and takes neighbours 4·sub .. 4·sub + 3 of every 16;
 // the 4 combine by shuffles in a fixed order (deterministic). Mixed with Fixed: the 4 terms of
 // one trip are summed in float and that sum added into double (as the single-GPU engine).
-// Fast (float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r².
-template <class R, class P, class A, bool SF, bool Fixed, bool Fast>
-__global__ void __launch_bounds__(kDomainBlock)
+// Fast (float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r². OneType: the
+// pair parameters held in registers. Float terms run at 16 blocks an SM (≤ 32 registers), as the
+// single-GPU engine's.
+template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType>
+__global__ void __launch_bounds__(kDomainBlock, std::is_same_v<P, float> ? 16 : 1)
     domain_forces(int n, const typename Vec4<R>::type* __restrict__ pos,
                   typename Vec4<R>::type* __restrict__ vel,
                   typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
@@ -466,6 +468,8 @@ __global__ void __launch_bounds__(kDomainBlock)
   constexpr bool kChunked = Fixed && !std::is_same_v<A, P>;
   A fx = 0, fy = 0, fz = 0;
   P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip
+  physics::LjPairParams<P> one;
+  if constexpr (OneType) one = pair_params<P>(0);
   auto pair = [&](int j) {
     P dx, dy, dz;
     int tj;
@@ -481,7 +485,7 @@ __global__ void __launch_bounds__(kDomainBlock)
       tj = int(q.w);
     }
     const P r2 = dx * dx + dy * dy + dz * dz;
-    const physics::LjPairParams<P>& pp = pair_params<P>(ti * types + tj);
+    const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + tj);
     if (!(r2 < pp.rc2)) return;
     P fr;
     if constexpr (Fast)
