@@ -676,14 +676,17 @@ class CudaDomainEngine final : public MdEngine {
     // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
     // bounding box (float for single), far below the cell width.
     const double screen = r_list_ * (1 + 1e-3);
+    // The float tests' band (domain_list): r_list² ± 1e-3 r_list², decided in double inside.
+    const double r_list2 = r_list_ * r_list_, band = 1e-3 * r_list2;
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
       PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, sizeof(int), stream_));
       if (n_ > 0) {
         constexpr int warps = kDomainBlock / 32;
         domain_list<<<int((cells + warps - 1) / warps), kDomainBlock, 0, stream_>>>(
-            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
-            screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4);
+            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list2, screen * screen,
+            float(r_list2 - band), float(r_list2 + band), capacity_, nbr_.get(), nbr_count_.get(),
+            counters_.get() + 4);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -706,7 +709,7 @@ class CudaDomainEngine final : public MdEngine {
       domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
                     decltype(one)::value><<<blocks, kDomainBlock, 0, stream_>>>(
           int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-          nbr_count_.get(), capacity_, types_, id_.get(), d, step, kick);
+          nbr_count_.get(), capacity_, types_, d, kick);
     };
     using T = std::true_type;
     using F = std::false_type;
@@ -736,6 +739,11 @@ class CudaDomainEngine final : public MdEngine {
         with_types(F{}, F{}, F{});
     }
     PW_CUDA_LAUNCH("domain_forces");
+    if (kick && d.thermostat == 2) {
+      domain_andersen<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), vel_.get(), id_.get(),
+                                                                   d, step);
+      PW_CUDA_LAUNCH("domain_andersen");
+    }
   }
 
   // Mixed: the fixed-point copy of the held atoms' positions from `first` on (the local atoms'

@@ -297,7 +297,7 @@ __device__ __forceinline__ R warp_max_of(R v) {
 }
 
 // The full neighbour lists of the local atoms (every other local atom and every ghost within
-// r_list; r² < r_list² taken in double, as the cpu domain engine's), row-major, rows `capacity`
+// r_list; r² < r_list² decided in double, as the cpu domain engine's), row-major, rows `capacity`
 // ints apart (a multiple of 8). A warp per cell of the shell grid: its local atoms (stored first
 // in each cell: the stable sort keeps index order, and the local atoms have the lowest indices)
 // 32 at a time, one per lane. The warp walks the cell's 27 neighbour cells (z, y, x order;
@@ -309,17 +309,23 @@ __device__ __forceinline__ R warp_max_of(R v) {
 // 64-entry shared buffer, and the lanes test their atom against 32 kept candidates at a time into
 // a hit mask, then append the hits in candidate order. So each list is the same set in the same
 // order (stencil cell, then index) as a thread per atom scanning the 27 cells would give.
+// The tests run in float on offsets from the home atoms' bounding-box corner (≤ 6 σ: each offset
+// within 4e-7 σ, r² within 1e-4 of the double one) against r_list² ± band (band = 1e-3 r_list²,
+// far above that rounding): a float r² below r_list² − band is a hit, above r_list² + band a miss,
+// and the few in between (≈ 0.2 an atom) are decided again in double from the positions, so the
+// lists are exactly those of the double test.
 // Each lane collects its atom's neighbours 8 at a time in its column of a shared buffer and
 // writes each full group as two 16-byte stores (a whole 32-byte sector of the row). A count above
 // `capacity` raises *overflow to it (the lists are then built again, longer).
 template <class R4>
 __global__ void __launch_bounds__(kDomainBlock)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
-                ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
-                int* __restrict__ nbr_count, int* overflow) {
+                ShellCellsP c, double r_list2, double screen2, float sure2, float unsure2,
+                int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count, int* overflow) {
   using R = decltype(R4{}.x);
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
+  __shared__ float4 fbuf[kDomainBlock / 32][64];   // the kept candidates' float offsets
   __shared__ int group[kDomainBlock / 32][8][32];  // [warp][slot][lane]
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   const int cell = blockIdx.x * (kDomainBlock / 32) + wib;
@@ -327,6 +333,7 @@ __global__ void __launch_bounds__(kDomainBlock)
   const int b = start[cell], e = start[cell + 1];
   if (b == e) return;
   R4* bw = buf[wib];
+  float4* fw = fbuf[wib];
   int(*grp)[32] = group[wib];
   const unsigned below = (1u << lane) - 1u;
   // Lane s < 27: stencil cell s (dx = s % 3 − 1, dy = s / 3 % 3 − 1, dz = s / 9 − 1).
@@ -352,6 +359,8 @@ __global__ void __launch_bounds__(kDomainBlock)
     const R lx = warp_min_of(mine ? p.x : kBig), hx = warp_max_of(mine ? p.x : -kBig);
     const R ly = warp_min_of(mine ? p.y : kBig), hy = warp_max_of(mine ? p.y : -kBig);
     const R lz = warp_min_of(mine ? p.z : kBig), hz = warp_max_of(mine ? p.z : -kBig);
+    const double ox = double(lx), oy = double(ly), oz = double(lz);  // the float tests' origin
+    const float px = float(xi - ox), py = float(yi - oy), pz = float(zi - oz);
     int count = 0, fill = 0;
     auto append = [&](int j) {
       grp[count & 7][lane] = j;
@@ -362,14 +371,17 @@ __global__ void __launch_bounds__(kDomainBlock)
         dst[1] = make_int4(grp[4][lane], grp[5][lane], grp[6][lane], grp[7][lane]);
       }
     };
-    // The lane's atom against bw[0, m): the tests set bits of a mask, then the hits are appended
-    // in candidate order.
+    // The lane's atom against the kept candidates [0, m): the float tests set bits of two masks
+    // (below r_list² + band; at or above r_list² − band), then the hits are appended in candidate
+    // order, those of the band only if the double test agrees.
     auto test = [&](int m) {
-      unsigned hits = 0;
+      unsigned hits = 0, unsure = 0;
       auto one = [&](int u) {
-        const R4 q = bw[u];
-        const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
-        hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+        const float4 q = fw[u];
+        const float dx = px - q.x, dy = py - q.y, dz = pz - q.z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        hits |= r2 < unsure2 ? 1u << u : 0u;
+        unsure |= r2 >= sure2 ? 1u << u : 0u;
       };
       if (m == 32) {
 #pragma unroll
@@ -381,8 +393,14 @@ __global__ void __launch_bounds__(kDomainBlock)
       while (hits) {
         const int u = __ffs(hits) - 1;
         hits &= hits - 1;
-        const int j = index_w(bw[u]);
-        if (j != i) append(j);
+        const R4 q = bw[u];
+        const int j = index_w(q);
+        if (j == i) continue;
+        if (unsure >> u & 1u) {
+          const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
+          if (!(dx * dx + dy * dy + dz * dz < r_list2)) continue;
+        }
+        append(j);
       }
     };
     int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
@@ -401,13 +419,18 @@ __global__ void __launch_bounds__(kDomainBlock)
       const R ez = max(max(lz - q.z, q.z - hz), R(0));
       const bool keep = have && double(ex) * ex + double(ey) * ey + double(ez) * ez < screen2;
       const unsigned km = __ballot_sync(kAll, keep);
-      if (keep) bw[fill + __popc(km & below)] = q;
+      if (keep) {
+        const int slot = fill + __popc(km & below);
+        bw[slot] = q;
+        fw[slot] = make_float4(float(double(q.x) - ox), float(double(q.y) - oy),
+                               float(double(q.z) - oz), 0.0f);
+      }
       fill += __popc(km);
       if (fill >= 32) {
         __syncwarp();
         if (mine) test(32);
         __syncwarp();
-        if (lane < fill - 32) bw[lane] = bw[32 + lane];
+        if (lane < fill - 32) bw[lane] = bw[32 + lane], fw[lane] = fw[32 + lane];
         fill -= 32;
         __syncwarp();
       }
@@ -438,21 +461,23 @@ __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos,
 
 // The pair forces on each local atom over its full list (P arithmetic from displacements taken
 // in R, or from the fixed-point copy when Fixed; sums in A), then, when `kick`, the second half
-// kick (+ Andersen collisions at `step`). 4 threads share an atom; each loads 4 consecutive
-// neighbour indices with one 16-byte load and takes neighbours 4·sub .. 4·sub + 3 of every 16;
-// the 4 combine by shuffles in a fixed order (deterministic). Mixed with Fixed: the 4 terms of
-// one trip are summed in float and that sum added into double (as the single-GPU engine).
+// kick (Andersen's collisions follow in domain_andersen). 4 threads share an atom; each loads 4
+// consecutive neighbour indices with one 16-byte load and takes neighbours 4·sub .. 4·sub + 3 of
+// every 16; the 4 combine by shuffles in a fixed order (deterministic). Mixed with Fixed: the 4
+// terms of one trip are summed in float and that sum added into double (as the single-GPU engine).
 // Fast (float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r². OneType: the
-// pair parameters held in registers. Float terms run at 16 blocks an SM (≤ 32 registers), as the
-// single-GPU engine's.
+// pair parameters held in registers. Single runs at 16 blocks an SM (≤ 32 registers, the
+// single-GPU engine's), mixed at 12 (≤ 40: its double sums spilled at 32).
+template <class P, class A>
+constexpr int kForceBlocksPerSm = std::is_same_v<P, float> ? (std::is_same_v<A, double> ? 12 : 16)
+                                                           : 1;
 template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType>
-__global__ void __launch_bounds__(kDomainBlock, std::is_same_v<P, float> ? 16 : 1)
+__global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
     domain_forces(int n, const typename Vec4<R>::type* __restrict__ pos,
                   typename Vec4<R>::type* __restrict__ vel,
                   typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
                   FixedP fixed_p, const int* __restrict__ nbr, const int* __restrict__ nbr_count,
-                  int stride, int types, const unsigned* __restrict__ id, DynP dyn,
-                  unsigned long long step, bool kick) {
+                  int stride, int types, DynP dyn, bool kick) {
   constexpr int TPA = 4;
   static_assert(!Fast || (std::is_same_v<P, float> && !SF), "fast: float cut or shift terms");
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -529,10 +554,20 @@ __global__ void __launch_bounds__(kDomainBlock, std::is_same_v<P, float> ? 16 : 
   auto v = vel[i];
   const R h = R(0.5 * dyn.dt * double(v.w));
   physics::kick(v.x, f.x, h), physics::kick(v.y, f.y, h), physics::kick(v.z, f.z, h);
-  if (dyn.thermostat == 2)
-    physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed, step,
-                                id[i]);
   vel[i] = v;
+}
+
+// Andersen's collisions at `step`, after domain_forces' second half kick (a kernel of their own:
+// their random draws inlined in domain_forces made its pair loop spill at 16 blocks an SM).
+template <class R4>
+__global__ void domain_andersen(int n, R4* __restrict__ vel, const unsigned* __restrict__ id,
+                                DynP dyn, unsigned long long step) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  R4 v = vel[i];
+  if (physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
+                                  step, id[i]))
+    vel[i] = v;
 }
 
 // Per block: Σ ½ U and Σ ½ r·f over each local atom's pairs (every pair is seen from both of its
