@@ -140,14 +140,15 @@ class CudaDomainEngine final : public MdEngine {
       std::fprintf(stderr,
                    "# md cuda domains, rank %d, %lld steps, %lld rebuilds: step %.1f us, of which "
                    "rebuild test %.1f us, forward ghost exchange %.1f us, rebuilds %.1f us (%.0f "
-                   "us each: migration %.0f, ghosts %.0f, lists %.0f)\n",
+                   "us each: migration %.0f, ghosts %.0f, cell list %.0f, neighbour lists %.0f)\n",
                    comm_.rank(), timed_steps_, timed_rebuilds_, 1e6 * t_step_ / timed_steps_,
                    1e6 * t_test_ / timed_steps_, 1e6 * t_forward_ / timed_steps_,
                    1e6 * t_rebuild_ / timed_steps_,
                    timed_rebuilds_ ? 1e6 * t_rebuild_ / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[0] / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[1] / timed_rebuilds_ : 0.0,
-                   timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0);
+                   timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[3] / timed_rebuilds_ : 0.0);
     gpu_.reset();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -461,9 +462,11 @@ class CudaDomainEngine final : public MdEngine {
     phase(0);
     exchange_ghosts();
     phase(1);
+    build_cells();
+    phase(2);
     build_list();
     fix_positions(0);
-    phase(2);
+    phase(3);
     if (n_ > 0)
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
                               stream_));
@@ -650,9 +653,9 @@ class CudaDomainEngine final : public MdEngine {
     }
   }
 
-  // The cell list over the domain and its ghost shell, then the full lists of the local atoms;
-  // a list longer than the capacity grows it and builds again.
-  void build_list() {
+  // The cell list over the domain and its ghost shell: the held atoms sorted by cell (index order
+  // inside a cell), their positions in that order (cell_pos_, the index in w), the cell starts.
+  void build_cells() {
     const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     const std::size_t held = held_;
@@ -672,21 +675,27 @@ class CudaDomainEngine final : public MdEngine {
     shell_cell_starts<<<blocks_of(cells + 1), kDomainBlock, 0, stream_>>>(
         int(cells), int(held), sorted_keys_.get(), start_.get());
     PW_CUDA_LAUNCH("shell_cell_starts");
+  }
+
+  // The full lists of the local atoms over build_cells' cells; a list longer than the capacity
+  // grows it and builds again.
+  void build_list() {
+    const ShellCellsP c = cells_;
+    const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     nbr_count_.reserve(n_, stream_);
     // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
     // bounding box (float for single), far below the cell width.
     const double screen = r_list_ * (1 + 1e-3);
-    // The float tests' band (domain_list): r_list² ± 1e-3 r_list², decided in double inside.
-    const double r_list2 = r_list_ * r_list_, band = 1e-3 * r_list2;
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
-      PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, sizeof(int), stream_));
+      PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, 2 * sizeof(int), stream_));  // + next cell
       if (n_ > 0) {
         constexpr int warps = kDomainBlock / 32;
-        domain_list<<<int((cells + warps - 1) / warps), kDomainBlock, 0, stream_>>>(
-            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list2, screen * screen,
-            float(r_list2 - band), float(r_list2 + band), capacity_, nbr_.get(), nbr_count_.get(),
-            counters_.get() + 4);
+        const int needed = int((cells + warps - 1) / warps);
+        domain_list<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
+            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
+            screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
+            counters_.get() + 5);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -697,6 +706,19 @@ class CudaDomainEngine final : public MdEngine {
       capacity_ = (overflow + overflow / 8 + 11) & ~7;
       ++stats_.regrows;
     }
+  }
+
+  // The resident blocks of domain_list (one wave), queried once.
+  int list_blocks() {
+    if (list_blocks_ == 0) {
+      int dev = 0, sms = 0, per_sm = 0;
+      PW_CUDA(cudaGetDevice(&dev));
+      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      PW_CUDA(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, domain_list<R4>, kDomainBlock, 0));
+      list_blocks_ = std::max(1, per_sm) * sms;
+    }
+    return list_blocks_;
   }
 
   // ---- forces -------------------------------------------------------------------------------
@@ -777,6 +799,7 @@ class CudaDomainEngine final : public MdEngine {
   std::size_t total_ = 0, n_ = 0, held_ = 0;
   std::vector<std::uint32_t> ids_;  // by set_state slot (every rank reads the whole system)
   int capacity_ = 0;
+  int list_blocks_ = 0;  // list_blocks()
   EngineStats stats_;
   // Local atoms [0, n_) (pos_ and slot_: then the ghosts up to held_).
   DeviceArray<R4> pos_, vel_, force_, x0_;
@@ -795,7 +818,8 @@ class CudaDomainEngine final : public MdEngine {
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
   DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
-  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow), CUB's scratch.
+  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
+  // CUB's scratch.
   DeviceArray<double2> top2_;
   DeviceArray<double> partial_, result_;
   DeviceArray<int> counters_;
@@ -803,7 +827,7 @@ class CudaDomainEngine final : public MdEngine {
   // PAIRWISE_MD_PROFILE=1: host-timed phases (stream synchronized between them).
   bool profile_ = false;
   double t_step_ = 0, t_test_ = 0, t_forward_ = 0, t_rebuild_ = 0;
-  double t_phase_[3] = {0, 0, 0};  // rebuilds: migration, ghosts, lists
+  double t_phase_[4] = {0, 0, 0, 0};  // rebuilds: migration, ghosts, cell list, neighbour lists
   long long timed_steps_ = 0, timed_rebuilds_ = 0;
 };
 

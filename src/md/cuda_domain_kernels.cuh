@@ -297,153 +297,141 @@ __device__ __forceinline__ R warp_max_of(R v) {
 }
 
 // The full neighbour lists of the local atoms (every other local atom and every ghost within
-// r_list; r² < r_list² decided in double, as the cpu domain engine's), row-major, rows `capacity`
+// r_list; r² < r_list² taken in double, as the cpu domain engine's), row-major, rows `capacity`
 // ints apart (a multiple of 8). A warp per cell of the shell grid: its local atoms (stored first
 // in each cell: the stable sort keeps index order, and the local atoms have the lowest indices)
-// 32 at a time, one per lane. The warp walks the cell's 27 neighbour cells (z, y, x order;
-// those outside the grid are empty ranges: no periodic images, the ghosts carry their shift)
-// 32 candidates at a time (one coalesced load of cell_pos, the next chunk loaded while the
-// current one is screened); a candidate is kept only if it lies within r_list (+ a margin far
-// above the rounding of the screen) of the bounding box of the warp's home atoms (≈ a quarter of
-// the 27 cells' candidates do not: the corner and edge cells), compacted by ballot into a
-// 64-entry shared buffer, and the lanes test their atom against 32 kept candidates at a time into
+// 32 at a time, one per lane. The warp walks the cell's 27 neighbour cells as 9 rows of three
+// cells consecutive along x (z, y, x order; the grid's edges clip them: no periodic images, the
+// ghosts carry their shift) 32 candidates at a time (one coalesced load of cell_pos, the next chunk
+// loaded while the current one is screened); a candidate is kept only if it lies within r_list (+ a
+// margin far above the rounding of the screen) of the bounding box of the warp's home atoms (≈ a
+// quarter of the 27 cells' candidates do not: the corner and edge cells), compacted by ballot into
+// a 64-entry shared buffer, and the lanes test their atom against 32 kept candidates at a time into
 // a hit mask, then append the hits in candidate order. So each list is the same set in the same
 // order (stencil cell, then index) as a thread per atom scanning the 27 cells would give.
-// The tests run in float on offsets from the home atoms' bounding-box corner (≤ 6 σ: each offset
-// within 4e-7 σ, r² within 1e-4 of the double one) against r_list² ± band (band = 1e-3 r_list²,
-// far above that rounding): a float r² below r_list² − band is a hit, above r_list² + band a miss,
-// and the few in between (≈ 0.2 an atom) are decided again in double from the positions, so the
-// lists are exactly those of the double test.
 // Each lane collects its atom's neighbours 8 at a time in its column of a shared buffer and
 // writes each full group as two 16-byte stores (a whole 32-byte sector of the row). A count above
 // `capacity` raises *overflow to it (the lists are then built again, longer).
 template <class R4>
 __global__ void __launch_bounds__(kDomainBlock)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
-                ShellCellsP c, double r_list2, double screen2, float sure2, float unsure2,
-                int capacity, int* __restrict__ nbr, int* __restrict__ nbr_count, int* overflow) {
+                ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
+                int* __restrict__ nbr_count, int* overflow, int* next_cell) {
   using R = decltype(R4{}.x);
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
-  __shared__ float4 fbuf[kDomainBlock / 32][64];   // the kept candidates' float offsets
   __shared__ int group[kDomainBlock / 32][8][32];  // [warp][slot][lane]
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-  const int cell = blockIdx.x * (kDomainBlock / 32) + wib;
-  if (cell >= cells) return;  // uniform per warp
-  const int b = start[cell], e = start[cell + 1];
-  if (b == e) return;
   R4* bw = buf[wib];
-  float4* fw = fbuf[wib];
   int(*grp)[32] = group[wib];
   const unsigned below = (1u << lane) - 1u;
-  // Lane s < 27: stencil cell s (dx = s % 3 − 1, dy = s / 3 % 3 − 1, dz = s / 9 − 1).
-  int qb = 0, qe = 0;
-  if (lane < 27) {
-    const int cx = cell % c.n[0], cy = cell / c.n[0] % c.n[1], cz = cell / (c.n[0] * c.n[1]);
-    const int x = cx + lane % 3 - 1, y = cy + lane / 3 % 3 - 1, z = cz + lane / 9 - 1;
-    if (x >= 0 && x < c.n[0] && y >= 0 && y < c.n[1] && z >= 0 && z < c.n[2]) {
-      const int q = x + c.n[0] * (y + c.n[1] * z);
-      qb = start[q], qe = start[q + 1];
+  // One wave of resident blocks, each warp taking the next cell from a counter (no tail of a last,
+  // partly filled wave; the lists do not depend on which warp builds them).
+  auto take_cell = [&]() {
+    int t = 0;
+    if (lane == 0) t = atomicAdd(next_cell, 1);
+    return __shfl_sync(kAll, t, 0);
+  };
+  for (int cell = take_cell(); cell < cells; cell = take_cell()) {  // uniform per warp
+    const int b = start[cell], e = start[cell + 1];
+    if (b == e) continue;
+    // Lane s < 9: the row of stencil cells (x − 1 .. x + 1, clipped to the grid) at dy = s % 3 − 1,
+    // dz = s / 3 − 1: consecutive cells, so one contiguous range of cell_pos in the same order as
+    // the three cells one by one (9 ranges of ≈ 55 candidates instead of 27 of ≈ 18: fuller
+    // chunks).
+    int qb = 0, qe = 0;
+    if (lane < 9) {
+      const int cx = cell % c.n[0], cy = cell / c.n[0] % c.n[1], cz = cell / (c.n[0] * c.n[1]);
+      const int y = cy + lane % 3 - 1, z = cz + lane / 3 - 1;
+      if (y >= 0 && y < c.n[1] && z >= 0 && z < c.n[2]) {
+        const int row = c.n[0] * (y + c.n[1] * z);
+        qb = start[row + max(cx - 1, 0)], qe = start[row + min(cx + 1, c.n[0] - 1) + 1];
+      }
     }
-  }
-  constexpr int nst = 27;
-  for (int h0 = b; h0 < e; h0 += 32) {
-    const int k = h0 + lane;
-    R4 p{};
-    int i = n;
-    if (k < e) p = cell_pos[k], i = index_w(p);
-    const bool mine = i < n;
-    if (!__any_sync(kAll, mine)) break;  // only ghosts from here on
-    const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
-    constexpr R kBig = R(1e30);
-    const R lx = warp_min_of(mine ? p.x : kBig), hx = warp_max_of(mine ? p.x : -kBig);
-    const R ly = warp_min_of(mine ? p.y : kBig), hy = warp_max_of(mine ? p.y : -kBig);
-    const R lz = warp_min_of(mine ? p.z : kBig), hz = warp_max_of(mine ? p.z : -kBig);
-    const double ox = double(lx), oy = double(ly), oz = double(lz);  // the float tests' origin
-    const float px = float(xi - ox), py = float(yi - oy), pz = float(zi - oz);
-    int count = 0, fill = 0;
-    auto append = [&](int j) {
-      grp[count & 7][lane] = j;
-      ++count;
-      if ((count & 7) == 0 && count <= capacity) {
-        int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * capacity + (count - 8));
-        dst[0] = make_int4(grp[0][lane], grp[1][lane], grp[2][lane], grp[3][lane]);
-        dst[1] = make_int4(grp[4][lane], grp[5][lane], grp[6][lane], grp[7][lane]);
-      }
-    };
-    // The lane's atom against the kept candidates [0, m): the float tests set bits of two masks
-    // (below r_list² + band; at or above r_list² − band), then the hits are appended in candidate
-    // order, those of the band only if the double test agrees.
-    auto test = [&](int m) {
-      unsigned hits = 0, unsure = 0;
-      auto one = [&](int u) {
-        const float4 q = fw[u];
-        const float dx = px - q.x, dy = py - q.y, dz = pz - q.z;
-        const float r2 = dx * dx + dy * dy + dz * dz;
-        hits |= r2 < unsure2 ? 1u << u : 0u;
-        unsure |= r2 >= sure2 ? 1u << u : 0u;
-      };
-      if (m == 32) {
-#pragma unroll
-        for (int u = 0; u < 32; ++u) one(u);
-      } else {
-#pragma unroll 4
-        for (int u = 0; u < m; ++u) one(u);
-      }
-      while (hits) {
-        const int u = __ffs(hits) - 1;
-        hits &= hits - 1;
-        const R4 q = bw[u];
-        const int j = index_w(q);
-        if (j == i) continue;
-        if (unsure >> u & 1u) {
-          const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
-          if (!(dx * dx + dy * dy + dz * dz < r_list2)) continue;
+    constexpr int nst = 9;
+    for (int h0 = b; h0 < e; h0 += 32) {
+      const int k = h0 + lane;
+      R4 p{};
+      int i = n;
+      if (k < e) p = cell_pos[k], i = index_w(p);
+      const bool mine = i < n;
+      if (!__any_sync(kAll, mine)) break;  // only ghosts from here on
+      const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
+      constexpr R kBig = R(1e30);
+      const R lx = warp_min_of(mine ? p.x : kBig), hx = warp_max_of(mine ? p.x : -kBig);
+      const R ly = warp_min_of(mine ? p.y : kBig), hy = warp_max_of(mine ? p.y : -kBig);
+      const R lz = warp_min_of(mine ? p.z : kBig), hz = warp_max_of(mine ? p.z : -kBig);
+      int count = 0, fill = 0;
+      auto append = [&](int j) {
+        grp[count & 7][lane] = j;
+        ++count;
+        if ((count & 7) == 0 && count <= capacity) {
+          int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * capacity + (count - 8));
+          dst[0] = make_int4(grp[0][lane], grp[1][lane], grp[2][lane], grp[3][lane]);
+          dst[1] = make_int4(grp[4][lane], grp[5][lane], grp[6][lane], grp[7][lane]);
         }
-        append(j);
-      }
-    };
-    int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
-    while (q0 >= qend && ++s < nst) q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
-    R4 next{};
-    if (s < nst && lane < qend - q0) next = cell_pos[q0 + lane];
-    while (s < nst) {
-      const bool have = lane < qend - q0;
-      const R4 q = next;
-      q0 += 32;
+      };
+      // The lane's atom against bw[0, m): the tests set bits of a mask, then the hits are appended
+      // in candidate order.
+      auto test = [&](int m) {
+        unsigned hits = 0;
+        auto one = [&](int u) {
+          const R4 q = bw[u];
+          const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
+          hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+        };
+        if (m == 32) {
+#pragma unroll
+          for (int u = 0; u < 32; ++u) one(u);
+        } else {
+#pragma unroll 4
+          for (int u = 0; u < m; ++u) one(u);
+        }
+        while (hits) {
+          const int u = __ffs(hits) - 1;
+          hits &= hits - 1;
+          const int j = index_w(bw[u]);
+          if (j != i) append(j);
+        }
+      };
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
       while (q0 >= qend && ++s < nst)
         q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
       if (s < nst && lane < qend - q0) next = cell_pos[q0 + lane];
-      const R ex = max(max(lx - q.x, q.x - hx), R(0));
-      const R ey = max(max(ly - q.y, q.y - hy), R(0));
-      const R ez = max(max(lz - q.z, q.z - hz), R(0));
-      const bool keep = have && double(ex) * ex + double(ey) * ey + double(ez) * ez < screen2;
-      const unsigned km = __ballot_sync(kAll, keep);
-      if (keep) {
-        const int slot = fill + __popc(km & below);
-        bw[slot] = q;
-        fw[slot] = make_float4(float(double(q.x) - ox), float(double(q.y) - oy),
-                               float(double(q.z) - oz), 0.0f);
+      while (s < nst) {
+        const bool have = lane < qend - q0;
+        const R4 q = next;
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cell_pos[q0 + lane];
+        const R ex = max(max(lx - q.x, q.x - hx), R(0));
+        const R ey = max(max(ly - q.y, q.y - hy), R(0));
+        const R ez = max(max(lz - q.z, q.z - hz), R(0));
+        const bool keep = have && double(ex) * ex + double(ey) * ey + double(ez) * ez < screen2;
+        const unsigned km = __ballot_sync(kAll, keep);
+        if (keep) bw[fill + __popc(km & below)] = q;
+        fill += __popc(km);
+        if (fill >= 32) {
+          __syncwarp();
+          if (mine) test(32);
+          __syncwarp();
+          if (lane < fill - 32) bw[lane] = bw[32 + lane];
+          fill -= 32;
+          __syncwarp();
+        }
       }
-      fill += __popc(km);
-      if (fill >= 32) {
-        __syncwarp();
-        if (mine) test(32);
-        __syncwarp();
-        if (lane < fill - 32) bw[lane] = bw[32 + lane], fw[lane] = fw[32 + lane];
-        fill -= 32;
-        __syncwarp();
+      __syncwarp();
+      if (mine && fill > 0) test(fill);
+      __syncwarp();
+      if (mine) {
+        nbr_count[i] = count;
+        if (count > capacity) atomicMax(overflow, count);
+        if (count <= capacity)
+          for (int r = 0; r < (count & 7); ++r)
+            nbr[std::size_t(i) * capacity + (count & ~7) + r] = grp[r][lane];
       }
-    }
-    __syncwarp();
-    if (mine && fill > 0) test(fill);
-    __syncwarp();
-    if (mine) {
-      nbr_count[i] = count;
-      if (count > capacity) atomicMax(overflow, count);
-      if (count <= capacity)
-        for (int r = 0; r < (count & 7); ++r)
-          nbr[std::size_t(i) * capacity + (count & ~7) + r] = grp[r][lane];
     }
   }
 }
