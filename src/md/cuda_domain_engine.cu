@@ -7,19 +7,22 @@
 // and for the local atoms velocities (1/m in w), forces, image flags, ids and set_state slots.
 // A step (host-driven, one stream):
 //   domain_kick_drift   half kick, drift (Langevin: half drift, O step, half drift; the random
-//                       streams keyed by atom id and step as every engine's)
-//   displacement_top2   the two largest displacements since the build (block top-2, one merge
-//                       block), downloaded (16 bytes) and all-gathered on the host: Liu et al.'s
-//                       d1 + d2 > skin over every rank, so all rebuild at the same step
+//                       streams keyed by atom id and step as every engine's), mixed's fixed-point
+//                       copy of the new position, and the block's two largest displacements since
+//                       the build (block top-2; one merge block), downloaded (16 bytes) and
+//                       all-gathered on the host: Liu et al.'s d1 + d2 > skin over every rank, so
+//                       all rebuild at the same step
 //   forward ghosts      per stage (x, y, z; low then high side): pack_ghosts gathers the kept
 //                       send list's positions plus the periodic shift; an axis with one domain
 //                       packs straight into its own ghost slots, else the packed buffer goes to
 //                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
 //                       through host memory) and lands in the ghost slots of that stage (an axis
-//                       of two domains: both sides as one message each way)
+//                       of two domains: both sides as one message each way); fixed_positions
+//                       (mixed) converts the ghosts
 //   domain_forces       pair forces over the full list of each local atom (ghosts included),
-//                       each pair computed for its own atom (4 threads per atom, no atomics, no
-//                       reverse communication), + the second half kick (+ Andersen)
+//                       each pair computed for its own atom (4 threads per atom, 16-byte index
+//                       loads, no atomics, no reverse communication), + the second half kick
+//                       (domain_andersen after it for Andersen)
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
 // down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
@@ -27,15 +30,18 @@
 // memory for the list build and the forces); then per stage ghost_flags + cub::DeviceSelect into
 // the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
 // domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
-// deterministic) and domain_list (a thread per atom over its 27 cells; a count above the capacity
-// grows it and builds again). Thermo: domain_energy (half of each pair's energy and virial per
-// atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the three
-// numbers.
+// deterministic) and domain_list (a warp per cell: candidates screened against the home atoms'
+// bounding box, tested 32 at a time into hit masks, rows written in whole sectors; a count above
+// the capacity grows it and builds again). Thermo: domain_energy (half of each pair's energy and
+// virial per atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the
+// three numbers.
 //
 // Precision as the single-GPU cuda engine's storage: single = float positions, velocities and
-// pair arithmetic; mixed = double positions and velocities, float pair terms from displacements
-// taken in double, double sums; double throughout. The rebuild test and the list distances are
-// taken in double.
+// pair arithmetic; mixed = double positions and velocities, float pair terms from fixed-point
+// displacements (period 4 r_list from the shell's corner: exact in quanta of 2.6e-9 σ, then one
+// rounding to float, as a double displacement rounded to float; PAIRWISE_MD_FIXED=0: taken in
+// double), double sums; double throughout. The rebuild test and the list distances are taken in
+// double.
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
