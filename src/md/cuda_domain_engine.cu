@@ -271,8 +271,10 @@ class CudaDomainEngine final : public MdEngine {
   void advance(std::uint64_t first_step, int steps) override {
     using clock = std::chrono::steady_clock;
     const DynP d = dyn();
+    bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
     for (int k = 0; k < steps; ++k) {
       const std::uint64_t step = first_step + std::uint64_t(k);
+      const bool ahead = k + 1 < steps && d.thermostat != 2;
       const auto t0 = clock::now();
       if (n_ > 0) {
         top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
@@ -280,7 +282,7 @@ class CudaDomainEngine final : public MdEngine {
           domain_kick_drift<R, decltype(thermostat)::value>
               <<<kick_blocks(), kKickBlock, 0, stream_>>>(
                   int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
-                  fixed_p_, x0_.get(), top2_.get() + 1);
+                  fixed_p_, x0_.get(), top2_.get() + 1, !kicked_ahead);
         };
         if (d.thermostat == 1)
           kick(std::integral_constant<int, 1>{});
@@ -298,7 +300,8 @@ class CudaDomainEngine final : public MdEngine {
       }
       if (profile_) PW_CUDA(cudaStreamSynchronize(stream_));
       const auto t2 = clock::now();
-      compute_forces(true, step);
+      compute_forces(true, step, ahead);
+      kicked_ahead = ahead;
       if (profile_) {
         PW_CUDA(cudaStreamSynchronize(stream_));
         const auto t3 = clock::now();
@@ -729,7 +732,8 @@ class CudaDomainEngine final : public MdEngine {
 
   // ---- forces -------------------------------------------------------------------------------
 
-  void compute_forces(bool kick, std::uint64_t step) {
+  // `ahead`: domain_forces also applies the next step's first half kick (and stores no force).
+  void compute_forces(bool kick, std::uint64_t step, bool ahead = false) {
     if (n_ == 0) return;
     const DynP d = dyn();
     const int blocks = blocks_of(n_ * kForceThreads);
@@ -737,7 +741,7 @@ class CudaDomainEngine final : public MdEngine {
       domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
                     decltype(one)::value><<<blocks, kDomainBlock, 0, stream_>>>(
           int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-          nbr_count_.get(), capacity_, types_, d, kick);
+          nbr_count_.get(), capacity_, types_, d, kick, ahead);
     };
     using T = std::true_type;
     using F = std::false_type;
