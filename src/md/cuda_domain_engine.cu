@@ -7,19 +7,22 @@
 // and for the local atoms velocities (1/m in w), forces, image flags, ids and set_state slots.
 // A step (host-driven, one stream):
 //   domain_kick_drift   half kick, drift (Langevin: half drift, O step, half drift; the random
-//                       streams keyed by atom id and step as every engine's)
-//   displacement_top2   the two largest displacements since the build (block top-2, one merge
-//                       block), downloaded (16 bytes) and all-gathered on the host: Liu et al.'s
-//                       d1 + d2 > skin over every rank, so all rebuild at the same step
+//                       streams keyed by atom id and step as every engine's), mixed's fixed-point
+//                       copy of the new position, and the block's two largest displacements since
+//                       the build (block top-2; one merge block), downloaded (16 bytes) and
+//                       all-gathered on the host: Liu et al.'s d1 + d2 > skin over every rank, so
+//                       all rebuild at the same step
 //   forward ghosts      per stage (x, y, z; low then high side): pack_ghosts gathers the kept
 //                       send list's positions plus the periodic shift; an axis with one domain
 //                       packs straight into its own ghost slots, else the packed buffer goes to
 //                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
 //                       through host memory) and lands in the ghost slots of that stage (an axis
-//                       of two domains: both sides as one message each way)
+//                       of two domains: both sides as one message each way); fixed_positions
+//                       (mixed) converts the ghosts
 //   domain_forces       pair forces over the full list of each local atom (ghosts included),
-//                       each pair computed for its own atom (4 threads per atom, no atomics, no
-//                       reverse communication), + the second half kick (+ Andersen)
+//                       each pair computed for its own atom (4 threads per atom, 16-byte index
+//                       loads, no atomics, no reverse communication), + the second half kick
+//                       (domain_andersen after it for Andersen)
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
 // down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
@@ -27,15 +30,18 @@
 // memory for the list build and the forces); then per stage ghost_flags + cub::DeviceSelect into
 // the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
 // domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
-// deterministic) and domain_list (a thread per atom over its 27 cells; a count above the capacity
-// grows it and builds again). Thermo: domain_energy (half of each pair's energy and virial per
-// atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the three
-// numbers.
+// deterministic) and domain_list (a warp per cell: candidates screened against the home atoms'
+// bounding box, tested 32 at a time into hit masks, rows written in whole sectors; a count above
+// the capacity grows it and builds again). Thermo: domain_energy (half of each pair's energy and
+// virial per atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the
+// three numbers.
 //
 // Precision as the single-GPU cuda engine's storage: single = float positions, velocities and
-// pair arithmetic; mixed = double positions and velocities, float pair terms from displacements
-// taken in double, double sums; double throughout. The rebuild test and the list distances are
-// taken in double.
+// pair arithmetic; mixed = double positions and velocities, float pair terms from fixed-point
+// displacements (period 4 r_list from the shell's corner: exact in quanta of 2.6e-9 σ, then one
+// rounding to float, as a double displacement rounded to float; PAIRWISE_MD_FIXED=0: taken in
+// double), double sums; double throughout. The rebuild test and the list distances are taken in
+// double.
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -48,6 +54,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_check.cuh"
@@ -139,14 +146,15 @@ class CudaDomainEngine final : public MdEngine {
       std::fprintf(stderr,
                    "# md cuda domains, rank %d, %lld steps, %lld rebuilds: step %.1f us, of which "
                    "rebuild test %.1f us, forward ghost exchange %.1f us, rebuilds %.1f us (%.0f "
-                   "us each: migration %.0f, ghosts %.0f, lists %.0f)\n",
+                   "us each: migration %.0f, ghosts %.0f, cell list %.0f, neighbour lists %.0f)\n",
                    comm_.rank(), timed_steps_, timed_rebuilds_, 1e6 * t_step_ / timed_steps_,
                    1e6 * t_test_ / timed_steps_, 1e6 * t_forward_ / timed_steps_,
                    1e6 * t_rebuild_ / timed_steps_,
                    timed_rebuilds_ ? 1e6 * t_rebuild_ / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[0] / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[1] / timed_rebuilds_ : 0.0,
-                   timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0);
+                   timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0,
+                   timed_rebuilds_ ? 1e6 * t_phase_[3] / timed_rebuilds_ : 0.0);
     gpu_.reset();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -185,6 +193,17 @@ class CudaDomainEngine final : public MdEngine {
       cells_.n[d] = std::max(1, int(extent / r_list_));
       cells_.width[d] = extent / cells_.n[d];
     }
+    // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
+    const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
+    use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
+    for (int d = 0; d < 3; ++d) {
+      const double period = 4 * r_list_;
+      fixed_p_.lo[d] = cells_.origin[d];
+      fixed_p_.to_fixed[d] = 4294967296.0 / period;
+      const double quantum = period / 4294967296.0;
+      fixed_p_.quantum_hi[d] = float(quantum);
+      fixed_p_.quantum_lo[d] = float(quantum - double(fixed_p_.quantum_hi[d]));
+    }
     for (int d = 0; d < 3; ++d) {
       geo_.box_lo[d] = s.box.lo[d], geo_.box_hi[d] = s.box.hi[d], geo_.length[d] = grid_.length[d];
       geo_.n[d] = grid_.n[d], geo_.coord[d] = grid_.coord[d];
@@ -221,8 +240,9 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaMemsetAsync(force_.get(), 0, n_ * sizeof(R4), stream_));
     if (capacity_ == 0) {
       const double density = double(total_) / s.box.volume();
+      // A multiple of 8: the rows are written in groups of 8 and read 4 at a time.
       capacity_ = options_.neighbor_capacity > 0
-                      ? options_.neighbor_capacity
+                      ? (options_.neighbor_capacity + 7) & ~7
                       : (int(density * 4.18879 * r_list_ * r_list_ * r_list_ * 1.25) + 23) & ~7;
     }
     rebuild(false);
@@ -251,16 +271,23 @@ class CudaDomainEngine final : public MdEngine {
   void advance(std::uint64_t first_step, int steps) override {
     using clock = std::chrono::steady_clock;
     const DynP d = dyn();
+    bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
     for (int k = 0; k < steps; ++k) {
       const std::uint64_t step = first_step + std::uint64_t(k);
+      const bool ahead = k + 1 < steps && d.thermostat != 2;
       const auto t0 = clock::now();
       if (n_ > 0) {
+        top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
+        auto kick = [&](auto thermostat) {
+          domain_kick_drift<R, decltype(thermostat)::value>
+              <<<kick_blocks(), kKickBlock, 0, stream_>>>(
+                  int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
+                  fixed_p_, x0_.get(), top2_.get() + 1, !kicked_ahead);
+        };
         if (d.thermostat == 1)
-          domain_kick_drift<R, 1><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-              int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step);
+          kick(std::integral_constant<int, 1>{});
         else
-          domain_kick_drift<R, 0><<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-              int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step);
+          kick(std::integral_constant<int, 0>{});
         PW_CUDA_LAUNCH("domain_kick_drift");
       }
       const bool rebuild_now = rebuild_test();
@@ -269,10 +296,12 @@ class CudaDomainEngine final : public MdEngine {
         rebuild(true);
       } else {
         forward_ghost_positions();
+        fix_positions(n_);
       }
       if (profile_) PW_CUDA(cudaStreamSynchronize(stream_));
       const auto t2 = clock::now();
-      compute_forces(true, step);
+      compute_forces(true, step, ahead);
+      kicked_ahead = ahead;
       if (profile_) {
         PW_CUDA(cudaStreamSynchronize(stream_));
         const auto t3 = clock::now();
@@ -413,22 +442,19 @@ class CudaDomainEngine final : public MdEngine {
 
   // ---- rebuild ------------------------------------------------------------------------------
 
-  // Liu et al.'s test over every rank.
+  // Liu et al.'s test over every rank, from domain_kick_drift's block top-2 pairs.
   bool rebuild_test() {
     double2 top{0, 0};
     if (n_ > 0) {
-      const int blocks = blocks_of(n_);
-      top2_.reserve(std::size_t(blocks) + 1, stream_);
-      displacement_top2<<<blocks, kDomainBlock, 0, stream_>>>(int(n_), pos_.get(), x0_.get(),
-                                                              top2_.get() + 1);
-      PW_CUDA_LAUNCH("displacement_top2");
-      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(blocks, top2_.get() + 1, top2_.get());
+      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1,
+                                                        top2_.get());
       PW_CUDA_LAUNCH("merge_block_top2");
       PW_CUDA(cudaMemcpyAsync(&top, top2_.get(), sizeof top, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
     }
     return rebuild_needed_on_any_rank(comm_, std::sqrt(top.x), std::sqrt(top.y), options_.skin);
   }
+  int kick_blocks() const { return int((n_ + kKickBlock - 1) / kKickBlock); }
 
   void rebuild(bool migrate_atoms) {
     counters_.reserve(8, stream_);
@@ -445,8 +471,11 @@ class CudaDomainEngine final : public MdEngine {
     phase(0);
     exchange_ghosts();
     phase(1);
-    build_list();
+    build_cells();
     phase(2);
+    build_list();
+    fix_positions(0);
+    phase(3);
     if (n_ > 0)
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
                               stream_));
@@ -633,9 +662,9 @@ class CudaDomainEngine final : public MdEngine {
     }
   }
 
-  // The cell list over the domain and its ghost shell, then the full lists of the local atoms;
-  // a list longer than the capacity grows it and builds again.
-  void build_list() {
+  // The cell list over the domain and its ghost shell: the held atoms sorted by cell (index order
+  // inside a cell), their positions in that order (cell_pos_, the index in w), the cell starts.
+  void build_cells() {
     const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     const std::size_t held = held_;
@@ -655,14 +684,27 @@ class CudaDomainEngine final : public MdEngine {
     shell_cell_starts<<<blocks_of(cells + 1), kDomainBlock, 0, stream_>>>(
         int(cells), int(held), sorted_keys_.get(), start_.get());
     PW_CUDA_LAUNCH("shell_cell_starts");
+  }
+
+  // The full lists of the local atoms over build_cells' cells; a list longer than the capacity
+  // grows it and builds again.
+  void build_list() {
+    const ShellCellsP c = cells_;
+    const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     nbr_count_.reserve(n_, stream_);
+    // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
+    // bounding box (float for single), far below the cell width.
+    const double screen = r_list_ * (1 + 1e-3);
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
-      PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, sizeof(int), stream_));
+      PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, 2 * sizeof(int), stream_));  // + next cell
       if (n_ > 0) {
-        domain_list<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(
-            int(n_), pos_.get(), cell_pos_.get(), order_.get(), start_.get(), c, r_list_ * r_list_,
-            capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4);
+        constexpr int warps = kDomainBlock / 32;
+        const int needed = int((cells + warps - 1) / warps);
+        domain_list<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
+            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
+            screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
+            counters_.get() + 5);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -675,23 +717,78 @@ class CudaDomainEngine final : public MdEngine {
     }
   }
 
+  // The resident blocks of domain_list (one wave), queried once.
+  int list_blocks() {
+    if (list_blocks_ == 0) {
+      int dev = 0, sms = 0, per_sm = 0;
+      PW_CUDA(cudaGetDevice(&dev));
+      PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      PW_CUDA(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, domain_list<R4>, kDomainBlock, 0));
+      list_blocks_ = std::max(1, per_sm) * sms;
+    }
+    return list_blocks_;
+  }
+
   // ---- forces -------------------------------------------------------------------------------
 
-  void compute_forces(bool kick, std::uint64_t step) {
+  // `ahead`: domain_forces also applies the next step's first half kick (and stores no force).
+  void compute_forces(bool kick, std::uint64_t step, bool ahead = false) {
     if (n_ == 0) return;
     const DynP d = dyn();
-#define PW_DOMAIN_FORCES(SF)                                                                      \
-  domain_forces<R, P, A, SF, kForceThreads>                                                       \
-      <<<blocks_of(n_* kForceThreads), kDomainBlock, 0, stream_>>>(                               \
-          int(n_), pos_.get(), vel_.get(), force_.get(), nbr_.get(), nbr_count_.get(), capacity_, \
-          types_, id_.get(), d, step, kick)
-    if (any_sf_)
-      PW_DOMAIN_FORCES(true);
-    else
-      PW_DOMAIN_FORCES(false);
-#undef PW_DOMAIN_FORCES
+    const int blocks = blocks_of(n_ * kForceThreads);
+    auto launch = [&](auto sf, auto fixed, auto fast, auto one) {
+      domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
+                    decltype(one)::value><<<blocks, kDomainBlock, 0, stream_>>>(
+          int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
+          nbr_count_.get(), capacity_, types_, d, kick, ahead);
+    };
+    using T = std::true_type;
+    using F = std::false_type;
+    // Shifted force: exact division; otherwise float terms take the approximate reciprocal.
+    auto with_types = [&](auto sf, auto fixed, auto fast) {
+      if (types_ == 1)
+        launch(sf, fixed, fast, T{});
+      else
+        launch(sf, fixed, fast, F{});
+    };
+    if constexpr (std::is_same_v<P, float>) {
+      if (any_sf_) {
+        if (use_fixed_)
+          with_types(T{}, T{}, F{});
+        else
+          with_types(T{}, F{}, F{});
+      } else {
+        if (use_fixed_)
+          with_types(F{}, T{}, T{});
+        else
+          with_types(F{}, F{}, T{});
+      }
+    } else {
+      if (any_sf_)
+        with_types(T{}, F{}, F{});
+      else
+        with_types(F{}, F{}, F{});
+    }
     PW_CUDA_LAUNCH("domain_forces");
+    if (kick && d.thermostat == 2) {
+      domain_andersen<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), vel_.get(), id_.get(),
+                                                                   d, step);
+      PW_CUDA_LAUNCH("domain_andersen");
+    }
   }
+
+  // Mixed: the fixed-point copy of the held atoms' positions from `first` on (the local atoms'
+  // come from domain_kick_drift between rebuilds).
+  void fix_positions(std::size_t first) {
+    if (!use_fixed_ || held_ == 0) return;
+    fixed_.reserve(held_, stream_);
+    if (held_ > first)
+      fixed_positions<<<blocks_of(held_ - first), kDomainBlock, 0, stream_>>>(
+          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get());
+    PW_CUDA_LAUNCH("fixed_positions");
+  }
+  int4* fixed_local() { return use_fixed_ ? fixed_.get() : nullptr; }
 
   EngineOptions options_;
   Communicator& comm_;
@@ -704,10 +801,15 @@ class CudaDomainEngine final : public MdEngine {
   PairTable table_;
   int types_ = 1;
   bool any_sf_ = false;
+  static constexpr bool kMixed = std::is_same_v<R, double> && std::is_same_v<P, float>;
+  bool use_fixed_ = false;  // mixed's fixed-point pair displacements (PAIRWISE_MD_FIXED=0: off)
+  FixedP fixed_p_{};
+  DeviceArray<int4> fixed_;  // the held atoms' fixed-point positions (use_fixed_)
   double r_list_ = 0;
   std::size_t total_ = 0, n_ = 0, held_ = 0;
   std::vector<std::uint32_t> ids_;  // by set_state slot (every rank reads the whole system)
   int capacity_ = 0;
+  int list_blocks_ = 0;  // list_blocks()
   EngineStats stats_;
   // Local atoms [0, n_) (pos_ and slot_: then the ghosts up to held_).
   DeviceArray<R4> pos_, vel_, force_, x0_;
@@ -726,7 +828,8 @@ class CudaDomainEngine final : public MdEngine {
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
   DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
-  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow), CUB's scratch.
+  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
+  // CUB's scratch.
   DeviceArray<double2> top2_;
   DeviceArray<double> partial_, result_;
   DeviceArray<int> counters_;
@@ -734,7 +837,7 @@ class CudaDomainEngine final : public MdEngine {
   // PAIRWISE_MD_PROFILE=1: host-timed phases (stream synchronized between them).
   bool profile_ = false;
   double t_step_ = 0, t_test_ = 0, t_forward_ = 0, t_rebuild_ = 0;
-  double t_phase_[3] = {0, 0, 0};  // rebuilds: migration, ghosts, lists
+  double t_phase_[4] = {0, 0, 0, 0};  // rebuilds: migration, ghosts, cell list, neighbour lists
   long long timed_steps_ = 0, timed_rebuilds_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "md/cuda_md_common.cuh"
 #include "pairwise/physics/dynamics.hpp"
@@ -43,32 +44,7 @@ __device__ __forceinline__ double coordinate(const R4& p, int d) {
   return d == 0 ? double(p.x) : d == 1 ? double(p.y) : double(p.z);
 }
 
-// Half kick with the forces of the last step, then the drift (none, Andersen) or BAOAB's half
-// drift, O step, half drift (Langevin), with the random stream keyed by atom id and `step`.
-template <class R, int Thermostat>
-__global__ void domain_kick_drift(int n, typename Vec4<R>::type* __restrict__ pos,
-                                  typename Vec4<R>::type* __restrict__ vel,
-                                  const typename Vec4<R>::type* __restrict__ force,
-                                  const unsigned* __restrict__ id, DynP dyn,
-                                  unsigned long long step) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  auto p = pos[i], v = vel[i];
-  const auto f = force[i];
-  const R h = R(0.5 * dyn.dt * double(v.w));
-  physics::kick(v.x, f.x, h), physics::kick(v.y, f.y, h), physics::kick(v.z, f.z, h);
-  if (Thermostat == 1) {
-    const R hd = R(0.5 * dyn.dt);
-    physics::drift(p.x, v.x, hd), physics::drift(p.y, v.y, hd), physics::drift(p.z, v.z, hd);
-    physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed, step,
-                             id[i]);
-    physics::drift(p.x, v.x, hd), physics::drift(p.y, v.y, hd), physics::drift(p.z, v.z, hd);
-  } else {
-    const R dt = R(dyn.dt);
-    physics::drift(p.x, v.x, dt), physics::drift(p.y, v.y, dt), physics::drift(p.z, v.z, dt);
-  }
-  pos[i] = p, vel[i] = v;
-}
+constexpr int kKickBlock = 512;  // domain_kick_drift: 4× fewer block pairs for the merge
 
 __device__ __forceinline__ void merge_top2(double& a1, double& a2, double b1, double b2) {
   if (b1 > a1) {
@@ -79,31 +55,65 @@ __device__ __forceinline__ void merge_top2(double& a1, double& a2, double b1, do
   }
 }
 
-// The block's two largest |r − r_build|² (a NaN counts as huge: the run then rebuilds and the
-// driver reports the atom).
-template <class R4>
-__global__ void __launch_bounds__(kDomainBlock)
-    displacement_top2(int n, const R4* __restrict__ pos, const R4* __restrict__ x0,
-                      double2* __restrict__ block_top2) {
+// The two largest of the block's d2 into *out (every thread of the block calls it).
+template <int Block>
+__device__ __forceinline__ void block_top2(double d2, double2* out) {
+  double a1 = d2, a2 = 0;
+  for (int o = 16; o > 0; o >>= 1)
+    merge_top2(a1, a2, __shfl_down_sync(0xffffffffu, a1, o), __shfl_down_sync(0xffffffffu, a2, o));
+  __shared__ double s1[Block / 32], s2[Block / 32];
+  if ((threadIdx.x & 31) == 0) s1[threadIdx.x >> 5] = a1, s2[threadIdx.x >> 5] = a2;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < Block / 32; ++w) merge_top2(s1[0], s2[0], s1[w], s2[w]);
+    *out = make_double2(s1[0], s2[0]);
+  }
+}
+
+// Half kick with the forces of the last step (unless domain_forces applied it ahead:
+// `kick_first` false), then the drift (none, Andersen) or BAOAB's half drift, O step, half drift
+// (Langevin), with the random stream keyed by atom id and `step`; the
+// fixed-point copy of the new position when `fixed` is set (mixed, fixed_positions); and the
+// block's two largest |r − r_build|² for the rebuild test into block_top2[blockIdx.x] (in double;
+// a NaN counts as huge: the run then rebuilds and the driver reports the atom).
+template <class R, int Thermostat>
+__global__ void __launch_bounds__(kKickBlock)
+    domain_kick_drift(int n, typename Vec4<R>::type* __restrict__ pos,
+                      typename Vec4<R>::type* __restrict__ vel,
+                      const typename Vec4<R>::type* __restrict__ force,
+                      const unsigned* __restrict__ id, DynP dyn, unsigned long long step,
+                      int4* __restrict__ fixed, FixedP fp,
+                      const typename Vec4<R>::type* __restrict__ x0,
+                      double2* __restrict__ block_top, bool kick_first) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
   if (i < n) {
-    const R4 p = pos[i], q = x0[i];
+    auto p = pos[i], v = vel[i];
+    if (kick_first) {
+      const auto f = force[i];
+      const R h = R(0.5 * dyn.dt * double(v.w));
+      physics::kick(v.x, f.x, h), physics::kick(v.y, f.y, h), physics::kick(v.z, f.z, h);
+    }
+    if (Thermostat == 1) {
+      const R hd = R(0.5 * dyn.dt);
+      physics::drift(p.x, v.x, hd), physics::drift(p.y, v.y, hd), physics::drift(p.z, v.z, hd);
+      physics::langevin_o_step(v.x, v.y, v.z, double(v.w), dyn.kT, {dyn.c1, dyn.c2}, dyn.seed, step,
+                               id[i]);
+      physics::drift(p.x, v.x, hd), physics::drift(p.y, v.y, hd), physics::drift(p.z, v.z, hd);
+    } else {
+      const R dt = R(dyn.dt);
+      physics::drift(p.x, v.x, dt), physics::drift(p.y, v.y, dt), physics::drift(p.z, v.z, dt);
+    }
+    pos[i] = p;
+    if (kick_first || Thermostat == 1) vel[i] = v;
+    if (fixed) fixed[i] = fixed_of(p, fp);
+    const auto q = x0[i];
     const double dx = double(p.x) - double(q.x), dy = double(p.y) - double(q.y),
                  dz = double(p.z) - double(q.z);
     d2 = dx * dx + dy * dy + dz * dz;
     if (!(d2 == d2)) d2 = 1e300;
   }
-  double a1 = d2, a2 = 0;
-  for (int o = 16; o > 0; o >>= 1)
-    merge_top2(a1, a2, __shfl_down_sync(0xffffffffu, a1, o), __shfl_down_sync(0xffffffffu, a2, o));
-  __shared__ double s1[kDomainBlock / 32], s2[kDomainBlock / 32];
-  if ((threadIdx.x & 31) == 0) s1[threadIdx.x >> 5] = a1, s2[threadIdx.x >> 5] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kDomainBlock / 32; ++w) merge_top2(s1[0], s2[0], s1[w], s2[w]);
-    block_top2[blockIdx.x] = make_double2(s1[0], s2[0]);
-  }
+  block_top2<kKickBlock>(d2, block_top + blockIdx.x);
 }
 
 // One block: the two largest over the blocks' pairs into out[0].
@@ -224,11 +234,31 @@ __global__ void record_cell_keys(int n, const MoveRecord<R4>* __restrict__ rec, 
   index[i] = i;
 }
 
+// An atom index carried in the w slot of a candidate position (bit pattern for float, exact for
+// double).
+__device__ __forceinline__ void set_index_w(float4& p, int j) {
+  p.w = __int_as_float(j);
+}
+__device__ __forceinline__ void set_index_w(Double4& p, int j) {
+  p.w = double(j);
+}
+__device__ __forceinline__ int index_w(const float4& p) {
+  return __float_as_int(p.w);
+}
+__device__ __forceinline__ int index_w(const Double4& p) {
+  return int(p.w);
+}
+
+// The held atoms' positions in cell order, each with its index in w (the list build's candidates).
 template <class R4>
 __global__ void gather_positions(int n, const int* __restrict__ order, const R4* __restrict__ pos,
                                  R4* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) out[k] = pos[order[k]];
+  if (k >= n) return;
+  const int j = order[k];
+  R4 p = pos[j];
+  set_index_w(p, j);
+  out[k] = p;
 }
 
 template <class R4>
@@ -257,91 +287,284 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
   start[c] = lo;
 }
 
-// The full neighbour list of each local atom (every other local atom and every ghost within
-// r_list), a thread per atom scanning its 27 cells in z, y, x order and each cell in index
-// order (deterministic), the candidates' positions read in cell order (cell_pos[e] is atom
-// order[e]'s). A count above the capacity raises *overflow to it.
+template <class R>
+__device__ __forceinline__ R warp_min_of(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+template <class R>
+__device__ __forceinline__ R warp_max_of(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// The full neighbour lists of the local atoms (every other local atom and every ghost within
+// r_list; r² < r_list² taken in double, as the cpu domain engine's), row-major, rows `capacity`
+// ints apart (a multiple of 8). A warp per cell of the shell grid: its local atoms (stored first
+// in each cell: the stable sort keeps index order, and the local atoms have the lowest indices)
+// 32 at a time, one per lane. The warp walks the cell's 27 neighbour cells as 9 rows of three
+// cells consecutive along x (z, y, x order; the grid's edges clip them: no periodic images, the
+// ghosts carry their shift) 32 candidates at a time (one coalesced load of cell_pos, the next chunk
+// loaded while the current one is screened); a candidate is kept only if it lies within r_list (+ a
+// margin far above the rounding of the screen) of the bounding box of the warp's home atoms (≈ a
+// quarter of the 27 cells' candidates do not: the corner and edge cells), compacted by ballot into
+// a 64-entry shared buffer, and the lanes test their atom against 32 kept candidates at a time into
+// a hit mask, then append the hits in candidate order. So each list is the same set in the same
+// order (stencil cell, then index) as a thread per atom scanning the 27 cells would give.
+// Each lane collects its atom's neighbours 8 at a time in its column of a shared buffer and
+// writes each full group as two 16-byte stores (a whole 32-byte sector of the row). A count above
+// `capacity` raises *overflow to it (the lists are then built again, longer).
 template <class R4>
-__global__ void domain_list(int n, const R4* __restrict__ pos, const R4* __restrict__ cell_pos,
-                            const int* __restrict__ order, const int* __restrict__ start,
-                            ShellCellsP c, double r_list2, int capacity, int* __restrict__ nbr,
-                            int* __restrict__ nbr_count, int* overflow) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const R4 p = pos[i];
-  const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
-  const int cx = shell_cell(p, c, 0), cy = shell_cell(p, c, 1), cz = shell_cell(p, c, 2);
-  int count = 0;
-  int* row = nbr + std::size_t(i) * capacity;
-  for (int z = max(0, cz - 1); z <= min(c.n[2] - 1, cz + 1); ++z)
-    for (int y = max(0, cy - 1); y <= min(c.n[1] - 1, cy + 1); ++y)
-      for (int x = max(0, cx - 1); x <= min(c.n[0] - 1, cx + 1); ++x) {
-        const int cell = x + c.n[0] * (y + c.n[1] * z);
-        for (int e = start[cell]; e < start[cell + 1]; ++e) {
-          const int j = order[e];
-          if (j == i) continue;
-          const R4 q = cell_pos[e];
+__global__ void __launch_bounds__(kDomainBlock)
+    domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
+                ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
+                int* __restrict__ nbr_count, int* overflow, int* next_cell) {
+  using R = decltype(R4{}.x);
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ R4 buf[kDomainBlock / 32][64];
+  __shared__ int group[kDomainBlock / 32][8][32];  // [warp][slot][lane]
+  const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  R4* bw = buf[wib];
+  int(*grp)[32] = group[wib];
+  const unsigned below = (1u << lane) - 1u;
+  // One wave of resident blocks, each warp taking the next cell from a counter (no tail of a last,
+  // partly filled wave; the lists do not depend on which warp builds them).
+  auto take_cell = [&]() {
+    int t = 0;
+    if (lane == 0) t = atomicAdd(next_cell, 1);
+    return __shfl_sync(kAll, t, 0);
+  };
+  for (int cell = take_cell(); cell < cells; cell = take_cell()) {  // uniform per warp
+    const int b = start[cell], e = start[cell + 1];
+    if (b == e) continue;
+    // Lane s < 9: the row of stencil cells (x − 1 .. x + 1, clipped to the grid) at dy = s % 3 − 1,
+    // dz = s / 3 − 1: consecutive cells, so one contiguous range of cell_pos in the same order as
+    // the three cells one by one (9 ranges of ≈ 55 candidates instead of 27 of ≈ 18: fuller
+    // chunks).
+    int qb = 0, qe = 0;
+    if (lane < 9) {
+      const int cx = cell % c.n[0], cy = cell / c.n[0] % c.n[1], cz = cell / (c.n[0] * c.n[1]);
+      const int y = cy + lane % 3 - 1, z = cz + lane / 3 - 1;
+      if (y >= 0 && y < c.n[1] && z >= 0 && z < c.n[2]) {
+        const int row = c.n[0] * (y + c.n[1] * z);
+        qb = start[row + max(cx - 1, 0)], qe = start[row + min(cx + 1, c.n[0] - 1) + 1];
+      }
+    }
+    constexpr int nst = 9;
+    for (int h0 = b; h0 < e; h0 += 32) {
+      const int k = h0 + lane;
+      R4 p{};
+      int i = n;
+      if (k < e) p = cell_pos[k], i = index_w(p);
+      const bool mine = i < n;
+      if (!__any_sync(kAll, mine)) break;  // only ghosts from here on
+      const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
+      constexpr R kBig = R(1e30);
+      const R lx = warp_min_of(mine ? p.x : kBig), hx = warp_max_of(mine ? p.x : -kBig);
+      const R ly = warp_min_of(mine ? p.y : kBig), hy = warp_max_of(mine ? p.y : -kBig);
+      const R lz = warp_min_of(mine ? p.z : kBig), hz = warp_max_of(mine ? p.z : -kBig);
+      int count = 0, fill = 0;
+      auto append = [&](int j) {
+        grp[count & 7][lane] = j;
+        ++count;
+        if ((count & 7) == 0 && count <= capacity) {
+          int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * capacity + (count - 8));
+          dst[0] = make_int4(grp[0][lane], grp[1][lane], grp[2][lane], grp[3][lane]);
+          dst[1] = make_int4(grp[4][lane], grp[5][lane], grp[6][lane], grp[7][lane]);
+        }
+      };
+      // The lane's atom against bw[0, m): the tests set bits of a mask, then the hits are appended
+      // in candidate order.
+      auto test = [&](int m) {
+        unsigned hits = 0;
+        auto one = [&](int u) {
+          const R4 q = bw[u];
           const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
-          if (dx * dx + dy * dy + dz * dz < r_list2) {
-            if (count < capacity) row[count] = j;
-            ++count;
-          }
+          hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+        };
+        if (m == 32) {
+#pragma unroll
+          for (int u = 0; u < 32; ++u) one(u);
+        } else {
+#pragma unroll 4
+          for (int u = 0; u < m; ++u) one(u);
+        }
+        while (hits) {
+          const int u = __ffs(hits) - 1;
+          hits &= hits - 1;
+          const int j = index_w(bw[u]);
+          if (j != i) append(j);
+        }
+      };
+      int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
+      while (q0 >= qend && ++s < nst)
+        q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+      R4 next{};
+      if (s < nst && lane < qend - q0) next = cell_pos[q0 + lane];
+      while (s < nst) {
+        const bool have = lane < qend - q0;
+        const R4 q = next;
+        q0 += 32;
+        while (q0 >= qend && ++s < nst)
+          q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
+        if (s < nst && lane < qend - q0) next = cell_pos[q0 + lane];
+        const R ex = max(max(lx - q.x, q.x - hx), R(0));
+        const R ey = max(max(ly - q.y, q.y - hy), R(0));
+        const R ez = max(max(lz - q.z, q.z - hz), R(0));
+        const bool keep = have && double(ex) * ex + double(ey) * ey + double(ez) * ez < screen2;
+        const unsigned km = __ballot_sync(kAll, keep);
+        if (keep) bw[fill + __popc(km & below)] = q;
+        fill += __popc(km);
+        if (fill >= 32) {
+          __syncwarp();
+          if (mine) test(32);
+          __syncwarp();
+          if (lane < fill - 32) bw[lane] = bw[32 + lane];
+          fill -= 32;
+          __syncwarp();
         }
       }
-  nbr_count[i] = count;
-  if (count > capacity) atomicMax(overflow, count);
+      __syncwarp();
+      if (mine && fill > 0) test(fill);
+      __syncwarp();
+      if (mine) {
+        nbr_count[i] = count;
+        if (count > capacity) atomicMax(overflow, count);
+        if (count <= capacity)
+          for (int r = 0; r < (count & 7); ++r)
+            nbr[std::size_t(i) * capacity + (count & ~7) + r] = grp[r][lane];
+      }
+    }
+  }
+}
+
+// Mixed's fixed-point positions of the held atoms [first, last) (FixedP of cuda_md_common.cuh,
+// over a period S = 4 r_list from the shell grid's low corner instead of the box: every pair of a
+// list is closer than r_list + skin < S / 2 when its force is taken, so the 32-bit difference is
+// that displacement exactly in quanta of S / 2^32 ≈ 2.6e-9 σ at r_list = 2.8 σ).
+template <class R4>
+__global__ void fixed_positions(int first, int last, const R4* __restrict__ pos, FixedP f,
+                                int4* __restrict__ fixed) {
+  const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < last) fixed[i] = fixed_of(pos[i], f);
 }
 
 // The pair forces on each local atom over its full list (P arithmetic from displacements taken
-// in R, sums in A), then, when `kick`, the second half kick (+ Andersen collisions at `step`).
-// TPA threads share an atom, each taking every TPA-th neighbour, and combine by shuffles in a fixed
-// order (deterministic; more resident warps to hide the neighbour gathers).
-template <class R, class P, class A, bool SF, int TPA>
-__global__ void __launch_bounds__(kDomainBlock)
+// in R, or from the fixed-point copy when Fixed; sums in A), then, when `kick`, the second half
+// kick (Andersen's collisions follow in domain_andersen). `ahead` (a step of advance() but its
+// last, no Andersen): also the next step's first half kick, the same operations domain_kick_drift
+// would apply (it then skips them), and the force is not stored (nothing reads it before the next
+// domain_forces): 96 bytes an atom less traffic a step. The velocities seen between advance()
+// calls (thermo, get_state) are the full-step ones. 4 threads share an atom; each loads 4
+// consecutive neighbour indices with one 16-byte load and takes neighbours 4·sub .. 4·sub + 3 of
+// every 16; the 4 combine by shuffles in a fixed order (deterministic). Mixed with Fixed: the 4
+// terms of one trip are summed in float and that sum added into double (as the single-GPU engine).
+// Fast (float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r². OneType: the
+// pair parameters held in registers. Single runs at 16 blocks an SM (≤ 32 registers, the
+// single-GPU engine's), mixed at 12 (≤ 40: its double sums spilled at 32).
+template <class P, class A>
+constexpr int kForceBlocksPerSm = std::is_same_v<P, float> ? (std::is_same_v<A, double> ? 12 : 16)
+                                                           : 1;
+template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType>
+__global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
     domain_forces(int n, const typename Vec4<R>::type* __restrict__ pos,
                   typename Vec4<R>::type* __restrict__ vel,
-                  typename Vec4<R>::type* __restrict__ force, const int* __restrict__ nbr,
-                  const int* __restrict__ nbr_count, int capacity, int types,
-                  const unsigned* __restrict__ id, DynP dyn, unsigned long long step, bool kick) {
-  static_assert(TPA >= 1 && TPA <= 32 && (TPA & (TPA - 1)) == 0, "TPA: a power of 2 up to 32");
+                  typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
+                  FixedP fixed_p, const int* __restrict__ nbr, const int* __restrict__ nbr_count,
+                  int stride, int types, DynP dyn, bool kick, bool ahead) {
+  constexpr int TPA = 4;
+  static_assert(!Fast || (std::is_same_v<P, float> && !SF), "fast: float cut or shift terms");
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = t / TPA, sub = t % TPA;
   if (i >= n) return;  // whole groups leave together (TPA divides the block)
-  const auto p = pos[i];
-  const int ti = int(p.w);
+  typename Vec4<R>::type p{};
+  int4 fi = make_int4(0, 0, 0, 0);
+  if constexpr (Fixed)
+    fi = fixed[i];
+  else
+    p = pos[i];
+  const int ti = Fixed ? fi.w : int(p.w);
+  constexpr bool kChunked = Fixed && !std::is_same_v<A, P>;
   A fx = 0, fy = 0, fz = 0;
-  const int count = nbr_count[i];
-  const int* row = nbr + std::size_t(i) * capacity;
-  for (int e = sub; e < count; e += TPA) {
-    const auto q = pos[row[e]];
-    const P dx = P(p.x - q.x), dy = P(p.y - q.y), dz = P(p.z - q.z);
-    const P r2 = dx * dx + dy * dy + dz * dz;
-    const physics::LjPairParams<P>& pp = pair_params<P>(ti * types + int(q.w));
-    if (!(r2 < pp.rc2)) continue;
-    const P fr = physics::lj_truncated<SF>(r2, pp).force_over_r2;
-    fx += A(fr * dx), fy += A(fr * dy), fz += A(fr * dz);
-  }
-  if constexpr (TPA > 1) {
-    const int lane = threadIdx.x & 31;
-    const unsigned mask = (TPA == 32 ? 0xffffffffu : ((1u << TPA) - 1u)) << (lane & ~(TPA - 1));
-    for (int o = TPA / 2; o > 0; o >>= 1) {
-      fx += __shfl_xor_sync(mask, fx, o);
-      fy += __shfl_xor_sync(mask, fy, o);
-      fz += __shfl_xor_sync(mask, fz, o);
+  P gx = 0, gy = 0, gz = 0;  // kChunked: the float sums of this trip
+  physics::LjPairParams<P> one;
+  if constexpr (OneType) one = pair_params<P>(0);
+  auto pair = [&](int j) {
+    P dx, dy, dz;
+    int tj;
+    if constexpr (Fixed) {
+      const int4 q = fixed[j];
+      dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
+      dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
+      dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
+      tj = q.w;
+    } else {
+      const auto q = pos[j];
+      dx = P(p.x - q.x), dy = P(p.y - q.y), dz = P(p.z - q.z);
+      tj = int(q.w);
     }
-    if (sub != 0) return;
+    const P r2 = dx * dx + dy * dy + dz * dz;
+    const physics::LjPairParams<P>& pp = OneType ? one : pair_params<P>(ti * types + tj);
+    if (!(r2 < pp.rc2)) return;
+    P fr;
+    if constexpr (Fast)
+      fr = physics::lennard_jones(__fdividef(1.0f, r2),
+                                  physics::LennardJonesCoefficients<P>{pp.a, pp.b})
+               .force_over_r2;
+    else
+      fr = physics::lj_truncated<SF>(r2, pp).force_over_r2;
+    if constexpr (kChunked)
+      gx += fr * dx, gy += fr * dy, gz += fr * dz;
+    else
+      fx += A(fr * dx), fy += A(fr * dy), fz += A(fr * dz);
+  };
+  const int count = nbr_count[i];
+  const int* row = nbr + std::size_t(i) * stride;
+#pragma unroll 2
+  for (int k0 = 4 * sub; k0 < count; k0 += 16) {
+    const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
+    pair(jj.x);
+    if (k0 + 1 < count) pair(jj.y);
+    if (k0 + 2 < count) pair(jj.z);
+    if (k0 + 3 < count) pair(jj.w);
+    if constexpr (kChunked) {
+      fx += A(gx), fy += A(gy), fz += A(gz);
+      gx = gy = gz = 0;
+    }
   }
+  const int lane = threadIdx.x & 31;
+  const unsigned mask = 0xfu << (lane & ~(TPA - 1));
+#pragma unroll
+  for (int o = TPA / 2; o > 0; o >>= 1) {
+    fx += __shfl_xor_sync(mask, fx, o);
+    fy += __shfl_xor_sync(mask, fy, o);
+    fz += __shfl_xor_sync(mask, fz, o);
+  }
+  if (sub != 0) return;
   typename Vec4<R>::type f;
   f.x = R(fx), f.y = R(fy), f.z = R(fz), f.w = 0;
-  force[i] = f;
+  if (!ahead) force[i] = f;
   if (!kick) return;
   auto v = vel[i];
   const R h = R(0.5 * dyn.dt * double(v.w));
   physics::kick(v.x, f.x, h), physics::kick(v.y, f.y, h), physics::kick(v.z, f.z, h);
-  if (dyn.thermostat == 2)
-    physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed, step,
-                                id[i]);
+  if (ahead) physics::kick(v.x, f.x, h), physics::kick(v.y, f.y, h), physics::kick(v.z, f.z, h);
   vel[i] = v;
+}
+
+// Andersen's collisions at `step`, after domain_forces' second half kick (a kernel of their own:
+// their random draws inlined in domain_forces made its pair loop spill at 16 blocks an SM).
+template <class R4>
+__global__ void domain_andersen(int n, R4* __restrict__ vel, const unsigned* __restrict__ id,
+                                DynP dyn, unsigned long long step) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  R4 v = vel[i];
+  if (physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
+                                  step, id[i]))
+    vel[i] = v;
 }
 
 // Per block: Σ ½ U and Σ ½ r·f over each local atom's pairs (every pair is seen from both of its
