@@ -461,8 +461,8 @@ __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos,
 // consecutive neighbour indices with one 16-byte load and takes neighbours 4·sub .. 4·sub + 3 of
 // every 16; the 4 combine by shuffles in a fixed order (deterministic). Mixed with Fixed: the 4
 // terms of one trip are summed in float and that sum added into double (as the single-GPU engine).
-// Fast (float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r². OneType: the
-// pair parameters held in registers. Single runs at 16 blocks an SM (≤ 32 registers, the
+// Fast (single's float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r². OneType:
+// the pair parameters held in registers. Single runs at 16 blocks an SM (≤ 32 registers, the
 // single-GPU engine's), mixed at 12 (≤ 40: its double sums spilled at 32).
 template <class P, class A>
 constexpr int kForceBlocksPerSm = std::is_same_v<P, float> ? (std::is_same_v<A, double> ? 12 : 16)
