@@ -153,9 +153,11 @@ class CudaEngine final : public MdEngine {
     const char* exact_minb = std::getenv("PAIRWISE_MD_EXACT_MINB");  // 4 or 8 (default)
     if (exact_minb && std::atoi(exact_minb) == 4) exact_minb_ = 4;
     const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
-    if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 3)
+    if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 5)
       exact_mode_ = std::atoi(exact_mode);
-    const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
+    const char* coarse = std::getenv("PAIRWISE_MD_COARSE_CELLS");  // 0: cells from U itself
+    coarse_cells_ = !(coarse && *coarse == '0');
+    const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12, 15 or 16 (default)
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
@@ -612,6 +614,8 @@ class CudaEngine final : public MdEngine {
     if constexpr (std::is_same_v<R, double>) {
       if constexpr (Staged && MinB == 8 && Mode == 1) {
         if (exact_minb_ == 4) return launch_screened_exact<true, 4, 1>(s, f, bb);
+        if (exact_mode_ == 5) return launch_screened_exact<true, 8, 5>(s, f, bb);
+        if (exact_mode_ == 4) return launch_screened_exact<true, 8, 4>(s, f, bb);
         if (exact_mode_ == 3) return launch_screened_exact<true, 8, 3>(s, f, bb);
         if (exact_mode_ == 2) return launch_screened_exact<true, 8, 2>(s, f, bb);
       }
@@ -679,6 +683,7 @@ class CudaEngine final : public MdEngine {
     MasterView v;
     if (master_ && master_valid_ && !doubles_fresh_) {
       v.fixed = fixed_pos_.as<int4>(), v.resid = resid_.as<unsigned long long>(), v.m = master_p_;
+      v.coarse = coarse_cells_;
     }
     return v;
   }
@@ -754,6 +759,7 @@ class CudaEngine final : public MdEngine {
                                                                       : 16;
       if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
       if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
+      if (vec && fixed_ && minb == 15) return PW_FORCES_F(4, true, 15, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
@@ -1187,11 +1193,13 @@ class CudaEngine final : public MdEngine {
   bool float_lists_ = false;  // mixed: build_list_screened's Exact, x0 as fixed-point positions
   BoxP<float> box_f_{};       // float_lists_: the box of the build coordinates (lo = 0)
   double list_margin_ = 0;    // float_lists_: the band of r_list decided in double
-  int exact_blocks_[2][2][3] = {};  // [staged][8 per SM][mode − 1]
+  int exact_blocks_[2][2][5] = {};  // [staged][8 per SM][mode − 1]
   // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 the band mask, 3 (default) the band's
-  // least |r² − mid2| per batch (build_list_screened).
-  int exact_mode_ = 3;
-  int exact_minb_ = 8;  // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
+  // least |r² − mid2| per batch (build_list_screened); 4 and 5: 3 and 2 with the double
+  // decisions out of line (exact_within_call).
+  int exact_mode_ = 4;
+  bool coarse_cells_ = true;  // PAIRWISE_MD_COARSE_CELLS (MasterView::coarse)
+  int exact_minb_ = 8;        // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
   int fixed_minb_ = 0;  // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM (0: by size)
   cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels
   cudaEvent_t mid_event_ = nullptr;  // prof_mid_ while profile_step() runs launch_rebuild()

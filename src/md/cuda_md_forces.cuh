@@ -108,7 +108,10 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   if constexpr (Vec) {
     static_assert(TPA == 4, "vector index loads: 4 threads per atom");
     const int* row = nbr + std::size_t(i) * si;
-#pragma unroll 2
+    // MinBlocks 15 (mixed's fixed-point kernel, PAIRWISE_MD_FIXED_MINB=15): the register cap of
+    // 16 blocks per SM (32) with one trip of the loop at a time instead of two (fewer spills).
+    constexpr int kUnroll = MinBlocks == 15 ? 1 : 2;
+#pragma unroll kUnroll
     for (int k0 = 4 * sub; k0 < count; k0 += 16) {
       const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
       pair(jj.x);
