@@ -108,8 +108,9 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   if constexpr (Vec) {
     static_assert(TPA == 4, "vector index loads: 4 threads per atom");
     const int* row = nbr + std::size_t(i) * si;
-    // MinBlocks 15 (mixed's fixed-point kernel, PAIRWISE_MD_FIXED_MINB=15): the register cap of
-    // 16 blocks per SM (32) with one trip of the loop at a time instead of two (fewer spills).
+    // MinBlocks 15 (mixed's fixed-point kernel at 16 blocks per SM; PAIRWISE_MD_SINGLE_MINB=15
+    // for single's): the register cap of 16 blocks (32: ptxas rounds 34 down to its granule)
+    // with one trip of the loop unrolled instead of two (mixed: 12 bytes spilled instead of 44).
     constexpr int kUnroll = MinBlocks == 15 ? 1 : 2;
 #pragma unroll kUnroll
     for (int k0 = 4 * sub; k0 < count; k0 += 16) {

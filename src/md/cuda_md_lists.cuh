@@ -488,22 +488,6 @@ __device__ __forceinline__ bool exact_within(const ExactBand& band, int i, int j
   return dx * dx + dy * dy + dz * dz < band.r_list2;
 }
 
-// exact_within out of line (Exact 4 and 5): the same test, a call on the rare band path, so that
-// its decoding of two master positions does not raise the register pressure of the whole
-// candidate loop (inlined: 40-odd bytes spilled at 64 registers, ptxas -v).
-__device__ __noinline__ bool exact_within_call(int i, int j, const Double4* __restrict__ pos,
-                                               const int4* __restrict__ fixed,
-                                               const unsigned long long* __restrict__ resid,
-                                               MasterP m, double r_list2, double Lx, double Ly,
-                                               double Lz) {
-  const Double4 a = fixed ? master_position(fixed[i], resid[i], m) : pos[i];
-  const Double4 b = fixed ? master_position(fixed[j], resid[j], m) : pos[j];
-  const double dx = min_image(a.x - b.x, Lx, 0.5 * Lx);
-  const double dy = min_image(a.y - b.y, Ly, 0.5 * Ly);
-  const double dz = min_image(a.z - b.z, Lz, 0.5 * Lz);
-  return dx * dx + dy * dy + dz * dz < r_list2;
-}
-
 template <class R, bool Staged, int MinB = 1, int Exact = 0>
 __global__ void __launch_bounds__(kBlock, MinB)
     build_list_screened(int cells, const typename Vec4<R>::type* __restrict__ pos,
@@ -514,15 +498,6 @@ __global__ void __launch_bounds__(kBlock, MinB)
                         std::size_t sk, int* __restrict__ nbr, int* __restrict__ nbr_count,
                         Flags* flags, ExactBand band) {
   static_assert(!Exact || std::is_same_v<R, float>, "the exact band refines float tests");
-  // Exact 4 and 5: the tests of 3 and 2 with the double decisions out of line (exact_within_call).
-  constexpr int kTest = Exact == 4 ? 3 : (Exact == 5 ? 2 : Exact);
-  auto within = [&](int i, int j) {
-    if constexpr (Exact >= 4)
-      return exact_within_call(i, j, band.pos, band.mv.fixed, band.mv.resid, band.mv.m,
-                               band.r_list2, band.L[0], band.L[1], band.L[2]);
-    else
-      return exact_within(band, i, j);
-  };
   using R4 = typename Vec4<R>::type;
   constexpr unsigned kAll = 0xffffffffu;
   if (!flags->rebuild) return;
@@ -572,14 +547,14 @@ __global__ void __launch_bounds__(kBlock, MinB)
         auto one = [&](int u) {
           const R4 q = bw[u];
           const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-          if constexpr (kTest == 3) {
+          if constexpr (Exact == 3) {
             const R t = band_t(dx, dy, dz);
             hits |= t < band.half2 ? 1u << u : 0u;
             nearest = fminf(nearest, fabsf(t));
           } else {
             const R r2 = dx * dx + dy * dy + dz * dz;
             hits |= r2 < r_list2 ? 1u << u : 0u;
-            if constexpr (kTest == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
+            if constexpr (Exact == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
           }
         };
         if (m == 32) {
@@ -595,14 +570,15 @@ __global__ void __launch_bounds__(kBlock, MinB)
           const R4 q = bw[u];
           const int j = index_of(q.w);
           if (j == i) continue;
-          if constexpr (kTest == 1) {
+          if constexpr (Exact == 1) {
             const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            if (dx * dx + dy * dy + dz * dz >= band.lo2 && !within(i, j)) continue;
-          } else if constexpr (kTest == 2) {
-            if ((unsure >> u & 1u) && !within(i, j)) continue;
-          } else if constexpr (kTest == 3) {
+            if (dx * dx + dy * dy + dz * dz >= band.lo2 && !exact_within(band, i, j)) continue;
+          } else if constexpr (Exact == 2) {
+            if ((unsure >> u & 1u) && !exact_within(band, i, j)) continue;
+          } else if constexpr (Exact == 3) {
             if (nearest < band.half2 &&
-                fabsf(band_t(p.x - q.x, p.y - q.y, p.z - q.z)) < band.half2 && !within(i, j))
+                fabsf(band_t(p.x - q.x, p.y - q.y, p.z - q.z)) < band.half2 &&
+                !exact_within(band, i, j))
               continue;
           }
           append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
