@@ -155,7 +155,11 @@ class CudaEngine final : public MdEngine {
     const char* exact_mode = std::getenv("PAIRWISE_MD_EXACT_MODE");
     if (exact_mode && std::atoi(exact_mode) >= 1 && std::atoi(exact_mode) <= 3)
       exact_mode_ = std::atoi(exact_mode);
-    const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12 or 16 (default)
+    const char* coarse = std::getenv("PAIRWISE_MD_COARSE_CELLS");  // 0: cells from U itself
+    coarse_cells_ = !(coarse && *coarse == '0');
+    const char* single_minb = std::getenv("PAIRWISE_MD_SINGLE_MINB");  // 15: one trip unrolled
+    if (single_minb && *single_minb) single_minb_ = std::atoi(single_minb);
+    const char* fixed_minb = std::getenv("PAIRWISE_MD_FIXED_MINB");  // 8, 12, 15 (default) or 16
     if (fixed_minb && *fixed_minb) fixed_minb_ = std::atoi(fixed_minb);
     const char* cell_atoms = std::getenv("PAIRWISE_MD_CELL_ATOMS");  // mean atoms per cell
     if (cell_atoms && *cell_atoms) cell_atoms_ = std::atof(cell_atoms);
@@ -679,6 +683,7 @@ class CudaEngine final : public MdEngine {
     MasterView v;
     if (master_ && master_valid_ && !doubles_fresh_) {
       v.fixed = fixed_pos_.as<int4>(), v.resid = resid_.as<unsigned long long>(), v.m = master_p_;
+      v.coarse = coarse_cells_;
     }
     return v;
   }
@@ -746,20 +751,27 @@ class CudaEngine final : public MdEngine {
     // Mixed with fixed-point positions (FixedP): the Vec kernel reads them instead of the doubles.
     if constexpr (std::is_same_v<R, double> && std::is_same_v<P, float>) {
       if (vec && fixed_ && !SF && fast_rcp_) return PW_FORCES_F(4, true, 16, true, true);
-      // Resident blocks per SM: 16 (≤ 32 registers, some spilled) where the grid is more than
-      // one wave of them, else 8 (≤ 64 registers: no spills, and the wave is not full anyway).
-      // H200, mixed: 32,000 atoms 30,225 vs 28,958 TPS with 8; 2,048,000 2.386 vs 2.449 G.
+      // Resident blocks per SM: 16 (≤ 32 registers) where the grid is more than one wave of
+      // them, else 8 (≤ 64 registers: no spills, and the wave is not full anyway). H200, mixed:
+      // 32,000 atoms 30,225 vs 28,958 TPS with 8; 2,048,000 2.386 vs 2.449 G. The 16 as
+      // MinBlocks 15 (the same 32-register cap, one trip of the Vec loop unrolled instead of
+      // two: 12 bytes spilled instead of 44): 2,048,000 atoms 2.748 vs 2.703 G, 256,000 2.179
+      // vs 2.136 (docs/performance.md, sixth pass); 12 per SM (40 registers): 2.556 G.
       const int minb = fixed_minb_ > 0                                ? fixed_minb_
                        : blocks_for(n_ * std::size_t(4)) < list_grid_ ? 8
-                                                                      : 16;
+                                                                      : 15;
       if (vec && fixed_ && minb == 8) return PW_FORCES_F(4, true, 8, false, true);
       if (vec && fixed_ && minb == 12) return PW_FORCES_F(4, true, 12, false, true);
+      if (vec && fixed_ && minb == 15) return PW_FORCES_F(4, true, 15, false, true);
       if (vec && fixed_) return PW_FORCES_F(4, true, 16, false, true);
     }
     // Float pair terms, row-major lists: 16 resident blocks (≤ 32 registers, a few spilled:
     // faster anyway, single and mixed, H200: 1,354 vs 1,222 TPS single at 2,048,000 atoms), the
     // approximate reciprocal in single unless PAIRWISE_MD_FAST_RCP=0.
     if constexpr (std::is_same_v<P, float>) {
+      if constexpr (std::is_same_v<R, float>) {  // PAIRWISE_MD_SINGLE_MINB=15: mixed's 15
+        if (vec && !SF && fast_rcp_ && single_minb_ == 15) return PW_FORCES(4, true, 15, true);
+      }
       if (vec && !SF && fast_rcp_) return PW_FORCES(4, true, 16, true);
       if (vec) return PW_FORCES(4, true, 16, false);
     }
@@ -1191,7 +1203,9 @@ class CudaEngine final : public MdEngine {
   // PAIRWISE_MD_EXACT_MODE: 1 recomputes each hit's r², 2 the band mask, 3 (default) the band's
   // least |r² − mid2| per batch (build_list_screened).
   int exact_mode_ = 3;
-  int exact_minb_ = 8;  // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
+  bool coarse_cells_ = true;  // PAIRWISE_MD_COARSE_CELLS (MasterView::coarse)
+  int exact_minb_ = 8;        // PAIRWISE_MD_EXACT_MINB: the float build's blocks per SM
+  int single_minb_ = 16;      // PAIRWISE_MD_SINGLE_MINB: single's float forces (15: one trip)
   int fixed_minb_ = 0;  // PAIRWISE_MD_FIXED_MINB: mixed fixed-point forces, per SM (0: by size)
   cudaEvent_t prof_mid_ = nullptr;   // profile: recorded between the cell and the build kernels
   cudaEvent_t mid_event_ = nullptr;  // prof_mid_ while profile_step() runs launch_rebuild()

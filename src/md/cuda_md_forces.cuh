@@ -108,7 +108,11 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
   if constexpr (Vec) {
     static_assert(TPA == 4, "vector index loads: 4 threads per atom");
     const int* row = nbr + std::size_t(i) * si;
-#pragma unroll 2
+    // MinBlocks 15 (mixed's fixed-point kernel at 16 blocks per SM; PAIRWISE_MD_SINGLE_MINB=15
+    // for single's): the register cap of 16 blocks (32: ptxas rounds 34 down to its granule)
+    // with one trip of the loop unrolled instead of two (mixed: 12 bytes spilled instead of 44).
+    constexpr int kUnroll = MinBlocks == 15 ? 1 : 2;
+#pragma unroll kUnroll
     for (int k0 = 4 * sub; k0 < count; k0 += 16) {
       const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
       pair(jj.x);

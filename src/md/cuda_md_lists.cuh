@@ -61,7 +61,45 @@ struct MasterView {
   const int4* fixed = nullptr;  // null: read the doubles
   const unsigned long long* resid = nullptr;
   MasterP m{};
+  // Coarse: the cell kernels read the 32-bit copy u alone (16 bytes an atom instead of 24), the
+  // position U ≈ u·2^18 (within 2^17 quanta), and the residual only where that is not enough:
+  // u = 0 (U may be just below 2^50: the far side of the box) and, in cell_count, positions
+  // within 2^18 quanta of a cell boundary (the cells are then exactly the decoded positions').
+  bool coarse = false;
 };
+
+// The position x ≈ lo + u·2^18·q of the 32-bit copy alone (|error| ≤ 2^17·q + one rounding).
+__device__ __forceinline__ Double4 coarse_position(const int4& u, const MasterP& m) {
+  Double4 p;
+  p.x = fma(double(unsigned(u.x)) * double(1 << kResidBits), m.quantum[0], m.lo[0]);
+  p.y = fma(double(unsigned(u.y)) * double(1 << kResidBits), m.quantum[1], m.lo[1]);
+  p.z = fma(double(unsigned(u.z)) * double(1 << kResidBits), m.quantum[2], m.lo[2]);
+  p.w = double(u.w);
+  return p;
+}
+
+// cell_of of the decoded master position, from the copy u where that decides it (Coarse).
+__device__ __forceinline__ int master_cell(const MasterView& mv, int i, const GridP& g,
+                                           const int* rank) {
+  if (mv.coarse) {
+    const int4 u = mv.fixed[i];
+    const Double4 p = coarse_position(u, mv.m);
+    const double x[3] = {p.x, p.y, p.z};
+    bool sure = (u.x != 0) & (u.y != 0) & (u.z != 0);
+    int c[3];
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      const double f = (x[d] - g.lo[d]) * g.inv_cell[d];
+      // 2^18 quanta in cell units: twice the copy's error, far above the roundings.
+      const double tol = double(1 << (kResidBits + 1)) * mv.m.quantum[d] * g.inv_cell[d];
+      sure &= fabs(f - rint(f)) > tol;
+      const int k = int(f);
+      c[d] = k < 0 ? 0 : (k >= g.n[d] ? g.n[d] - 1 : k);
+    }
+    if (sure) return rank[c[0] + g.n[0] * (c[1] + g.n[1] * c[2])];
+  }
+  return cell_of<double>(master_position(mv.fixed[i], mv.resid[i], mv.m), g, rank);
+}
 
 // cell_count for mixed's master positions.
 __global__ void cell_count_master(int n, MasterView mv, GridP g, const int* __restrict__ rank,
@@ -70,8 +108,7 @@ __global__ void cell_count_master(int n, MasterView mv, GridP g, const int* __re
   if (!flags->rebuild) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->next_cell = 0;  // for the dynamic build
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const Double4 p = master_position(mv.fixed[i], mv.resid[i], mv.m);
-    const int c = cell_of<double>(p, g, rank);
+    const int c = master_cell(mv, i, g, rank);
     cell[i] = c;
     slot[i] = atomicAdd(&count[c], 1);
   }
@@ -204,7 +241,16 @@ __global__ void __launch_bounds__(kBlock)
   if (!flags->rebuild) return;
   auto position = [&](int j) {  // the double position, or the master one decoded
     if constexpr (std::is_same_v<R, double>) {
-      if (mv.fixed) return master_position(mv.fixed[j], mv.resid[j], mv.m);
+      if (mv.fixed) {
+        // Coarse: the build coordinates within 2^17 quanta (≪ the band's margin) of the decoded
+        // ones; the lists are decided as before (exact band).
+        if (mv.coarse) {
+          const int4 u = mv.fixed[j];
+          if ((u.x != 0) & (u.y != 0) & (u.z != 0)) return coarse_position(u, mv.m);
+          return master_position(u, mv.resid[j], mv.m);
+        }
+        return master_position(mv.fixed[j], mv.resid[j], mv.m);
+      }
     }
     return pos[j];
   };
