@@ -5,7 +5,7 @@
 // On the device, per rank: the local atoms in slots [0, n), then the ghosts [n, n + g) in the
 // order of the stages that brought them (x low, x high, y low, ...): positions (type index in w),
 // and for the local atoms velocities (1/m in w), forces, image flags, ids and set_state slots.
-// A step (host-driven, one stream):
+// A step (host-driven, one stream; the overlapped step below adds a second):
 //   domain_kick_drift   half kick, drift (Langevin: half drift, O step, half drift; the random
 //                       streams keyed by atom id and step as every engine's), mixed's fixed-point
 //                       copy of the new position, and the block's two largest displacements since
@@ -23,11 +23,19 @@
 //                       each pair computed for its own atom (4 threads per atom, 16-byte index
 //                       loads, no atomics, no reverse communication), + the second half kick
 //                       (domain_andersen after it for Andersen)
+// The overlapped step (PAIRWISE_MD_OVERLAP; default on when an axis has more than one domain):
+// domain_list flags the local atoms whose list holds no ghost (interior), DeviceSelect keeps the
+// interior and boundary index lists; a step without a rebuild runs domain_forces over the
+// interior atoms on interior_stream_ (after an event on the kick) while the forward exchange
+// runs on stream_, then over the boundary atoms on stream_, which waits for the interior's event
+// (Andersen after both): each atom's arithmetic as in one launch, the trajectory bit for bit.
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
 // down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
 // stored in cell order (radix sort of the records' cells: neighbours in space are neighbours in
-// memory for the list build and the forces); then per stage ghost_flags + cub::DeviceSelect into
+// memory for the list build and the forces) at set_state and every 8th rebuild
+// (PAIRWISE_MD_RESORT), in between in the records' order, or (one domain on every axis) only
+// wrapped in place (wrap_in_place); then per stage ghost_flags + cub::DeviceSelect into
 // the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
 // domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
 // deterministic) and domain_list (a warp per cell: candidates screened against the home atoms'
