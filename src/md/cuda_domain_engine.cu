@@ -5,7 +5,7 @@
 // On the device, per rank: the local atoms in slots [0, n), then the ghosts [n, n + g) in the
 // order of the stages that brought them (x low, x high, y low, ...): positions (type index in w),
 // and for the local atoms velocities (1/m in w), forces, image flags, ids and set_state slots.
-// A step (host-driven, one stream):
+// A step (host-driven, one stream; the overlapped step below adds a second):
 //   domain_kick_drift   half kick, drift (Langevin: half drift, O step, half drift; the random
 //                       streams keyed by atom id and step as every engine's), mixed's fixed-point
 //                       copy of the new position, and the block's two largest displacements since
@@ -23,11 +23,19 @@
 //                       each pair computed for its own atom (4 threads per atom, 16-byte index
 //                       loads, no atomics, no reverse communication), + the second half kick
 //                       (domain_andersen after it for Andersen)
+// The overlapped step (PAIRWISE_MD_OVERLAP; default on when an axis has more than one domain):
+// domain_list flags the local atoms whose list holds no ghost (interior), DeviceSelect keeps the
+// interior and boundary index lists; a step without a rebuild runs domain_forces over the
+// interior atoms on interior_stream_ (after an event on the kick) while the forward exchange
+// runs on stream_, then over the boundary atoms on stream_, which waits for the interior's event
+// (Andersen after both): each atom's arithmetic as in one launch, the trajectory bit for bit.
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
 // down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
 // stored in cell order (radix sort of the records' cells: neighbours in space are neighbours in
-// memory for the list build and the forces); then per stage ghost_flags + cub::DeviceSelect into
+// memory for the list build and the forces) at set_state and every 8th rebuild
+// (PAIRWISE_MD_RESORT), in between in the records' order, or (one domain on every axis) only
+// wrapped in place (wrap_in_place); then per stage ghost_flags + cub::DeviceSelect into
 // the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
 // domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
 // deterministic) and domain_list (a warp per cell: candidates screened against the home atoms'
@@ -115,6 +123,9 @@ class DeviceArray {
   std::size_t capacity_ = 0;
 };
 
+// The local atoms are sorted into cell order at every kResortEvery-th rebuild (migrate).
+constexpr int kResortEvery = 8;
+
 // Threads per atom in domain_forces (the single-GPU engine's choice: 4).
 constexpr int kForceThreads = 4;
 
@@ -132,6 +143,9 @@ class CudaDomainEngine final : public MdEngine {
     std::string note;
     resolve_backend(BackendKind::cuda, &note);
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    PW_CUDA(cudaStreamCreateWithFlags(&interior_stream_, cudaStreamNonBlocking));
+    PW_CUDA(cudaEventCreateWithFlags(&kicked_, cudaEventDisableTiming));
+    PW_CUDA(cudaEventCreateWithFlags(&interior_done_, cudaEventDisableTiming));
     int dev = 0;
     PW_CUDA(cudaGetDevice(&dev));
     cudaDeviceProp prop{};
@@ -156,6 +170,9 @@ class CudaDomainEngine final : public MdEngine {
                    timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[3] / timed_rebuilds_ : 0.0);
     gpu_.reset();
+    if (kicked_) cudaEventDestroy(kicked_);
+    if (interior_done_) cudaEventDestroy(interior_done_);
+    if (interior_stream_) cudaStreamDestroy(interior_stream_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -193,6 +210,14 @@ class CudaDomainEngine final : public MdEngine {
       cells_.n[d] = std::max(1, int(extent / r_list_));
       cells_.width[d] = extent / cells_.n[d];
     }
+    // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
+    // domain, i.e. when ghost positions travel between ranks).
+    const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
+    overlap_ = overlap_env && *overlap_env ? std::string(overlap_env) != "0"
+                                           : grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1;
+    const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
+    resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
+    rebuilds_since_sort_ = 0;
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
@@ -249,6 +274,7 @@ class CudaDomainEngine final : public MdEngine {
     compute_forces(false, 0);
     PW_CUDA(cudaStreamSynchronize(stream_));
     name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_;
+    if (overlap_) name_ += ", ghost exchange overlapped with the interior forces";
     if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(1);
   }
 
@@ -292,6 +318,16 @@ class CudaDomainEngine final : public MdEngine {
       }
       const bool rebuild_now = rebuild_test();
       const auto t1 = clock::now();
+      // Overlapped: the interior atoms' forces (their lists hold no ghost) on interior_stream_
+      // while the ghost positions travel on stream_, then the boundary atoms' on stream_; the
+      // same per-atom arithmetic as one launch over all atoms (bit for bit the same trajectory).
+      const bool overlapped = overlap_ && !rebuild_now && n_ > 0;
+      if (overlapped) {
+        PW_CUDA(cudaEventRecord(kicked_, stream_));
+        PW_CUDA(cudaStreamWaitEvent(interior_stream_, kicked_, 0));
+        launch_forces(true, ahead, interior_.get(), n_interior_, interior_stream_);
+        PW_CUDA(cudaEventRecord(interior_done_, interior_stream_));
+      }
       if (rebuild_now) {
         rebuild(true);
       } else {
@@ -300,7 +336,13 @@ class CudaDomainEngine final : public MdEngine {
       }
       if (profile_) PW_CUDA(cudaStreamSynchronize(stream_));
       const auto t2 = clock::now();
-      compute_forces(true, step, ahead);
+      if (overlapped) {
+        launch_forces(true, ahead, boundary_.get(), n_boundary_, stream_);
+        PW_CUDA(cudaStreamWaitEvent(stream_, interior_done_, 0));
+        andersen(true, step);
+      } else {
+        compute_forces(true, step, ahead);
+      }
       kicked_ahead = ahead;
       if (profile_) {
         PW_CUDA(cudaStreamSynchronize(stream_));
@@ -489,6 +531,21 @@ class CudaDomainEngine final : public MdEngine {
   // and the forces gather from the same few cells.
   void migrate(bool across_ranks) {
     const std::size_t n = n_;
+    // Stored in cell order at set_state and every resort_every_-th rebuild; in between the atoms
+    // keep their slots (those arriving from other ranks after the staying ones): an atom moves
+    // less than skin / 2 between two builds, so the order stays close to the cells' and the sort
+    // (≈ 0.4 ms of the 0.5 at 2 M atoms) is skipped.
+    const bool resort = !across_ranks || ++rebuilds_since_sort_ >= resort_every_;
+    if (resort) rebuilds_since_sort_ = 0;
+    const bool crossings = across_ranks && (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
+    if (!resort && !crossings) {
+      if (n > 0) {
+        wrap_in_place<<<blocks_of(n), kDomainBlock, 0, stream_>>>(int(n), pos_.get(), image_.get(),
+                                                                  geo_);
+        PW_CUDA_LAUNCH("wrap_in_place");
+      }
+      return;
+    }
     moves_a_.reserve(n, stream_);
     if (n > 0) {
       wrap_and_pack<<<blocks_of(n), kDomainBlock, 0, stream_>>>(int(n), pos_.get(), vel_.get(),
@@ -533,7 +590,12 @@ class CudaDomainEngine final : public MdEngine {
     reserve_local(m, false);
     pos_.reserve(m, stream_), slot_.reserve(m, stream_);
     n_ = m;
-    if (m > 0) {
+    if (m > 0 && !resort) {
+      unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
+          int(m), moves_a_.get(), static_cast<const int*>(nullptr), pos_.get(), vel_.get(),
+          image_.get(), id_.get(), slot_.get());
+      PW_CUDA_LAUNCH("unpack_records");
+    } else if (m > 0) {
       keys_.reserve(m, stream_), index_.reserve(m, stream_);
       sorted_keys_.reserve(m, stream_), order_.reserve(m, stream_);
       record_cell_keys<<<blocks_of(m), kDomainBlock, 0, stream_>>>(int(m), moves_a_.get(), cells_,
@@ -571,13 +633,7 @@ class CudaDomainEngine final : public MdEngine {
     std::size_t held = n_;
     for (int d = 0; d < 3; ++d) {
       const std::size_t count = held;
-      if (iota_.capacity() < count || iota_filled_ < count) {
-        iota_.reserve(count, stream_);
-        iota_filled_ = iota_.capacity();
-        fill_iota<<<blocks_of(iota_filled_), kDomainBlock, 0, stream_>>>(int(iota_filled_),
-                                                                         iota_.get());
-        PW_CUDA_LAUNCH("fill_iota");
-      }
+      fill_iota_to(count);
       flags_.reserve(2 * count, stream_);
       unsigned char *to_low = flags_.get(), *to_high = to_low + count;
       if (count > 0) {
@@ -695,6 +751,7 @@ class CudaDomainEngine final : public MdEngine {
     // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
     // bounding box (float for single), far below the cell width.
     const double screen = r_list_ * (1 + 1e-3);
+    if (overlap_) split_.reserve(2 * n_, stream_);
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
       PW_CUDA(cudaMemsetAsync(counters_.get() + 4, 0, 2 * sizeof(int), stream_));  // + next cell
@@ -704,7 +761,7 @@ class CudaDomainEngine final : public MdEngine {
         domain_list<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
             int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
             screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
-            counters_.get() + 5);
+            counters_.get() + 5, overlap_ ? split_.get() : nullptr);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -715,6 +772,28 @@ class CudaDomainEngine final : public MdEngine {
       capacity_ = (overflow + overflow / 8 + 11) & ~7;
       ++stats_.regrows;
     }
+    if (overlap_) split_atoms();
+  }
+
+  // The overlapped step's atom lists from domain_list's flags: interior_ (no ghost in the list)
+  // and boundary_, each in slot order.
+  void split_atoms() {
+    fill_iota_to(n_);
+    interior_.reserve(n_, stream_), boundary_.reserve(n_, stream_);
+    select(iota_.get(), split_.get(), interior_.get(), n_, 0);
+    select(iota_.get(), split_.get() + n_, boundary_.get(), n_, 1);
+    const std::vector<int> c = read_counters(2);
+    n_interior_ = std::size_t(c[0]), n_boundary_ = std::size_t(c[1]);
+  }
+
+  // iota_[k] = k for k < count (at least).
+  void fill_iota_to(std::size_t count) {
+    if (iota_.capacity() >= count && iota_filled_ >= count) return;
+    iota_.reserve(count, stream_);
+    iota_filled_ = iota_.capacity();
+    fill_iota<<<blocks_of(iota_filled_), kDomainBlock, 0, stream_>>>(int(iota_filled_),
+                                                                     iota_.get());
+    PW_CUDA_LAUNCH("fill_iota");
   }
 
   // The resident blocks of domain_list (one wave), queried once.
@@ -735,13 +814,20 @@ class CudaDomainEngine final : public MdEngine {
   // `ahead`: domain_forces also applies the next step's first half kick (and stores no force).
   void compute_forces(bool kick, std::uint64_t step, bool ahead = false) {
     if (n_ == 0) return;
+    launch_forces(kick, ahead, nullptr, n_, stream_);
+    andersen(kick, step);
+  }
+
+  // domain_forces over `count` atoms: those listed in `atoms`, or [0, count) when it is null.
+  void launch_forces(bool kick, bool ahead, const int* atoms, std::size_t count, cudaStream_t s) {
+    if (count == 0) return;
     const DynP d = dyn();
-    const int blocks = blocks_of(n_ * kForceThreads);
+    const int blocks = blocks_of(count * kForceThreads);
     auto launch = [&](auto sf, auto fixed, auto fast, auto one) {
       domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
-                    decltype(one)::value><<<blocks, kDomainBlock, 0, stream_>>>(
-          int(n_), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-          nbr_count_.get(), capacity_, types_, d, kick, ahead);
+                    decltype(one)::value><<<blocks, kDomainBlock, 0, s>>>(
+          int(count), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
+          nbr_count_.get(), capacity_, types_, d, kick, ahead, atoms);
     };
     using T = std::true_type;
     using F = std::false_type;
@@ -774,7 +860,12 @@ class CudaDomainEngine final : public MdEngine {
         with_types(F{}, F{}, F{});
     }
     PW_CUDA_LAUNCH("domain_forces");
-    if (kick && d.thermostat == 2) {
+  }
+
+  // Andersen's collisions after the second half kick (all local atoms, on stream_).
+  void andersen(bool kick, std::uint64_t step) {
+    const DynP d = dyn();
+    if (n_ > 0 && kick && d.thermostat == 2) {
       domain_andersen<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), vel_.get(), id_.get(),
                                                                    d, step);
       PW_CUDA_LAUNCH("domain_andersen");
@@ -806,6 +897,15 @@ class CudaDomainEngine final : public MdEngine {
   bool any_sf_ = false;
   static constexpr bool kMixed = std::is_same_v<R, double> && std::is_same_v<P, float>;
   bool use_fixed_ = false;  // mixed's fixed-point pair displacements (PAIRWISE_MD_FIXED=0: off)
+  // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
+  bool overlap_ = false;
+  cudaStream_t interior_stream_ = nullptr;
+  cudaEvent_t kicked_ = nullptr, interior_done_ = nullptr;
+  DeviceArray<unsigned char> split_;
+  DeviceArray<int> interior_, boundary_;
+  std::size_t n_interior_ = 0, n_boundary_ = 0;
+  // The local atoms' cell-order sort: every resort_every_-th rebuild (PAIRWISE_MD_RESORT).
+  int resort_every_ = kResortEvery, rebuilds_since_sort_ = 0;
   FixedP fixed_p_{};
   DeviceArray<int4> fixed_;  // the held atoms' fixed-point positions (use_fixed_)
   double r_list_ = 0;

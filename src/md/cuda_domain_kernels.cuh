@@ -154,6 +154,27 @@ __global__ void wrap_and_pack(int n, const R4* __restrict__ pos, const R4* __res
   out[i] = r;
 }
 
+// wrap_and_pack's wrap in place (a rebuild with no atom crossing to another rank and no re-sort).
+template <class R4>
+__global__ void wrap_in_place(int n, R4* __restrict__ pos, int4* __restrict__ image, DomainP g) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  R4 p = pos[i];
+  int4 m = image[i];
+  double x[3] = {double(p.x), double(p.y), double(p.z)};
+  int* c[3] = {&m.x, &m.y, &m.z};
+  bool moved = false;
+  for (int d = 0; d < 3; ++d) {
+    const double k = floor((x[d] - g.box_lo[d]) / g.length[d]);
+    if (k != 0 && k == k) x[d] -= k * g.length[d], *c[d] += int(k), moved = true;
+    if (x[d] >= g.box_hi[d]) x[d] = g.box_lo[d], moved = true;
+  }
+  if (!moved) return;
+  using R = decltype(p.x);
+  p.x = R(x[0]), p.y = R(x[1]), p.z = R(x[2]);
+  pos[i] = p, image[i] = m;
+}
+
 // Which way each record goes along d: stays, down (to coord − 1) or up (coord + 1); an atom owned
 // by a domain further away sets *far to its id + 1 (a clear error on the host).
 template <class R4>
@@ -172,7 +193,7 @@ __global__ void classify_moves(int n, const MoveRecord<R4>* __restrict__ rec, Do
   if (!s && !lo && !hi) atomicMax(far, rec[i].id + 1u);
 }
 
-// The local arrays from the records, record order[i] into slot i.
+// The local arrays from the records, record order[i] into slot i (record i when order is null).
 template <class R4>
 __global__ void unpack_records(int n, const MoveRecord<R4>* __restrict__ rec,
                                const int* __restrict__ order, R4* __restrict__ pos,
@@ -180,7 +201,7 @@ __global__ void unpack_records(int n, const MoveRecord<R4>* __restrict__ rec,
                                unsigned* __restrict__ id, int* __restrict__ slot) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const MoveRecord<R4> r = rec[order[i]];
+  const MoveRecord<R4> r = rec[order ? order[i] : i];
   pos[i] = r.pos, vel[i] = r.vel, image[i] = r.image, id[i] = r.id, slot[i] = r.slot;
 }
 
@@ -315,12 +336,15 @@ __device__ __forceinline__ R warp_max_of(R v) {
 // order (stencil cell, then index) as a thread per atom scanning the 27 cells would give.
 // Each lane collects its atom's neighbours 8 at a time in its column of a shared buffer and
 // writes each full group as two 16-byte stores (a whole 32-byte sector of the row). A count above
-// `capacity` raises *overflow to it (the lists are then built again, longer).
+// `capacity` raises *overflow to it (the lists are then built again, longer). `split` (when set,
+// 2 n flags): split[i] = 1 for a local atom whose list has no ghost (interior: its forces need no
+// ghost position), split[n + i] = 1 for the others (boundary).
 template <class R4>
 __global__ void __launch_bounds__(kDomainBlock)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
                 ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
-                int* __restrict__ nbr_count, int* overflow, int* next_cell) {
+                int* __restrict__ nbr_count, int* overflow, int* next_cell,
+                unsigned char* __restrict__ split) {
   using R = decltype(R4{}.x);
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
@@ -366,7 +390,9 @@ __global__ void __launch_bounds__(kDomainBlock)
       const R ly = warp_min_of(mine ? p.y : kBig), hy = warp_max_of(mine ? p.y : -kBig);
       const R lz = warp_min_of(mine ? p.z : kBig), hz = warp_max_of(mine ? p.z : -kBig);
       int count = 0, fill = 0;
+      bool ghost = false;
       auto append = [&](int j) {
+        ghost |= j >= n;
         grp[count & 7][lane] = j;
         ++count;
         if ((count & 7) == 0 && count <= capacity) {
@@ -431,6 +457,7 @@ __global__ void __launch_bounds__(kDomainBlock)
       __syncwarp();
       if (mine) {
         nbr_count[i] = count;
+        if (split) split[i] = !ghost, split[n + i] = ghost;
         if (count > capacity) atomicMax(overflow, count);
         if (count <= capacity)
           for (int r = 0; r < (count & 7); ++r)
@@ -461,9 +488,11 @@ __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos,
 // consecutive neighbour indices with one 16-byte load and takes neighbours 4·sub .. 4·sub + 3 of
 // every 16; the 4 combine by shuffles in a fixed order (deterministic). Mixed with Fixed: the 4
 // terms of one trip are summed in float and that sum added into double (as the single-GPU engine).
-// Fast (single's float terms, cut or shift): the approximate reciprocal (MUFU.RCP) of r². OneType:
-// the pair parameters held in registers. Single runs at 16 blocks an SM (≤ 32 registers, the
-// single-GPU engine's), mixed at 12 (≤ 40: its double sums spilled at 32).
+// `atoms` (when set): the n atoms to take, by index (the interior or the boundary atoms of the
+// overlapped step); else atoms [0, n). Fast (single's float terms, cut or shift): the approximate
+// reciprocal (MUFU.RCP) of r². OneType: the pair parameters held in registers. Single runs at 16
+// blocks an SM (≤ 32 registers, the single-GPU engine's), mixed at 12 (≤ 40: its double sums
+// spilled at 32).
 template <class P, class A>
 constexpr int kForceBlocksPerSm = std::is_same_v<P, float> ? (std::is_same_v<A, double> ? 12 : 16)
                                                            : 1;
@@ -473,12 +502,14 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
                   typename Vec4<R>::type* __restrict__ vel,
                   typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
                   FixedP fixed_p, const int* __restrict__ nbr, const int* __restrict__ nbr_count,
-                  int stride, int types, DynP dyn, bool kick, bool ahead) {
+                  int stride, int types, DynP dyn, bool kick, bool ahead,
+                  const int* __restrict__ atoms) {
   constexpr int TPA = 4;
   static_assert(!Fast || (std::is_same_v<P, float> && !SF), "fast: float cut or shift terms");
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int i = t / TPA, sub = t % TPA;
-  if (i >= n) return;  // whole groups leave together (TPA divides the block)
+  const int a = t / TPA, sub = t % TPA;
+  if (a >= n) return;  // whole groups leave together (TPA divides the block)
+  const int i = atoms ? atoms[a] : a;
   typename Vec4<R>::type p{};
   int4 fi = make_int4(0, 0, 0, 0);
   if constexpr (Fixed)

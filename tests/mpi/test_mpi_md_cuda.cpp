@@ -7,8 +7,9 @@
 // data files; single and mixed precision on 2 ranks against one rank of the same precision (float
 // pair terms summed in another order: 1e-4 over 20 steps); a neighbour capacity that overflows;
 // a blow-up, and a domain thinner than the cutoff plus skin, ending every rank with the clear
-// error. Skipped without a CUDA device. Ranks sharing one GPU take GpuCollectives' MPI fallback
-// (NCCL refuses two ranks on a GPU), so this runs on a one-GPU machine.
+// error; the overlapped ghost exchange bit for bit as the plain step. Skipped without a CUDA
+// device. Ranks sharing one GPU take GpuCollectives' MPI fallback (NCCL refuses two ranks on a
+// GPU), so this runs on a one-GPU machine.
 #include <unistd.h>
 
 #include "md_problems.hpp"
@@ -86,6 +87,36 @@ TEST(MdCudaMpi, NeighbourCapacityOverflowGrowsAndMatchesOneRank) {
   problem.replace(problem.find(skin), skin.size(), skin + "capacity = 8\n");
   const MdRun many = expect_thermo_matches(problem, "cuda-capacity", 2, 1e-10);
   EXPECT_EQ(many.result.output.find(" 0 regrows"), std::string::npos) << many.result.output;
+}
+
+// The overlapped step (PAIRWISE_MD_OVERLAP=1: the forces of the atoms whose lists hold no ghost
+// on a second stream while the ghost positions travel, then the others) against the plain one
+// (=0): the same per-atom arithmetic, so bit for bit the same thermo in double, on one rank
+// (the domain engine, 1x1x1) and on 2 (1x1x2); the local atoms re-sorted every second rebuild
+// (PAIRWISE_MD_RESORT=2: both the sorted and the kept order between the rebuilds).
+TEST(MdCudaMpi, OverlappedGhostExchangeGivesTheSameTrajectoryBitForBit) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const std::string problem = lammps_in_lj(60, "cuda");
+  for (const int ranks : {1, 2}) {
+    auto run = [&](const std::string& overlap) {
+      const std::string tag = "cuda-overlap-" + overlap + "-" + std::to_string(ranks);
+      const auto dir = fresh_dir("md-" + tag);
+      const auto file = write_file(dir / "md.toml", problem);
+      const std::string env =
+          "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_RESORT=2 PAIRWISE_MD_OVERLAP=" + overlap + " ";
+      const std::string launch =
+          ranks > 1 ? mpirun(ranks) + "-x PAIRWISE_MD_RESORT -x PAIRWISE_MD_OVERLAP " : "";
+      return MdRun{dir, shell(env + launch + binary() + " run " + file.string() + " --output " +
+                              dir.string())};
+    };
+    const MdRun off = run("0"), on = run("1");
+    ASSERT_EQ(off.result.code, 0) << off.result.output;
+    ASSERT_EQ(on.result.code, 0) << on.result.output;
+    EXPECT_NE(on.result.output.find("cuda domains"), std::string::npos) << on.result.output;
+    EXPECT_NE(on.result.output.find("overlapped"), std::string::npos) << on.result.output;
+    EXPECT_EQ(off.result.output.find("overlapped"), std::string::npos) << off.result.output;
+    expect_same_thermo(off, on, 0.0);
+  }
 }
 
 TEST(MdCudaMpi, BlowUpOnThreeRanksIsAClearError) {
