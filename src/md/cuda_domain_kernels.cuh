@@ -375,6 +375,9 @@ __global__ void __launch_bounds__(kDomainBlock)
           if (j != i) append(j);
         }
       };
+      // The candidate stream, its ballot compaction and the staged row tail below repeat
+      // build_list_screened's (cuda_md_lists.cuh) to the letter but stay inline in both: moved into
+      // cuda_md_common.cuh helpers they changed the sm_90 code nvcc 13 generates for these kernels.
       int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
       while (q0 >= qend && ++s < nst)
         q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
@@ -502,6 +505,9 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
   };
   const int count = nbr_count[i];
   const int* row = nbr + std::size_t(i) * stride;
+  // This trip of 4 neighbors and the group sum below repeat forces_kick's (cuda_md_forces.cuh) but
+  // stay inline: as shared helpers they changed the sm_90 code of forces_kick (MinBlocks 15) and of
+  // this kernel's fixed-point variants.
 #pragma unroll 2
   for (int k0 = 4 * sub; k0 < count; k0 += 16) {
     const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
