@@ -507,7 +507,8 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
   const int* row = nbr + std::size_t(i) * stride;
   // This trip of 4 neighbors and the group sum below repeat forces_kick's (cuda_md_forces.cuh) but
   // stay inline: as shared helpers they changed the sm_90 code of forces_kick (MinBlocks 15) and of
-  // this kernel's fixed-point variants.
+  // this kernel's fixed-point variants. The pair lambda above is forces_kick's but for its plain
+  // displacement (no minimum image: ghosts carry their shift) and custom pairs (refused here).
 #pragma unroll 2
   for (int k0 = 4 * sub; k0 < count; k0 += 16) {
     const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
