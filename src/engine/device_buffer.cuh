@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include "core/cuda_check.cuh"
 #include "engine/all_pairs.hpp"
@@ -36,6 +37,10 @@ class DeviceBuffer {
     return static_cast<T*>(ptr_);
   }
   std::size_t bytes() const { return bytes_; }
+  void swap(DeviceBuffer& other) {
+    std::swap(ptr_, other.ptr_);
+    std::swap(bytes_, other.bytes_);
+  }
 
  private:
   void* ptr_ = nullptr;

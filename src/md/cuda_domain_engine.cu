@@ -66,6 +66,7 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "engine/device_buffer.cuh"
 #include "md/domain_engine.hpp"
 #include "md/domain_grid.hpp"
 #include "pairwise/error.hpp"
@@ -75,6 +76,7 @@
 
 #include "md/cuda_domain_kernels.cuh"
 #include "md/cuda_md_common.cuh"
+#include "md/cuda_md_host.cuh"
 #include "md/cuda_md_reductions.cuh"
 
 namespace pairwise::md {
@@ -82,45 +84,30 @@ namespace {
 
 using parallel::Communicator;
 
-// A device array that grows (keeping or dropping its contents); reports the bytes on failure.
+// A device array that grows (keeping or dropping its contents) in an engine::DeviceBuffer;
+// reports the bytes on failure.
 template <class T>
 class DeviceArray {
  public:
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);
-  }
   // At least `n` elements; `keep`: the first `used` survive a reallocation. Synchronizes `s`
   // before it frees anything.
   void reserve(std::size_t n, cudaStream_t s, bool keep = false, std::size_t used = 0) {
-    if (n <= capacity_ && ptr_) return;
-    const std::size_t grown = std::max({n, capacity_ + capacity_ / 2, std::size_t(64)});
-    T* fresh = nullptr;
-    if (cudaMalloc(&fresh, grown * sizeof(T)) != cudaSuccess) {
-      cudaGetLastError();
-      throw Error("out of GPU memory: needed " + std::to_string(grown * sizeof(T)) + " bytes" +
-                      cuda::free_memory_note(),
-                  "md cuda domain engine");
-    }
+    if (n <= capacity() && get()) return;
+    const std::size_t grown = std::max({n, capacity() + capacity() / 2, std::size_t(64)});
+    engine::DeviceBuffer fresh;
+    fresh.reserve(grown * sizeof(T));
     PW_CUDA(cudaStreamSynchronize(s));
-    if (ptr_ && keep && used > 0)
-      PW_CUDA(
-          cudaMemcpy(fresh, ptr_, std::min(used, capacity_) * sizeof(T), cudaMemcpyDeviceToDevice));
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = fresh, capacity_ = grown;
+    if (get() && keep && used > 0)
+      PW_CUDA(cudaMemcpy(fresh.as<T>(), get(), std::min(used, capacity()) * sizeof(T),
+                         cudaMemcpyDeviceToDevice));
+    buffer_.swap(fresh);  // the old allocation is freed with `fresh`
   }
-  T* get() const { return ptr_; }
-  std::size_t capacity() const { return capacity_; }
-  void swap(DeviceArray& other) {
-    std::swap(ptr_, other.ptr_);
-    std::swap(capacity_, other.capacity_);
-  }
+  T* get() const { return buffer_.as<T>(); }
+  std::size_t capacity() const { return buffer_.bytes() / sizeof(T); }
+  void swap(DeviceArray& other) { buffer_.swap(other.buffer_); }
 
  private:
-  T* ptr_ = nullptr;
-  std::size_t capacity_ = 0;
+  engine::DeviceBuffer buffer_;
 };
 
 // The local atoms are sorted into cell order at every kResortEvery-th rebuild (migrate).
@@ -146,11 +133,7 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaStreamCreateWithFlags(&interior_stream_, cudaStreamNonBlocking));
     PW_CUDA(cudaEventCreateWithFlags(&kicked_, cudaEventDisableTiming));
     PW_CUDA(cudaEventCreateWithFlags(&interior_done_, cudaEventDisableTiming));
-    int dev = 0;
-    PW_CUDA(cudaGetDevice(&dev));
-    cudaDeviceProp prop{};
-    PW_CUDA(cudaGetDeviceProperties(&prop, dev));
-    device_ = prop.name;
+    device_ = current_device_name();
     const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
     profile_ = prof && *prof && *prof != '0';
     gpu_ = parallel::make_gpu_collectives(comm_);
@@ -188,19 +171,8 @@ class CudaDomainEngine final : public MdEngine {
   void set_state(const System& s) override {
     table_ = build_pair_table(s.ff);
     refuse_custom_pairs(table_);
-    if (table_.types > kMaxTypes)
-      throw Error("the cuda engine supports up to " + std::to_string(kMaxTypes) + " atom types");
+    any_sf_ = upload_pair_params(table_);
     types_ = table_.types;
-    any_sf_ = false;
-    std::vector<physics::LjPairParams<float>> pf(kMaxTypes * kMaxTypes);
-    std::vector<physics::LjPairParams<double>> pd(kMaxTypes * kMaxTypes);
-    for (std::size_t k = 0; k < table_.params.size(); ++k) {
-      pd[k] = table_.params[k];
-      pf[k] = physics::lj_pair_params_cast<float>(table_.params[k]);
-      any_sf_ = any_sf_ || table_.params[k].f_shift != 0;
-    }
-    PW_CUDA(cudaMemcpyToSymbol(c_params_f, pf.data(), sizeof(pf[0]) * pf.size()));
-    PW_CUDA(cudaMemcpyToSymbol(c_params_d, pd.data(), sizeof(pd[0]) * pd.size()));
     r_list_ = table_.max_cutoff + options_.skin;
     grid_ = DomainGrid(s.box, r_list_, comm_.size(), comm_.rank());
     // The cells of the domain and its ghost shell, at least r_list wide.

@@ -46,15 +46,6 @@ __device__ __forceinline__ double coordinate(const R4& p, int d) {
 
 constexpr int kKickBlock = 512;  // domain_kick_drift: 4× fewer block pairs for the merge
 
-__device__ __forceinline__ void merge_top2(double& a1, double& a2, double b1, double b2) {
-  if (b1 > a1) {
-    a2 = fmax(a1, b2);
-    a1 = b1;
-  } else {
-    a2 = fmax(a2, b1);
-  }
-}
-
 // The two largest of the block's d2 into *out (every thread of the block calls it).
 template <int Block>
 __device__ __forceinline__ void block_top2(double d2, double2* out) {
@@ -255,21 +246,6 @@ __global__ void record_cell_keys(int n, const MoveRecord<R4>* __restrict__ rec, 
   index[i] = i;
 }
 
-// An atom index carried in the w slot of a candidate position (bit pattern for float, exact for
-// double).
-__device__ __forceinline__ void set_index_w(float4& p, int j) {
-  p.w = __int_as_float(j);
-}
-__device__ __forceinline__ void set_index_w(Double4& p, int j) {
-  p.w = double(j);
-}
-__device__ __forceinline__ int index_w(const float4& p) {
-  return __float_as_int(p.w);
-}
-__device__ __forceinline__ int index_w(const Double4& p) {
-  return int(p.w);
-}
-
 // The held atoms' positions in cell order, each with its index in w (the list build's candidates).
 template <class R4>
 __global__ void gather_positions(int n, const int* __restrict__ order, const R4* __restrict__ pos,
@@ -278,7 +254,7 @@ __global__ void gather_positions(int n, const int* __restrict__ order, const R4*
   if (k >= n) return;
   const int j = order[k];
   R4 p = pos[j];
-  set_index_w(p, j);
+  p.w = index_as<decltype(p.w)>(j);
   out[k] = p;
 }
 
@@ -306,19 +282,6 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
       hi = mid;
   }
   start[c] = lo;
-}
-
-template <class R>
-__device__ __forceinline__ R warp_min_of(R v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-template <class R>
-__device__ __forceinline__ R warp_max_of(R v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
 }
 
 // The full neighbour lists of the local atoms (every other local atom and every ghost within
@@ -381,25 +344,19 @@ __global__ void __launch_bounds__(kDomainBlock)
       const int k = h0 + lane;
       R4 p{};
       int i = n;
-      if (k < e) p = cell_pos[k], i = index_w(p);
+      if (k < e) p = cell_pos[k], i = index_of(p.w);
       const bool mine = i < n;
       if (!__any_sync(kAll, mine)) break;  // only ghosts from here on
       const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
       constexpr R kBig = R(1e30);
-      const R lx = warp_min_of(mine ? p.x : kBig), hx = warp_max_of(mine ? p.x : -kBig);
-      const R ly = warp_min_of(mine ? p.y : kBig), hy = warp_max_of(mine ? p.y : -kBig);
-      const R lz = warp_min_of(mine ? p.z : kBig), hz = warp_max_of(mine ? p.z : -kBig);
+      const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
+      const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
+      const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
       int count = 0, fill = 0;
       bool ghost = false;
       auto append = [&](int j) {
         ghost |= j >= n;
-        grp[count & 7][lane] = j;
-        ++count;
-        if ((count & 7) == 0 && count <= capacity) {
-          int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * capacity + (count - 8));
-          dst[0] = make_int4(grp[0][lane], grp[1][lane], grp[2][lane], grp[3][lane]);
-          dst[1] = make_int4(grp[4][lane], grp[5][lane], grp[6][lane], grp[7][lane]);
-        }
+        append_neighbor<true>(j, i, count, grp, lane, capacity, capacity, 1, nbr);
       };
       // The lane's atom against bw[0, m): the tests set bits of a mask, then the hits are appended
       // in candidate order.
@@ -410,20 +367,17 @@ __global__ void __launch_bounds__(kDomainBlock)
           const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
           hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
         };
-        if (m == 32) {
-#pragma unroll
-          for (int u = 0; u < 32; ++u) one(u);
-        } else {
-#pragma unroll 4
-          for (int u = 0; u < m; ++u) one(u);
-        }
+        for_each_candidate(m, one);
         while (hits) {
           const int u = __ffs(hits) - 1;
           hits &= hits - 1;
-          const int j = index_w(bw[u]);
+          const int j = index_of(bw[u].w);
           if (j != i) append(j);
         }
       };
+      // The candidate stream, its ballot compaction and the staged row tail below repeat
+      // build_list_screened's (cuda_md_lists.cuh) to the letter but stay inline in both: moved into
+      // cuda_md_common.cuh helpers they changed the sm_90 code nvcc 13 generates for these kernels.
       int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
       while (q0 >= qend && ++s < nst)
         q0 = __shfl_sync(kAll, qb, s), qend = __shfl_sync(kAll, qe, s);
@@ -527,9 +481,7 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
     int tj;
     if constexpr (Fixed) {
       const int4 q = fixed[j];
-      dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
-      dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
-      dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
+      fixed_displacement(fi, q, fixed_p, dx, dy, dz);
       tj = q.w;
     } else {
       const auto q = pos[j];
@@ -553,6 +505,10 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
   };
   const int count = nbr_count[i];
   const int* row = nbr + std::size_t(i) * stride;
+  // This trip of 4 neighbors and the group sum below repeat forces_kick's (cuda_md_forces.cuh) but
+  // stay inline: as shared helpers they changed the sm_90 code of forces_kick (MinBlocks 15) and of
+  // this kernel's fixed-point variants. The pair lambda above is forces_kick's but for its plain
+  // displacement (no minimum image: ghosts carry their shift) and custom pairs (refused here).
 #pragma unroll 2
   for (int k0 = 4 * sub; k0 < count; k0 += 16) {
     const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));

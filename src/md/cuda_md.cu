@@ -68,6 +68,7 @@
 #include "md/cuda_custom_pair.hpp"
 #include "md/cuda_md_common.cuh"
 #include "md/cuda_md_forces.cuh"
+#include "md/cuda_md_host.cuh"
 #include "md/cuda_md_integrate.cuh"
 #include "md/cuda_md_lists.cuh"
 #include "md/cuda_md_reductions.cuh"
@@ -119,11 +120,7 @@ class CudaEngine final : public MdEngine {
     std::string note;
     resolve_backend(BackendKind::cuda, &note);
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    int dev = 0;
-    PW_CUDA(cudaGetDevice(&dev));
-    cudaDeviceProp prop{};
-    PW_CUDA(cudaGetDeviceProperties(&prop, dev));
-    device_ = prop.name;
+    device_ = current_device_name();
     const char* tpa = std::getenv("PAIRWISE_MD_TPA");
     tpa_override_ = tpa && *tpa ? std::atoi(tpa) : 0;
     const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
@@ -201,19 +198,8 @@ class CudaEngine final : public MdEngine {
     table_ = build_pair_table(s.ff);
     custom_ = s.ff.custom;  // formulas: forces_kick and energy_terms compiled by NVRTC
     custom_kernels_.clear();
-    if (table_.types > kMaxTypes)
-      throw Error("the cuda engine supports up to " + std::to_string(kMaxTypes) + " atom types");
+    any_sf_ = upload_pair_params(table_);
     types_ = table_.types;
-    any_sf_ = false;
-    std::vector<physics::LjPairParams<float>> pf(kMaxTypes * kMaxTypes);
-    std::vector<physics::LjPairParams<double>> pd(kMaxTypes * kMaxTypes);
-    for (std::size_t k = 0; k < table_.params.size(); ++k) {
-      pd[k] = table_.params[k];
-      pf[k] = physics::lj_pair_params_cast<float>(table_.params[k]);
-      any_sf_ = any_sf_ || table_.params[k].f_shift != 0;
-    }
-    PW_CUDA(cudaMemcpyToSymbol(c_params_f, pf.data(), sizeof(pf[0]) * pf.size()));
-    PW_CUDA(cudaMemcpyToSymbol(c_params_d, pd.data(), sizeof(pd[0]) * pd.size()));
     for (int d = 0; d < 3; ++d) {
       box_.lo[d] = R(s.box.lo[d]), box_.hi[d] = R(s.box.hi[d]);
       box_.L[d] = R(s.box.length(d)), box_.half[d] = R(0.5 * s.box.length(d));

@@ -1,10 +1,15 @@
 // The md cuda engine's shared device pieces: launch constants, the LJ pair tables in constant
 // memory, the position/box/grid/dynamics parameter structs, the step flags and the minimum image.
+// The small device helpers both engines' kernels use (the rebuild test's top-2 merge, warp
+// min/max, the atom index in a candidate's w slot, the staged list stores, the fixed-point
+// displacement, the force kernels' 4-neighbor trip and group sum) live here too.
 // Included by cuda_md.cu and cuda_domain_engine.cu (each translation unit has its own
 // __constant__ tables, filled by its engine's set_state).
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cstddef>
 
 #include "pairwise/physics/lj_styles.hpp"
 
@@ -127,6 +132,91 @@ template <class R>
 __device__ __forceinline__ R min_image(R d, R L, R half) {
   d = d > half ? d - L : d;
   return d < -half ? d + L : d;
+}
+
+// The two largest values seen, a1 ≥ a2, merged with another such pair (b1 ≥ b2): the rebuild
+// test's top-2 displacements.
+__device__ __forceinline__ void merge_top2(double& a1, double& a2, double b1, double b2) {
+  if (b1 > a1) {
+    a2 = fmax(a1, b2);
+    a1 = b1;
+  } else {
+    a2 = fmax(a2, b1);
+  }
+}
+
+// The least and the largest of v over the warp (every lane gets it).
+template <class R>
+__device__ __forceinline__ R warp_min(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+template <class R>
+__device__ __forceinline__ R warp_max(R v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// An atom index carried in the w slot of a position (bit pattern for float, exact for double).
+template <class R>
+__device__ __forceinline__ R index_as(int j);
+template <>
+__device__ __forceinline__ float index_as<float>(int j) {
+  return __int_as_float(j);
+}
+template <>
+__device__ __forceinline__ double index_as<double>(int j) {
+  return double(j);
+}
+__device__ __forceinline__ int index_of(float w) {
+  return __float_as_int(w);
+}
+__device__ __forceinline__ int index_of(double w) {
+  return int(w);
+}
+
+// One neighbor j of atom i (the count-th): Staged collects 8 in the lane's column of `group` and
+// writes each full group as two 16-byte stores (one whole 32-byte sector of the row-major list,
+// rows `si` ints apart); otherwise one store at i·si + count·sk.
+template <bool Staged>
+__device__ __forceinline__ void append_neighbor(int j, int i, int& count, int (*group)[32],
+                                                int lane, int capacity, std::size_t si,
+                                                std::size_t sk, int* __restrict__ nbr) {
+  if (Staged) {
+    group[count & 7][lane] = j;
+    ++count;
+    if ((count & 7) == 0 && count <= capacity) {
+      int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
+      dst[0] = make_int4(group[0][lane], group[1][lane], group[2][lane], group[3][lane]);
+      dst[1] = make_int4(group[4][lane], group[5][lane], group[6][lane], group[7][lane]);
+    }
+  } else {
+    if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
+    ++count;
+  }
+}
+
+// The float minimum-image displacement a − b of two fixed-point positions (FixedP).
+template <class P>
+__device__ __forceinline__ void fixed_displacement(const int4& a, const int4& b, const FixedP& f,
+                                                   P& dx, P& dy, P& dz) {
+  dx = fixed_delta(a.x, b.x, f.quantum_hi[0], f.quantum_lo[0]);
+  dy = fixed_delta(a.y, b.y, f.quantum_hi[1], f.quantum_lo[1]);
+  dz = fixed_delta(a.z, b.z, f.quantum_hi[2], f.quantum_lo[2]);
+}
+
+// one(u) for the buffered candidates u < m: fully unrolled for a whole batch of 32.
+template <class OneFn>
+__device__ __forceinline__ void for_each_candidate(int m, OneFn& one) {
+  if (m == 32) {
+#pragma unroll
+    for (int u = 0; u < 32; ++u) one(u);
+  } else {
+#pragma unroll 4
+    for (int u = 0; u < m; ++u) one(u);
+  }
 }
 
 }  // namespace

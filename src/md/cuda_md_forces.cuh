@@ -75,9 +75,7 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
     int tj;
     if constexpr (Fixed) {
       const int4 q = fixed[j];
-      dx = fixed_delta(fi.x, q.x, fixed_p.quantum_hi[0], fixed_p.quantum_lo[0]);
-      dy = fixed_delta(fi.y, q.y, fixed_p.quantum_hi[1], fixed_p.quantum_lo[1]);
-      dz = fixed_delta(fi.z, q.z, fixed_p.quantum_hi[2], fixed_p.quantum_lo[2]);
+      fixed_displacement(fi, q, fixed_p, dx, dy, dz);
       tj = q.w;
     } else {
       const auto q = pos[j];

@@ -10,15 +10,6 @@
 namespace pairwise::md {
 namespace {
 
-__device__ __forceinline__ void top2_merge(double& a1, double& a2, double b1, double b2) {
-  if (b1 > a1) {
-    a2 = fmax(a1, b2);
-    a1 = b1;
-  } else {
-    a2 = fmax(a2, b1);
-  }
-}
-
 // Folds x into [lo, hi) of dimension d, counting box crossings in m.
 template <class R>
 __device__ __forceinline__ void wrap1(R& x, int& m, const BoxP<R>& box, int d) {
@@ -169,7 +160,7 @@ __global__ void __launch_bounds__(kIntBlock)
   for (int o = 16; o > 0; o >>= 1) {
     const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
     const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
-    top2_merge(a1, a2, b1, b2);
+    merge_top2(a1, a2, b1, b2);
   }
   __shared__ double s1[kIntBlock / 32], s2[kIntBlock / 32];
   __shared__ bool last;
@@ -178,7 +169,7 @@ __global__ void __launch_bounds__(kIntBlock)
   __syncthreads();
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    for (int w = 1; w < kIntBlock / 32; ++w) merge_top2(b1, b2, s1[w], s2[w]);
     block_top2[blockIdx.x] = make_double2(b1, b2);
     __threadfence();
     last = atomicAdd(&flags->done, 1u) == gridDim.x - 1;
@@ -190,19 +181,19 @@ __global__ void __launch_bounds__(kIntBlock)
   a1 = 0, a2 = 0;
   for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
     const volatile double* t = reinterpret_cast<volatile double*>(block_top2) + 2 * b;
-    top2_merge(a1, a2, t[0], t[1]);
+    merge_top2(a1, a2, t[0], t[1]);
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const double b1 = __shfl_down_sync(0xffffffffu, a1, o);
     const double b2 = __shfl_down_sync(0xffffffffu, a2, o);
-    top2_merge(a1, a2, b1, b2);
+    merge_top2(a1, a2, b1, b2);
   }
   if (lane == 0) s1[warp] = a1, s2[warp] = a2;
   __syncthreads();
   if (threadIdx.x == 0) {
     double b1 = s1[0], b2 = s2[0];
-    for (int w = 1; w < kIntBlock / 32; ++w) top2_merge(b1, b2, s1[w], s2[w]);
+    for (int w = 1; w < kIntBlock / 32; ++w) merge_top2(b1, b2, s1[w], s2[w]);
     const int rebuild = (sqrt(b1) + sqrt(b2) > skin) || flags->force_rebuild;
     flags->rebuild = rebuild;
     if (use_cond) cudaGraphSetConditional(cond, unsigned(rebuild));  // the graph's IF node

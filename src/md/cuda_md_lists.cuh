@@ -11,24 +11,6 @@
 namespace pairwise::md {
 namespace {
 
-// An atom index carried in the w slot of a position (bit pattern for float, exact for double).
-template <class R>
-__device__ __forceinline__ R index_as(int j);
-template <>
-__device__ __forceinline__ float index_as<float>(int j) {
-  return __int_as_float(j);
-}
-template <>
-__device__ __forceinline__ double index_as<double>(int j) {
-  return double(j);
-}
-__device__ __forceinline__ int index_of(float w) {
-  return __float_as_int(w);
-}
-__device__ __forceinline__ int index_of(double w) {
-  return int(w);
-}
-
 template <class R>
 __device__ __forceinline__ int cell_of(const typename Vec4<R>::type& p, const GridP& g,
                                        const int* rank) {
@@ -288,26 +270,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// One neighbor j of atom i (the count-th): Staged collects 8 in the lane's column of `group` and
-// writes each full group as two 16-byte stores (one whole 32-byte sector of the row-major list).
-template <bool Staged>
-__device__ __forceinline__ void append_neighbor(int j, int i, int& count, int (*group)[32],
-                                                int lane, int capacity, std::size_t si,
-                                                std::size_t sk, int* __restrict__ nbr) {
-  if (Staged) {
-    group[count & 7][lane] = j;
-    ++count;
-    if ((count & 7) == 0 && count <= capacity) {
-      int4* dst = reinterpret_cast<int4*>(nbr + std::size_t(i) * si + (count - 8));
-      dst[0] = make_int4(group[0][lane], group[1][lane], group[2][lane], group[3][lane]);
-      dst[1] = make_int4(group[4][lane], group[5][lane], group[6][lane], group[7][lane]);
-    }
-  } else {
-    if (count < capacity) nbr[std::size_t(i) * si + std::size_t(count) * sk] = j;
-    ++count;
-  }
-}
-
 // The end of atom i's list: the staged remainder, the count, the overflow maximum, x0 = r_build.
 template <bool Staged, class R4>
 __device__ __forceinline__ void finish_list(int i, int count, int (*group)[32], int lane,
@@ -436,19 +398,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <class R>
-__device__ __forceinline__ R warp_min(R v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-template <class R>
-__device__ __forceinline__ R warp_max(R v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
 // The build of shifted grids (3 or more cells on every side) with screened candidates: the same
 // lists in the same order as build_list, with less work. Each candidate is loaded once by one
 // lane, moved onto the home cell's periodic image (q − shift: the 32 lanes then test it without
@@ -557,13 +506,7 @@ __global__ void __launch_bounds__(kBlock, MinB)
             if constexpr (Exact == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
           }
         };
-        if (m == 32) {
-#pragma unroll
-          for (int u = 0; u < 32; ++u) one(u);
-        } else {
-#pragma unroll 4
-          for (int u = 0; u < m; ++u) one(u);
-        }
+        for_each_candidate(m, one);
         while (hits) {
           const int u = __ffs(hits) - 1;
           hits &= hits - 1;

@@ -17,6 +17,8 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <unistd.h>
+
+#include "engine/device_buffer.cuh"
 #endif
 #if defined(PAIRWISE_HAVE_CUDA) && defined(PAIRWISE_HAVE_NCCL_HEADER)
 #include <nccl.h>
@@ -31,33 +33,6 @@ void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
     throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
 }
-
-// Page-locked host memory grown on demand: sendrecv's staging (pinned copies run at the link's
-// speed; pageable ones go through the driver's bounce buffer, ~3× slower for the md ghosts).
-class PinnedBytes {
- public:
-  PinnedBytes() = default;
-  PinnedBytes(const PinnedBytes&) = delete;
-  PinnedBytes& operator=(const PinnedBytes&) = delete;
-  ~PinnedBytes() {
-    if (ptr_) cudaFreeHost(ptr_);
-  }
-  std::byte* get(std::size_t bytes) {
-    if (bytes > size_) {
-      if (ptr_) cudaFreeHost(ptr_);
-      ptr_ = nullptr, size_ = 0;
-      const std::size_t grown = std::max(bytes, 2 * size_);
-      void* p = nullptr;
-      check_cuda(cudaMallocHost(&p, grown), "cudaMallocHost (sendrecv staging)");
-      ptr_ = static_cast<std::byte*>(p), size_ = grown;
-    }
-    return ptr_;
-  }
-
- private:
-  std::byte* ptr_ = nullptr;
-  std::size_t size_ = 0;
-};
 
 // Device → host, the host collective, host → device: correct everywhere, as fast as PCIe allows.
 class HostStaged final : public GpuCollectives {
@@ -109,8 +84,9 @@ class HostStaged final : public GpuCollectives {
   void sendrecv(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
                 std::size_t recv_bytes, int from, void* stream) override {
     auto s = static_cast<cudaStream_t>(stream);
-    std::byte* send = send_host_.get(send_bytes);
-    std::byte* recv = recv_host_.get(recv_bytes);
+    send_host_.reserve(send_bytes), recv_host_.reserve(recv_bytes);
+    std::byte* send = send_host_.as<std::byte>();
+    std::byte* recv = recv_host_.as<std::byte>();
     if (send_bytes) {
       check_cuda(cudaMemcpyAsync(send, d_send, send_bytes, cudaMemcpyDeviceToHost, s),
                  "sendrecv (download)");
@@ -127,7 +103,9 @@ class HostStaged final : public GpuCollectives {
 
  private:
   Communicator& comm_;
-  PinnedBytes send_host_, recv_host_;  // sendrecv's staging
+  // sendrecv's staging, grown on demand: pinned copies run at the link's speed; pageable ones go
+  // through the driver's bounce buffer, ~3× slower for the md ghosts.
+  engine::PinnedBuffer send_host_, recv_host_;
 };
 
 std::string& nccl_missing_reason() {

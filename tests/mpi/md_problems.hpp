@@ -105,4 +105,18 @@ inline std::string thin_fcc(const std::string& backend) {
          backend + "\"\n[output]\nprogress = false\n";
 }
 
+// thin_fcc on 3 ranks is a clear error on every rank (no hang); on 2 ranks it runs.
+inline void expect_thin_domain_is_a_clear_error(const std::string& backend) {
+  const auto dir = fresh_dir("md-thin-" + backend);
+  const auto problem = write_file(dir / "thin.toml", thin_fcc(backend));
+  const Result r =
+      shell(mpirun(3) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.code, 124) << "the ranks hung:\n" << r.output;
+  EXPECT_NE(r.output.find("thinner than the cutoff plus skin"), std::string::npos) << r.output;
+  const Result two =
+      shell(mpirun(2) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
+  EXPECT_EQ(two.code, 0) << two.output;
+}
+
 }  // namespace pairwise::mpitest

@@ -49,17 +49,7 @@ TEST(MdMpi, FinalStateOfSevenAtomsMatchesOneRank) {
 
 TEST(MdMpi, DomainThinnerThanCutoffIsAClearError) {
   // thin_fcc: 2.24σ slabs on 3 ranks, 3.36σ on 2.
-  const auto dir = fresh_dir("md-thin");
-  const auto problem = write_file(dir / "thin.toml", thin_fcc("cpu"));
-  const Result r =
-      shell(mpirun(3) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
-  EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_NE(r.code, 124) << "the ranks hung:\n" << r.output;
-  EXPECT_NE(r.output.find("thinner than the cutoff plus skin"), std::string::npos) << r.output;
-  // Two ranks fit (3.36σ slabs).
-  const Result two =
-      shell(mpirun(2) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
-  EXPECT_EQ(two.code, 0) << two.output;
+  expect_thin_domain_is_a_clear_error("cpu");
 }
 
 TEST(MdMpi, BlowUpOnThreeRanksIsAClearError) {

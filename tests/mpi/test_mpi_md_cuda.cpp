@@ -126,16 +126,7 @@ TEST(MdCudaMpi, BlowUpOnThreeRanksIsAClearError) {
 
 TEST(MdCudaMpi, DomainThinnerThanCutoffIsAClearError) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-  const auto dir = fresh_dir("md-cuda-thin");
-  const auto problem = write_file(dir / "thin.toml", thin_fcc("cuda"));
-  const Result r =
-      shell(mpirun(3) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
-  EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_NE(r.code, 124) << "the ranks hung:\n" << r.output;
-  EXPECT_NE(r.output.find("thinner than the cutoff plus skin"), std::string::npos) << r.output;
-  const Result two =
-      shell(mpirun(2) + binary() + " run " + problem.string() + " --output " + dir.string(), 60);
-  EXPECT_EQ(two.code, 0) << two.output;
+  expect_thin_domain_is_a_clear_error("cuda");
 }
 
 }  // namespace
