@@ -17,6 +17,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "engine/all_pairs.cuh"
 #include "engine/device_buffer.cuh"
 #include "engine/formula/nvrtc_loader.hpp"
+#include "engine/formula/runtime_library.cuh"
 #include "fredholm/cuda_formula_matvec.hpp"
 #include "fredholm/cuda_matvec_policy.cuh"
 #include "fredholm/device_rows.hpp"
@@ -60,20 +62,9 @@ class FormulaMatvecKernel {
         formula::compile_cuda_program(formula_matvec_program(kernel, v));
     compile_seconds_ = c.seconds;
     from_cache_ = c.from_cache;
-    PW_CUDA(
-        cudaLibraryLoadData(&library_, c.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    cudaKernel_t k = nullptr;
-    PW_CUDA(cudaLibraryGetKernel(&k, library_, c.lowered.at(0).c_str()));
-    fn_ = reinterpret_cast<const void*>(k);
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn_, engine::kAllPairsThreads, 0) ==
-            cudaSuccess &&
-        per_sm > 0)
-      blocks_per_sm_ = per_sm;
-    cudaGetLastError();  // an occupancy query the handle does not support is not an error here
-  }
-  ~FormulaMatvecKernel() {
-    if (library_) cudaLibraryUnload(library_);
+    library_ = std::make_unique<formula::RuntimeLibrary>(c.cubin);
+    fn_ = library_->kernel(c.lowered.at(0));
+    blocks_per_sm_ = formula::resident_blocks_per_sm(fn_, engine::kAllPairsThreads, 1);
   }
   FormulaMatvecKernel(const FormulaMatvecKernel&) = delete;
   FormulaMatvecKernel& operator=(const FormulaMatvecKernel&) = delete;
@@ -88,7 +79,7 @@ class FormulaMatvecKernel {
   }
 
  private:
-  cudaLibrary_t library_ = nullptr;
+  std::unique_ptr<formula::RuntimeLibrary> library_;
   const void* fn_ = nullptr;
   int blocks_per_sm_ = 1;
   double compile_seconds_ = 0;

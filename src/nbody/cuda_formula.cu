@@ -10,6 +10,7 @@
 #include "core/cuda_check.cuh"
 #include "engine/all_pairs.hpp"
 #include "engine/formula/nvrtc_loader.hpp"
+#include "engine/formula/runtime_library.cuh"
 #include "nbody/cuda_formula_split.hpp"
 #include "nbody/cuda_newton3_kernel.cuh"
 #include "nbody/custom_gravity.hpp"
@@ -77,22 +78,18 @@ FormulaKernels::Kernel FormulaKernels::get(bool jerk, bool potential, bool unit,
   const formula::CompiledKernel compiled =
       formula::compile_cuda_source(source(jerk, potential, unit, mode, k_i));
   count(compiled.seconds, compiled.from_cache);
-  // The library stays loaded for the life of the process (kernels of a potential are few).
-  cudaLibrary_t library = nullptr;
-  PW_CUDA(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr,
-                              nullptr, 0));
-  cudaKernel_t kernel = nullptr;
-  PW_CUDA(cudaLibraryGetKernel(&kernel, library, kKernelName));
   Kernel k;
-  k.fn = reinterpret_cast<const void*>(kernel);
-  k.blocks_per_sm = newton3::min_blocks(jerk, potential, unit, mode, k_i);
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, newton3::kBlockThreads, 0) ==
-          cudaSuccess &&
-      per_sm > 0)
-    k.blocks_per_sm = per_sm;
-  cudaGetLastError();  // an occupancy query the handle does not support is not an error here
+  k.fn = load(compiled, kKernelName);
+  k.blocks_per_sm = formula::resident_blocks_per_sm(
+      k.fn, newton3::kBlockThreads, newton3::min_blocks(jerk, potential, unit, mode, k_i));
   return kernels_[key] = k;
+}
+
+FormulaKernels::~FormulaKernels() = default;
+
+const void* FormulaKernels::load(const formula::CompiledKernel& compiled, const std::string& name) {
+  libraries_.push_back(std::make_unique<formula::RuntimeLibrary>(compiled.cubin));
+  return libraries_.back()->kernel(name);
 }
 
 void FormulaKernels::count(double seconds, bool from_cache) {
@@ -112,19 +109,9 @@ FormulaKernels::Kernel FormulaKernels::split(Precision precision, bool jerk, boo
   const formula::CompiledProgram compiled =
       formula::compile_cuda_program(formula_split_program(program_, v));
   count(compiled.seconds, compiled.from_cache);
-  cudaLibrary_t library = nullptr;  // loaded for the life of the process, as get()'s
-  PW_CUDA(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr,
-                              nullptr, 0));
-  cudaKernel_t kernel = nullptr;
-  PW_CUDA(cudaLibraryGetKernel(&kernel, library, compiled.lowered.at(0).c_str()));
   Kernel k;
-  k.fn = reinterpret_cast<const void*>(kernel);
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, engine::kAllPairsThreads, 0) ==
-          cudaSuccess &&
-      per_sm > 0)
-    k.blocks_per_sm = per_sm;
-  cudaGetLastError();  // an occupancy query the handle does not support is not an error here
+  k.fn = load(compiled, compiled.lowered.at(0));
+  k.blocks_per_sm = formula::resident_blocks_per_sm(k.fn, engine::kAllPairsThreads, 1);
   return split_kernels_[key] = k;
 }
 

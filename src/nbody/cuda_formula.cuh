@@ -3,12 +3,14 @@
 // build time: newton3_kernel_source) with FormulaPair over the formula's φ, G, G′
 // (formula::RadialProgram), one extern "C" kernel per variant, compiled with NVRTC on first use and
 // cached on disk (formula::compile_cuda_source), loaded with the runtime's library API
-// (cudaLibraryLoadData). This header compiles with g++ too (no device code).
+// (formula::RuntimeLibrary). This header compiles with g++ too (no device code).
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "engine/formula/radial_program.hpp"
 #include "pairwise/precision.hpp"
@@ -16,6 +18,10 @@
 namespace pairwise::nbody {
 class CustomGravity;
 }
+namespace pairwise::formula {
+class RuntimeLibrary;
+struct CompiledKernel;
+}  // namespace pairwise::formula
 
 namespace pairwise::nbody::cuda {
 
@@ -25,6 +31,7 @@ const char* newton3_kernel_source();
 class FormulaKernels {
  public:
   explicit FormulaKernels(const CustomGravity& potential);
+  ~FormulaKernels();  // unloads the variants' libraries
   FormulaKernels(const FormulaKernels&) = delete;
   FormulaKernels& operator=(const FormulaKernels&) = delete;
 
@@ -57,7 +64,10 @@ class FormulaKernels {
   bool last_from_cache_ = false;
   std::map<std::tuple<bool, bool, bool, int, int>, Kernel> kernels_;
   std::map<std::tuple<int, bool, bool>, Kernel> split_kernels_;
+  std::vector<std::unique_ptr<formula::RuntimeLibrary>> libraries_;  // one per variant compiled
   void count(double seconds, bool from_cache);
+  // Loads a compiled variant (kept until this object goes) and returns its kernel `name`.
+  const void* load(const formula::CompiledKernel& compiled, const std::string& name);
 };
 
 }  // namespace pairwise::nbody::cuda

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/cuda_check.cuh"
+#include "engine/formula/runtime_library.cuh"
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
 #include "parallel/communicator.hpp"
@@ -328,21 +329,14 @@ class PhiKernels {
     const formula::CompiledProgram c = formula::compile_cuda_program(custom_phi_program(phi, v));
     seconds_ = c.seconds;
     from_cache_ = c.from_cache;
-    PW_CUDA(
-        cudaLibraryLoadData(&library_, c.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    cudaKernel_t k = nullptr;
-    PW_CUDA(cudaLibraryGetKernel(&k, library_, c.lowered.at(0).c_str()));
-    direct_ = reinterpret_cast<const void*>(k);
-    PW_CUDA(cudaLibraryGetKernel(&k, library_, c.lowered.at(1).c_str()));
-    cutoff_ = reinterpret_cast<const void*>(k);
+    library_ = std::make_unique<formula::RuntimeLibrary>(c.cubin);
+    direct_ = library_->kernel(c.lowered.at(0));
+    cutoff_ = library_->kernel(c.lowered.at(1));
     if (!plan.nb.empty()) {
       neighbors_.reset(plan.nb.size());
       PW_CUDA(cudaMemcpy(neighbors_.p, plan.nb.data(), plan.nb.size() * sizeof(int4),
                          cudaMemcpyHostToDevice));
     }
-  }
-  ~PhiKernels() {
-    if (library_) cudaLibraryUnload(library_);
   }
   PhiKernels(const PhiKernels&) = delete;
   PhiKernels& operator=(const PhiKernels&) = delete;
@@ -363,7 +357,7 @@ class PhiKernels {
   }
 
  private:
-  cudaLibrary_t library_ = nullptr;
+  std::unique_ptr<formula::RuntimeLibrary> library_;
   const void* direct_ = nullptr;
   const void* cutoff_ = nullptr;
   Buffer<int4> neighbors_;
