@@ -23,6 +23,11 @@
 //                       each pair computed for its own atom (4 threads per atom, 16-byte index
 //                       loads, no atomics, no reverse communication), + the second half kick
 //                       (domain_andersen after it for Andersen)
+// The batched steps (PAIRWISE_MD_BATCH=K > 1, one domain on every axis, not overlapped; off by
+// default until checked on a device): K steps launched with no host decision, the rebuild test
+// taken on the device (merge_and_test), every later kernel of the batch returning at once once it
+// fires; one 8-byte download a batch instead of 16 bytes and a synchronization a step
+// (advance_batched).
 // The overlapped step (PAIRWISE_MD_OVERLAP; default on when an axis has more than one domain):
 // domain_list flags the local atoms whose list holds no ghost (interior), DeviceSelect keeps the
 // interior and boundary index lists; a step without a rebuild runs domain_forces over the
@@ -113,6 +118,11 @@ class DeviceArray {
 // The local atoms are sorted into cell order at every kResortEvery-th rebuild (migrate).
 constexpr int kResortEvery = 8;
 
+// Steps a batch with one domain on every axis (advance_batched): PAIRWISE_MD_BATCH=K; unset,
+// kDefaultBatch (1: the per-step host test; the batched steps are off by default until checked
+// on a device, see docs/distributed.md).
+constexpr int kDefaultBatch = 1;
+
 // Threads per atom in domain_forces (the single-GPU engine's choice: 4).
 constexpr int kForceThreads = 4;
 
@@ -190,6 +200,8 @@ class CudaDomainEngine final : public MdEngine {
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
     rebuilds_since_sort_ = 0;
+    const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
+    batch_ = batch_env && *batch_env ? std::max(1, std::atoi(batch_env)) : kDefaultBatch;
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
@@ -267,6 +279,10 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   void advance(std::uint64_t first_step, int steps) override {
+    if (batch_ > 1 && !profile_ && !overlap_ && n_ > 0 && one_domain()) {
+      advance_batched(first_step, steps);
+      return;
+    }
     using clock = std::chrono::steady_clock;
     const DynP d = dyn();
     bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
@@ -274,20 +290,7 @@ class CudaDomainEngine final : public MdEngine {
       const std::uint64_t step = first_step + std::uint64_t(k);
       const bool ahead = k + 1 < steps && d.thermostat != 2;
       const auto t0 = clock::now();
-      if (n_ > 0) {
-        top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
-        auto kick = [&](auto thermostat) {
-          domain_kick_drift<R, decltype(thermostat)::value>
-              <<<kick_blocks(), kKickBlock, 0, stream_>>>(
-                  int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
-                  fixed_p_, x0_.get(), top2_.get() + 1, !kicked_ahead);
-        };
-        if (d.thermostat == 1)
-          kick(std::integral_constant<int, 1>{});
-        else
-          kick(std::integral_constant<int, 0>{});
-        PW_CUDA_LAUNCH("domain_kick_drift");
-      }
+      if (n_ > 0) kick_drift(step, !kicked_ahead);
       const bool rebuild_now = rebuild_test();
       const auto t1 = clock::now();
       // Overlapped: the interior atoms' forces (their lists hold no ghost) on interior_stream_
@@ -455,6 +458,70 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // ---- rebuild ------------------------------------------------------------------------------
+
+  // domain_kick_drift over the local atoms (`kick_first`: the half kick with the last forces,
+  // unless domain_forces applied it ahead); `stop`: the batched steps' flag.
+  void kick_drift(std::uint64_t step, bool kick_first, const int* stop = nullptr) {
+    const DynP d = dyn();
+    top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
+    auto kick = [&](auto thermostat) {
+      domain_kick_drift<R, decltype(thermostat)::value><<<kick_blocks(), kKickBlock, 0, stream_>>>(
+          int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
+          fixed_p_, x0_.get(), top2_.get() + 1, kick_first, stop);
+    };
+    if (d.thermostat == 1)
+      kick(std::integral_constant<int, 1>{});
+    else
+      kick(std::integral_constant<int, 0>{});
+    PW_CUDA_LAUNCH("domain_kick_drift");
+  }
+
+  bool one_domain() const { return grid_.n[0] == 1 && grid_.n[1] == 1 && grid_.n[2] == 1; }
+
+  // The steps with one domain on every axis (every ghost stage a device copy) in batches of
+  // batch_ (PAIRWISE_MD_BATCH) with no host decision inside: merge_and_test takes the rebuild
+  // test on the device and, when it fires, sets the stop flag, after which every kernel of the
+  // batch returns at once; one 8-byte download a batch. The state is then the one after that
+  // step's kick and drift, exactly as the per-step path's at its test: the host rebuilds and
+  // finishes the step, and the next batch starts at the step after. The same kernels with the
+  // same arguments as the per-step path in the same order: bit for bit the same trajectory, the
+  // rebuilds at the same steps.
+  void advance_batched(std::uint64_t first_step, int steps) {
+    const DynP d = dyn();
+    stop_.reserve(2, stream_);
+    bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
+    int k = 0;
+    while (k < steps) {
+      const int count = std::min(batch_, steps - k);
+      PW_CUDA(cudaMemsetAsync(stop_.get(), 0, 2 * sizeof(int), stream_));
+      for (int j = 0; j < count; ++j) {
+        const std::uint64_t step = first_step + std::uint64_t(k + j);
+        const bool ahead = k + j + 1 < steps && d.thermostat != 2;
+        kick_drift(step, !kicked_ahead, stop_.get());
+        merge_and_test<<<1, kDomainBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get(),
+                                                        options_.skin, j, stop_.get());
+        PW_CUDA_LAUNCH("merge_and_test");
+        forward_ghost_positions(stop_.get());
+        fix_positions(n_, stop_.get());
+        compute_forces(true, step, ahead, stop_.get());
+        kicked_ahead = ahead;
+      }
+      int fired[2] = {0, 0};  // the stop flag, the step's index in the batch
+      PW_CUDA(cudaMemcpyAsync(fired, stop_.get(), sizeof fired, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (!fired[0]) {
+        k += count;
+        continue;
+      }
+      const int s = k + fired[1];
+      const bool ahead = s + 1 < steps && d.thermostat != 2;
+      rebuild(true);
+      compute_forces(true, first_step + std::uint64_t(s), ahead);
+      kicked_ahead = ahead;
+      k = s + 1;
+    }
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
 
   // Liu et al.'s test over every rank, from domain_kick_drift's block top-2 pairs.
   bool rebuild_test() {
@@ -657,7 +724,7 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild.
-  void forward_ghost_positions() {
+  void forward_ghost_positions(const int* stop = nullptr) {
     std::size_t next = n_;
     for (int d = 0; d < 3; ++d) {
       // Two domains along d: both neighbours are one rank, and the two sides' ghosts are adjacent
@@ -671,7 +738,7 @@ class CudaDomainEngine final : public MdEngine {
         if (out > 0) {
           pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
               int(out), send_[d][side].get(), pos_.get(), d, shift, target,
-              static_cast<const int*>(nullptr), static_cast<int*>(nullptr));
+              static_cast<const int*>(nullptr), static_cast<int*>(nullptr), stop);
           PW_CUDA_LAUNCH("pack_ghosts (forward)");
         }
         if (grid_.n[d] > 2)
@@ -784,14 +851,16 @@ class CudaDomainEngine final : public MdEngine {
   // ---- forces -------------------------------------------------------------------------------
 
   // `ahead`: domain_forces also applies the next step's first half kick (and stores no force).
-  void compute_forces(bool kick, std::uint64_t step, bool ahead = false) {
+  void compute_forces(bool kick, std::uint64_t step, bool ahead = false,
+                      const int* stop = nullptr) {
     if (n_ == 0) return;
-    launch_forces(kick, ahead, nullptr, n_, stream_);
-    andersen(kick, step);
+    launch_forces(kick, ahead, nullptr, n_, stream_, stop);
+    andersen(kick, step, stop);
   }
 
   // domain_forces over `count` atoms: those listed in `atoms`, or [0, count) when it is null.
-  void launch_forces(bool kick, bool ahead, const int* atoms, std::size_t count, cudaStream_t s) {
+  void launch_forces(bool kick, bool ahead, const int* atoms, std::size_t count, cudaStream_t s,
+                     const int* stop = nullptr) {
     if (count == 0) return;
     const DynP d = dyn();
     const int blocks = blocks_of(count * kForceThreads);
@@ -799,7 +868,7 @@ class CudaDomainEngine final : public MdEngine {
       domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
                     decltype(one)::value><<<blocks, kDomainBlock, 0, s>>>(
           int(count), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-          nbr_count_.get(), capacity_, types_, d, kick, ahead, atoms);
+          nbr_count_.get(), capacity_, types_, d, kick, ahead, atoms, stop);
     };
     using T = std::true_type;
     using F = std::false_type;
@@ -835,23 +904,23 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // Andersen's collisions after the second half kick (all local atoms, on stream_).
-  void andersen(bool kick, std::uint64_t step) {
+  void andersen(bool kick, std::uint64_t step, const int* stop = nullptr) {
     const DynP d = dyn();
     if (n_ > 0 && kick && d.thermostat == 2) {
       domain_andersen<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), vel_.get(), id_.get(),
-                                                                   d, step);
+                                                                   d, step, stop);
       PW_CUDA_LAUNCH("domain_andersen");
     }
   }
 
   // Mixed: the fixed-point copy of the held atoms' positions from `first` on (the local atoms'
   // come from domain_kick_drift between rebuilds).
-  void fix_positions(std::size_t first) {
+  void fix_positions(std::size_t first, const int* stop = nullptr) {
     if (!use_fixed_ || held_ == 0) return;
     fixed_.reserve(held_, stream_);
     if (held_ > first)
       fixed_positions<<<blocks_of(held_ - first), kDomainBlock, 0, stream_>>>(
-          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get());
+          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get(), stop);
     PW_CUDA_LAUNCH("fixed_positions");
   }
   int4* fixed_local() { return use_fixed_ ? fixed_.get() : nullptr; }
@@ -906,6 +975,10 @@ class CudaDomainEngine final : public MdEngine {
   // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
   // CUB's scratch.
   DeviceArray<double2> top2_;
+  // The batched steps (advance_batched): steps a batch (PAIRWISE_MD_BATCH; 1: the per-step host
+  // test), the device's stop flag and the step it fired at.
+  int batch_ = kDefaultBatch;
+  DeviceArray<int> stop_;
   DeviceArray<double> partial_, result_;
   DeviceArray<int> counters_;
   DeviceArray<char> scratch_;

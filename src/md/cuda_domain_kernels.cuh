@@ -75,7 +75,9 @@ __global__ void __launch_bounds__(kKickBlock)
                       const unsigned* __restrict__ id, DynP dyn, unsigned long long step,
                       int4* __restrict__ fixed, FixedP fp,
                       const typename Vec4<R>::type* __restrict__ x0,
-                      double2* __restrict__ block_top, bool kick_first) {
+                      double2* __restrict__ block_top, bool kick_first,
+                      const int* __restrict__ stop = nullptr) {
+  if (stop && *stop) return;  // the device rebuild test fired earlier in the batch (whole grid)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
   if (i < n) {
@@ -119,6 +121,27 @@ __global__ void __launch_bounds__(kDomainBlock)
   if (threadIdx.x == 0) {
     for (int t = 1; t < kDomainBlock; ++t) merge_top2(a1, a2, s1[t], s2[t]);
     out[0] = make_double2(a1, a2);
+  }
+}
+
+// The batched steps' rebuild test on the device (one domain on every axis: no other rank's
+// top-2 to gather): merge_block_top2, then Liu et al.'s d1 + d2 > skin in double as
+// rebuild_needed_on_any_rank; when it fires, stop[0] = 1 (every later kernel of the batch returns
+// at once) and stop[1] = `k`, the step's index in the batch. Nothing once stop[0] is set.
+__global__ void __launch_bounds__(kDomainBlock)
+    merge_and_test(int blocks, const double2* __restrict__ block_top2, double2* out, double skin,
+                   int k, int* stop) {
+  if (*stop) return;
+  double a1 = 0, a2 = 0;
+  for (int b = threadIdx.x; b < blocks; b += blockDim.x)
+    merge_top2(a1, a2, block_top2[b].x, block_top2[b].y);
+  __shared__ double s1[kDomainBlock], s2[kDomainBlock];
+  s1[threadIdx.x] = a1, s2[threadIdx.x] = a2;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int t = 1; t < kDomainBlock; ++t) merge_top2(a1, a2, s1[t], s2[t]);
+    out[0] = make_double2(a1, a2);
+    if (sqrt(a1) + sqrt(a2) > skin) stop[0] = 1, stop[1] = k;
   }
 }
 
@@ -217,9 +240,10 @@ __global__ void ghost_flags(int n, const R4* __restrict__ pos, int d, double low
 // slot_out is set (at a rebuild).
 template <class R4, class R>
 __global__ void pack_ghosts(int n, const int* __restrict__ list, const R4* pos, int d, R shift,
-                            R4* out, const int* slot_in, int* slot_out) {
+                            R4* out, const int* slot_in, int* slot_out,
+                            const int* __restrict__ stop = nullptr) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
+  if (k >= n || (stop && *stop)) return;
   const int j = list[k];
   R4 p = pos[j];
   if (d == 0) p.x += shift;
@@ -427,8 +451,9 @@ __global__ void __launch_bounds__(kDomainBlock)
 // that displacement exactly in quanta of S / 2^32 ≈ 2.6e-9 σ at r_list = 2.8 σ).
 template <class R4>
 __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos, FixedP f,
-                                int4* __restrict__ fixed) {
+                                int4* __restrict__ fixed, const int* __restrict__ stop = nullptr) {
   const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (stop && *stop) return;
   if (i < last) fixed[i] = fixed_of(pos[i], f);
 }
 
@@ -457,12 +482,12 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
                   typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
                   FixedP fixed_p, const int* __restrict__ nbr, const int* __restrict__ nbr_count,
                   int stride, int types, DynP dyn, bool kick, bool ahead,
-                  const int* __restrict__ atoms) {
+                  const int* __restrict__ atoms, const int* __restrict__ stop = nullptr) {
   constexpr int TPA = 4;
   static_assert(!Fast || (std::is_same_v<P, float> && !SF), "fast: float cut or shift terms");
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int a = t / TPA, sub = t % TPA;
-  if (a >= n) return;  // whole groups leave together (TPA divides the block)
+  if (a >= n || (stop && *stop)) return;  // whole groups leave together (TPA divides the block)
   const int i = atoms ? atoms[a] : a;
   typename Vec4<R>::type p{};
   int4 fi = make_int4(0, 0, 0, 0);
@@ -545,9 +570,10 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
 // their random draws inlined in domain_forces made its pair loop spill at 16 blocks an SM).
 template <class R4>
 __global__ void domain_andersen(int n, R4* __restrict__ vel, const unsigned* __restrict__ id,
-                                DynP dyn, unsigned long long step) {
+                                DynP dyn, unsigned long long step,
+                                const int* __restrict__ stop = nullptr) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n || (stop && *stop)) return;
   R4 v = vel[i];
   if (physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
                                   step, id[i]))
