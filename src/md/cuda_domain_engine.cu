@@ -202,6 +202,7 @@ class CudaDomainEngine final : public MdEngine {
     rebuilds_since_sort_ = 0;
     const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
     batch_ = batch_env && *batch_env ? std::max(1, std::atoi(batch_env)) : kDefaultBatch;
+    since_ = 0;  // set_state rebuilds
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
@@ -478,8 +479,9 @@ class CudaDomainEngine final : public MdEngine {
 
   bool one_domain() const { return grid_.n[0] == 1 && grid_.n[1] == 1 && grid_.n[2] == 1; }
 
-  // The steps with one domain on every axis (every ghost stage a device copy) in batches of
-  // batch_ (PAIRWISE_MD_BATCH) with no host decision inside: merge_and_test takes the rebuild
+  // The steps with one domain on every axis (every ghost stage a device copy) in batches of at
+  // most batch_ (PAIRWISE_MD_BATCH), ending a step before the last interval between rebuilds
+  // predicts the next, with no host decision inside: merge_and_test takes the rebuild
   // test on the device and, when it fires, sets the stop flag, after which every kernel of the
   // batch returns at once; one 8-byte download a batch. The state is then the one after that
   // step's kick and drift, exactly as the per-step path's at its test: the host rebuilds and
@@ -492,7 +494,9 @@ class CudaDomainEngine final : public MdEngine {
     bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
     int k = 0;
     while (k < steps) {
-      const int count = std::min(batch_, steps - k);
+      // Up to the step before the one the last interval between rebuilds predicts (a test firing
+      // early leaves the rest of the batch as empty launches; one firing late costs batches of 1).
+      const int count = std::min({steps - k, batch_, std::max(1, last_interval_ - 1 - since_)});
       PW_CUDA(cudaMemsetAsync(stop_.get(), 0, 2 * sizeof(int), stream_));
       for (int j = 0; j < count; ++j) {
         const std::uint64_t step = first_step + std::uint64_t(k + j);
@@ -510,7 +514,7 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA(cudaMemcpyAsync(fired, stop_.get(), sizeof fired, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
       if (!fired[0]) {
-        k += count;
+        k += count, since_ += count;
         continue;
       }
       const int s = k + fired[1];
@@ -518,6 +522,7 @@ class CudaDomainEngine final : public MdEngine {
       rebuild(true);
       compute_forces(true, first_step + std::uint64_t(s), ahead);
       kicked_ahead = ahead;
+      last_interval_ = since_ + fired[1] + 1, since_ = 0;
       k = s + 1;
     }
     PW_CUDA(cudaStreamSynchronize(stream_));
@@ -978,6 +983,9 @@ class CudaDomainEngine final : public MdEngine {
   // The batched steps (advance_batched): steps a batch (PAIRWISE_MD_BATCH; 1: the per-step host
   // test), the device's stop flag and the step it fired at.
   int batch_ = kDefaultBatch;
+  // Steps since the last rebuild in advance_batched, and the steps between the last two (a
+  // rebuild's step counted in the interval it ends): the next batch's length.
+  int since_ = 0, last_interval_ = 1 << 20;
   DeviceArray<int> stop_;
   DeviceArray<double> partial_, result_;
   DeviceArray<int> counters_;
