@@ -1,6 +1,8 @@
 // Whole files as text, for tests that compare the outputs of two runs.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,6 +23,15 @@ inline std::string csv_without_wall(const std::filesystem::path& p) {
   std::string out;
   for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
   return out;
+}
+
+// `text` written to a file in the temporary folder named `name` plus the process id (tests of
+// readers running in parallel do not share a file).
+inline std::filesystem::path write_temp_text(const std::string& name, const std::string& text) {
+  const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()));
+  std::ofstream(p) << text;
+  return p;
 }
 
 }  // namespace pairwise::test

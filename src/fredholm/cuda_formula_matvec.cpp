@@ -47,12 +47,8 @@ std::string formula_matvec_kernel_name(const FormulaMatvecVariant& v) {
 
 formula::CudaProgram formula_matvec_program(const CustomKernel& kernel,
                                             const FormulaMatvecVariant& v, int arch) {
-  formula::CudaProgram p;
-  p.source = formula_matvec_source(kernel, v);
-  p.headers = formula::embedded_cuda_headers();
-  p.name_expressions = {formula_matvec_kernel_name(v)};
-  p.arch = arch;
-  return p;
+  return formula::embedded_cuda_program(formula_matvec_source(kernel, v),
+                                        {formula_matvec_kernel_name(v)}, arch);
 }
 
 }  // namespace pairwise::fredholm

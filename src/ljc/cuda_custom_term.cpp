@@ -128,11 +128,8 @@ formula::RadialProgram ljc_pair_program(const CustomNonbonded& custom, bool unif
 
 formula::CudaProgram ljc_custom_tiles_program(const CustomNonbonded& custom, Precision p,
                                               int i_per_lane, int arch) {
-  formula::CudaProgram program;
-  program.source = custom_pair_source(custom, p);
-  program.headers = formula::embedded_cuda_headers();
-  program.name_expressions = kernel_names(p, i_per_lane);
-  program.arch = arch;
+  formula::CudaProgram program = formula::embedded_cuda_program(custom_pair_source(custom, p),
+                                                                kernel_names(p, i_per_lane), arch);
   // Single: approximate division and square root (the built-in single kernels' rsqrt).
   if (p == Precision::single) program.options = {"-prec-div=false", "-prec-sqrt=false"};
   return program;

@@ -100,11 +100,8 @@ std::vector<std::string> md_custom_kernel_names(const CustomMdVariant& v) {
 
 formula::CudaProgram md_custom_program(const CustomPairs& pairs, const CustomMdVariant& v,
                                        int arch) {
-  formula::CudaProgram p;
-  p.source = md_custom_pair_source(pairs, v);
-  p.headers = formula::embedded_cuda_headers();
-  p.name_expressions = md_custom_kernel_names(v);
-  p.arch = arch;
+  formula::CudaProgram p = formula::embedded_cuda_program(md_custom_pair_source(pairs, v),
+                                                          md_custom_kernel_names(v), arch);
   if (v.fast_math) p.options = {"-prec-div=false", "-prec-sqrt=false"};
   return p;
 }

@@ -71,12 +71,8 @@ std::string formula_split_kernel_name(const FormulaSplitVariant& v) {
 
 formula::CudaProgram formula_split_program(const formula::RadialProgram& program,
                                            const FormulaSplitVariant& v, int arch) {
-  formula::CudaProgram p;
-  p.source = formula_split_source(program, v);
-  p.headers = formula::embedded_cuda_headers();
-  p.name_expressions = {formula_split_kernel_name(v)};
-  p.arch = arch;
-  return p;
+  return formula::embedded_cuda_program(formula_split_source(program, v),
+                                        {formula_split_kernel_name(v)}, arch);
 }
 
 }  // namespace pairwise::nbody::cuda

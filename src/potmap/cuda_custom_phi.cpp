@@ -79,12 +79,9 @@ std::vector<std::string> custom_phi_kernel_names(const PhiVariant& v) {
 }
 
 formula::CudaProgram custom_phi_program(const CustomPhi& phi, const PhiVariant& v, int arch) {
-  formula::CudaProgram p;
-  p.source = custom_phi_source(phi, v);
-  p.headers = formula::embedded_cuda_headers();
+  formula::CudaProgram p =
+      formula::embedded_cuda_program(custom_phi_source(phi, v), custom_phi_kernel_names(v), arch);
   p.headers.push_back({"utility", kUtility});
-  p.name_expressions = custom_phi_kernel_names(v);
-  p.arch = arch;
   return p;
 }
 

@@ -61,6 +61,13 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
+// Accelerations, potentials and jerks equal bit for bit.
+bool same_bits(const Forces& a, const Forces& b) {
+  return same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
+         same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
+         same_bits(a.jz, b.jz);
+}
+
 Forces compute(nbody::GravityKernel& k, const Particles& p, ForceKind kind) {
   Forces f;
   k.set_particles(p);
@@ -217,93 +224,80 @@ TEST_F(GravityNewton3Cuda, EqualMassesBitwiseReproducible) {
     auto k = cuda_kernel(kEps2);
     const Forces a = compute(*k, p, kind);
     const Forces b = compute(*cuda_kernel(kEps2), p, kind);
-    EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
-                same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
-                same_bits(a.jz, b.jz));
+    EXPECT_TRUE(same_bits(a, b));
   }
 }
 
-// Mixed precision: every tile, general and equal masses, many tiles per warp, bitwise reproducible.
-TEST_F(GravityNewton3Cuda, MixedMatchesReferenceForEveryTile) {
+// Mixed precision (the position mode the environment selects): every tile against the reference,
+// general masses (`seed` + n) and equal masses 1/n (`equal_seed` + n).
+void expect_mixed_every_tile_matches(unsigned seed, unsigned equal_seed) {
   expect_every_tile_matches(
-      [](std::size_t n) {
-        return random_particles(n, 2000 + n, {Region::ball, true});
+      [seed](std::size_t n) {
+        return random_particles(n, seed + n, {Region::ball, true});
       },
       Precision::mixed);
   expect_every_tile_matches(
-      [](std::size_t n) {
-        return with_equal_masses(random_particles(n, 2100 + n, {Region::ball, true}),
+      [equal_seed](std::size_t n) {
+        return with_equal_masses(random_particles(n, equal_seed + n, {Region::ball, true}),
                                  1.0 / double(n));
       },
       Precision::mixed);
 }
 
-TEST_F(GravityNewton3Cuda, MixedWithManyTilesPerWarpAndBitwiseReproducible) {
-  const Particles p = random_particles(12000, 2200, {Region::ball});
+// Mixed, 12,000 bodies (many tiles per warp): GA and GAJ against the reference, and two kernels
+// give the same bits.
+void expect_mixed_matches_and_reproducible(unsigned seed) {
+  const Particles p = random_particles(12000, seed, {Region::ball});
   for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
-    expect_matches_reference(p, kEps2, kind, Precision::mixed);
-    const Forces a = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
-    const Forces b = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
-    EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
-                same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
-                same_bits(a.jz, b.jz));
+    GravityNewton3Cuda::expect_matches_reference(p, kEps2, kind, Precision::mixed);
+    const Forces a = compute(*GravityNewton3Cuda::cuda_kernel(kEps2, Precision::mixed), p, kind);
+    const Forces b = compute(*GravityNewton3Cuda::cuda_kernel(kEps2, Precision::mixed), p, kind);
+    EXPECT_TRUE(same_bits(a, b));
   }
 }
 
-// A cluster of radius 1 at (1000, 1000, 1000): float positions are rounded by up to 3e-5 there,
-// so single's close-pair displacements are off by ~1e-4 relative; mixed's double-single
-// displacements are not (the reference tolerance holds, and the error is far below single's).
-TEST_F(GravityNewton3Cuda, MixedKeepsDisplacementsFarFromTheOrigin) {
-  Particles p = random_particles(1000, 2300, {Region::ball});
+// A cluster of radius 1 at (1000, 1000, 1000): float positions are rounded by up to 3e-5 there, so
+// single's close-pair displacements are off by ~1e-4 relative; mixed's must not be (the reference
+// tolerance holds, and the error is at least 10x below single's).
+void expect_mixed_keeps_far_displacements(unsigned seed) {
+  Particles p = random_particles(1000, seed, {Region::ball});
   for (std::size_t i = 0; i < p.size(); ++i) p.x[i] += 1000, p.y[i] += 1000, p.z[i] += 1000;
   const Forces want = compute(*make_reference_kernel(kEps2), p, ForceKind::accel);
   const ForceErrors mixed = max_relative_errors(
-      compute(*cuda_kernel(kEps2, Precision::mixed), p, ForceKind::accel), want);
-  const ForceErrors single =
-      max_relative_errors(compute(*cuda_kernel(kEps2), p, ForceKind::accel), want);
+      compute(*GravityNewton3Cuda::cuda_kernel(kEps2, Precision::mixed), p, ForceKind::accel),
+      want);
+  const ForceErrors single = max_relative_errors(
+      compute(*GravityNewton3Cuda::cuda_kernel(kEps2), p, ForceKind::accel), want);
   EXPECT_LE(mixed.accel, force_tolerance(Precision::mixed));
   EXPECT_LT(10 * mixed.accel, single.accel)
       << "mixed " << mixed.accel << ", single " << single.accel;
+}
+
+// Mixed precision: every tile, general and equal masses, many tiles per warp, bitwise reproducible.
+TEST_F(GravityNewton3Cuda, MixedMatchesReferenceForEveryTile) {
+  expect_mixed_every_tile_matches(2000, 2100);
+}
+
+TEST_F(GravityNewton3Cuda, MixedWithManyTilesPerWarpAndBitwiseReproducible) {
+  expect_mixed_matches_and_reproducible(2200);
+}
+
+// Double-single displacements far from the origin (expect_mixed_keeps_far_displacements).
+TEST_F(GravityNewton3Cuda, MixedKeepsDisplacementsFarFromTheOrigin) {
+  expect_mixed_keeps_far_displacements(2300);
 }
 
 // Mixed with offsets from the source groups' origins: every tile, general and equal
 // masses, bitwise reproducible, far from the origin.
 TEST_F(GravityNewton3Cuda, MixedGroupOriginsMatchReference) {
   const ScopedEnv group("PAIRWISE_CUDA_MIXED_GROUP", "1");
-  expect_every_tile_matches(
-      [](std::size_t n) {
-        return random_particles(n, 2400 + n, {Region::ball, true});
-      },
-      Precision::mixed);
-  expect_every_tile_matches(
-      [](std::size_t n) {
-        return with_equal_masses(random_particles(n, 2500 + n, {Region::ball, true}),
-                                 1.0 / double(n));
-      },
-      Precision::mixed);
+  expect_mixed_every_tile_matches(2400, 2500);
 }
 
 TEST_F(GravityNewton3Cuda, MixedGroupOriginsReproducibleAndFarFromTheOrigin) {
   const ScopedEnv group("PAIRWISE_CUDA_MIXED_GROUP", "1");
-  const Particles p = random_particles(12000, 2600, {Region::ball});
-  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
-    expect_matches_reference(p, kEps2, kind, Precision::mixed);
-    const Forces a = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
-    const Forces b = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
-    EXPECT_TRUE(same_bits(a.ax, b.ax) && same_bits(a.ay, b.ay) && same_bits(a.az, b.az) &&
-                same_bits(a.pot, b.pot) && same_bits(a.jx, b.jx) && same_bits(a.jy, b.jy) &&
-                same_bits(a.jz, b.jz));
-  }
-  Particles far = random_particles(1000, 2700, {Region::ball});
-  for (std::size_t i = 0; i < far.size(); ++i) far.x[i] += 1000, far.y[i] += 1000, far.z[i] += 1000;
-  const Forces want = compute(*make_reference_kernel(kEps2), far, ForceKind::accel);
-  const ForceErrors mixed = max_relative_errors(
-      compute(*cuda_kernel(kEps2, Precision::mixed), far, ForceKind::accel), want);
-  const ForceErrors single =
-      max_relative_errors(compute(*cuda_kernel(kEps2), far, ForceKind::accel), want);
-  EXPECT_LE(mixed.accel, force_tolerance(Precision::mixed));
-  EXPECT_LT(10 * mixed.accel, single.accel)
-      << "mixed " << mixed.accel << ", single " << single.accel;
+  expect_mixed_matches_and_reproducible(2600);
+  expect_mixed_keeps_far_displacements(2700);
 }
 
 // Root mean square of the relative errors |got - want| / |want| of the accelerations and of φ.

@@ -10,17 +10,14 @@
 
 #include "core/io/pair_table.hpp"
 #include "pairwise/error.hpp"
+#include "text_files.hpp"
 
 namespace {
 
 using namespace pairwise;
 namespace fs = std::filesystem;
 
-fs::path write(const std::string& name, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / (name + std::to_string(::getpid()));
-  std::ofstream(p) << text;
-  return p;
-}
+using test::write_temp_text;
 
 std::string error_of(const fs::path& f, const std::string& keyword) {
   try {
@@ -32,11 +29,12 @@ std::string error_of(const fs::path& f, const std::string& keyword) {
 }
 
 TEST(PairTable, SectionsGridsAndErrors) {
-  const fs::path f = write("pw_tab_",
-                           "# two sections\n\nFIRST\nN 3\n\n1 1.0 3 0.1\n2 1.5 2 0.2\n3 2.0 1 0.3\n"
-                           "\nSECOND\nN 3 R 1.0 3.0 FP 1 2\n\n1 9 1 1\n2 9 2 2\n3 9 3 3\n"
-                           "\nTHIRD\nN 3 RSQ 1.0 2.0\n\n1 0 1 1\n2 0 2 2\n3 0 3 3\n"
-                           "\nBITS\nN 4 BITMAP 1.0 2.0\n\n1 0 0 0\n2 0 0 0\n3 0 0 0\n4 0 0 0\n");
+  const fs::path f =
+      write_temp_text("pw_tab_",
+                      "# two sections\n\nFIRST\nN 3\n\n1 1.0 3 0.1\n2 1.5 2 0.2\n3 2.0 1 0.3\n"
+                      "\nSECOND\nN 3 R 1.0 3.0 FP 1 2\n\n1 9 1 1\n2 9 2 2\n3 9 3 3\n"
+                      "\nTHIRD\nN 3 RSQ 1.0 2.0\n\n1 0 1 1\n2 0 2 2\n3 0 3 3\n"
+                      "\nBITS\nN 4 BITMAP 1.0 2.0\n\n1 0 0 0\n2 0 0 0\n3 0 0 0\n4 0 0 0\n");
   const auto a = io::read_pair_table(f, "FIRST");
   EXPECT_EQ(a.r, (std::vector<double>{1.0, 1.5, 2.0}));
   EXPECT_EQ(a.e, (std::vector<double>{3, 2, 1}));
@@ -51,10 +49,10 @@ TEST(PairTable, SectionsGridsAndErrors) {
                                      "SECOND, THIRD, BITS)"),
             std::string::npos)
       << error_of(f, "NONE");
-  const fs::path g = write("pw_tab_bad_", "X\nN 3 Q 1 2\n\n");
+  const fs::path g = write_temp_text("pw_tab_bad_", "X\nN 3 Q 1 2\n\n");
   EXPECT_NE(error_of(g, "X").find("invalid keyword 'Q'"), std::string::npos);
   EXPECT_NE(error_of(g, "X").find(":2"), std::string::npos);
-  const fs::path h = write("pw_tab_short_", "X\nN 3\n\n1 1 1 1\n2 2 2 2\n");
+  const fs::path h = write_temp_text("pw_tab_short_", "X\nN 3\n\n1 1 1 1\n2 2 2 2\n");
   EXPECT_NE(error_of(h, "X").find("ends after 2 of 3 points"), std::string::npos)
       << error_of(h, "X");
   fs::remove(f), fs::remove(g), fs::remove(h);
@@ -69,7 +67,7 @@ TEST(PairTable, InterpolatorsAreExactForTheirOwnPolynomials) {
     text += std::to_string(i + 1) + " " + std::to_string(r) + " " + std::to_string(5 - r2) + " " +
             std::to_string(2 * r) + "\n";
   }
-  const fs::path f = write("pw_tab_line_", text);
+  const fs::path f = write_temp_text("pw_tab_line_", text);
   const auto t = io::read_pair_table(f, "LINE");
   for (auto style : {io::TableStyle::linear, io::TableStyle::spline}) {
     const io::PairTableInterpolator in(t, style, 200);

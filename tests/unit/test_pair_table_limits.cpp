@@ -2,7 +2,6 @@
 // (tests/fuzz/pair_table.cpp, docs/robustness.md lists the runs): each input that tripped a
 // sanitizer is now a pairwise::Error naming the line or section, or a defined result.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -11,20 +10,17 @@
 
 #include "core/io/pair_table.hpp"
 #include "pairwise/error.hpp"
+#include "text_files.hpp"
 
 namespace {
 
 using namespace pairwise;
 namespace fs = std::filesystem;
 
-fs::path write(const std::string& name, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / (name + std::to_string(::getpid()));
-  std::ofstream(p) << text;
-  return p;
-}
+using test::write_temp_text;
 
 std::string table_error(const std::string& text, int n = 10) {
-  const fs::path f = write("pw_fuzz_tab_", text);
+  const fs::path f = write_temp_text("pw_fuzz_tab_", text);
   std::string what;
   try {
     io::PairTableInterpolator(io::read_pair_table(f, "PAIR"), io::TableStyle::linear, n);
@@ -60,7 +56,7 @@ TEST(PairTableLimits, FarOutsideTheTableUsesTheEndBins) {
     text += std::to_string(i + 1) + " 0 " + std::to_string(x * x) + " " +
             std::to_string(-4 * x * std::sqrt(x)) + "\n";
   }
-  const fs::path f = write("pw_fuzz_tab_far_", text);
+  const fs::path f = write_temp_text("pw_fuzz_tab_far_", text);
   const io::PairTableInterpolator t(io::read_pair_table(f, "PAIR"), io::TableStyle::linear, 20);
   fs::remove(f);
   const std::size_t last = std::size_t(t.points() - 2);

@@ -5,6 +5,8 @@
 // the C++ standard headers they include (nvrtc_std/: NVRTC ships no standard library).
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/formula/nvrtc_loader.hpp"
@@ -12,5 +14,18 @@
 namespace pairwise::formula {
 
 const std::vector<CudaHeader>& embedded_cuda_headers();
+
+// A generated program over the embedded headers: `source`, the name expressions of its kernels,
+// for sm_`arch` (0: device 0's). Every workload's formula kernels are built this way; a workload
+// adds its NVRTC options or extra headers to what this returns.
+inline CudaProgram embedded_cuda_program(std::string source, std::vector<std::string> names,
+                                         int arch) {
+  CudaProgram p;
+  p.source = std::move(source);
+  p.headers = embedded_cuda_headers();
+  p.name_expressions = std::move(names);
+  p.arch = arch;
+  return p;
+}
 
 }  // namespace pairwise::formula
