@@ -23,8 +23,8 @@
 //                       each pair computed for its own atom (4 threads per atom, 16-byte index
 //                       loads, no atomics, no reverse communication), + the second half kick
 //                       (domain_andersen after it for Andersen)
-// The batched steps (PAIRWISE_MD_BATCH=K > 1, one domain on every axis, not overlapped; off by
-// default until checked on a device): K steps launched with no host decision, the rebuild test
+// The batched steps (PAIRWISE_MD_BATCH=K > 1, the default K = 8; one domain on every axis, not
+// overlapped, not profiled): K steps launched with no host decision, the rebuild test
 // taken on the device (merge_and_test), every later kernel of the batch returning at once once it
 // fires; one 8-byte download a batch instead of 16 bytes and a synchronization a step
 // (advance_batched).
@@ -118,10 +118,13 @@ class DeviceArray {
 // The local atoms are sorted into cell order at every kResortEvery-th rebuild (migrate).
 constexpr int kResortEvery = 8;
 
-// Steps a batch with one domain on every axis (advance_batched): PAIRWISE_MD_BATCH=K; unset,
-// kDefaultBatch (1: the per-step host test; the batched steps are off by default until checked
-// on a device, see docs/distributed.md).
-constexpr int kDefaultBatch = 1;
+// Steps a batch with one domain on every axis (advance_batched): PAIRWISE_MD_BATCH=K (1: the
+// per-step host test); unset, kDefaultBatch (measured on the H200, 1x1x1 mixed: +2.3 % at
+// 256,000 atoms, +0.2 to +1.2 % at 2 M, within noise at 8 M; docs/distributed.md).
+constexpr int kDefaultBatch = 8;
+
+// The least mean atom count of a list-build cell (PAIRWISE_MD_CELL_ATOMS; 0: cells r_list wide).
+constexpr double kCellAtoms = 0;
 
 // Threads per atom in domain_forces (the single-GPU engine's choice: 4).
 constexpr int kForceThreads = 4;
@@ -185,11 +188,19 @@ class CudaDomainEngine final : public MdEngine {
     types_ = table_.types;
     r_list_ = table_.max_cutoff + options_.skin;
     grid_ = DomainGrid(s.box, r_list_, comm_.size(), comm_.rank());
-    // The cells of the domain and its ghost shell, at least r_list wide.
+    // The cells of the domain and its ghost shell, at least r_list wide and, with
+    // PAIRWISE_MD_CELL_ATOMS=m, at least as wide as a cube holding m atoms at the system's mean
+    // density (domain_list takes a cell's local atoms 32 at a time, one a lane: cells of ≈ 19
+    // atoms at r_list = 2.8σ leave 40 % of the lanes idle in its tests). Unset: kCellAtoms.
+    const char* cell_env = std::getenv("PAIRWISE_MD_CELL_ATOMS");
+    const double cell_atoms = cell_env && *cell_env ? std::atof(cell_env) : kCellAtoms;
+    const double density = double(s.atoms.size()) / s.box.volume();
+    const double cell_min =
+        std::max(r_list_, cell_atoms > 0 && density > 0 ? std::cbrt(cell_atoms / density) : 0.0);
     for (int d = 0; d < 3; ++d) {
       cells_.origin[d] = grid_.lo[d] - r_list_;
       const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
-      cells_.n[d] = std::max(1, int(extent / r_list_));
+      cells_.n[d] = std::max(1, int(extent / cell_min));
       cells_.width[d] = extent / cells_.n[d];
     }
     // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
@@ -502,8 +513,8 @@ class CudaDomainEngine final : public MdEngine {
         const std::uint64_t step = first_step + std::uint64_t(k + j);
         const bool ahead = k + j + 1 < steps && d.thermostat != 2;
         kick_drift(step, !kicked_ahead, stop_.get());
-        merge_and_test<<<1, kDomainBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get(),
-                                                        options_.skin, j, stop_.get());
+        merge_and_test<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get(),
+                                                       options_.skin, j, stop_.get());
         PW_CUDA_LAUNCH("merge_and_test");
         forward_ghost_positions(stop_.get());
         fix_positions(n_, stop_.get());
@@ -532,8 +543,7 @@ class CudaDomainEngine final : public MdEngine {
   bool rebuild_test() {
     double2 top{0, 0};
     if (n_ > 0) {
-      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1,
-                                                        top2_.get());
+      merge_block_top2<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get());
       PW_CUDA_LAUNCH("merge_block_top2");
       PW_CUDA(cudaMemcpyAsync(&top, top2_.get(), sizeof top, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
@@ -728,37 +738,36 @@ class CudaDomainEngine final : public MdEngine {
     held_ = held;
   }
 
-  // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild.
+  // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild:
+  // per stage both sides packed in one launch (pack_ghost_sides), straight into the ghost slots
+  // with one domain along d, else into send_pos_ (side 0, then side 1) and sent.
   void forward_ghost_positions(const int* stop = nullptr) {
     std::size_t next = n_;
     for (int d = 0; d < 3; ++d) {
-      // Two domains along d: both neighbours are one rank, and the two sides' ghosts are adjacent
-      // slots on both ranks, so the sides travel as one message each way.
-      const bool one_neighbour = grid_.n[d] == 2;
-      std::size_t packed = 0, expected = 0;
-      for (int side = 0; side < 2; ++side) {
-        const std::size_t out = sent_[d][side], in = received_[d][side];
-        const R shift = R(grid_.shift(d, side));
-        R4* target = grid_.n[d] == 1 ? pos_.get() + next : send_pos_.get() + packed;
-        if (out > 0) {
-          pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
-              int(out), send_[d][side].get(), pos_.get(), d, shift, target,
-              static_cast<const int*>(nullptr), static_cast<int*>(nullptr), stop);
-          PW_CUDA_LAUNCH("pack_ghosts (forward)");
-        }
-        if (grid_.n[d] > 2)
-          gpu_->sendrecv(send_pos_.get(), out * sizeof(R4), grid_.neighbour(d, side == 0 ? -1 : 1),
-                         pos_.get() + next, in * sizeof(R4), grid_.neighbour(d, side == 0 ? 1 : -1),
-                         stream_);
-        if (one_neighbour) packed += out, expected += in;
-        if (!one_neighbour) next += in;
+      const std::size_t out0 = sent_[d][0], out1 = sent_[d][1];
+      const std::size_t in0 = received_[d][0], in1 = received_[d][1];
+      const bool self = grid_.n[d] == 1;  // then in0 = out0 and in1 = out1
+      R4* target0 = self ? pos_.get() + next : send_pos_.get();
+      R4* target1 = self ? pos_.get() + next + out0 : send_pos_.get() + out0;
+      if (out0 + out1 > 0) {
+        pack_ghost_sides<<<blocks_of(out0 + out1), kDomainBlock, 0, stream_>>>(
+            int(out0), int(out1), send_[d][0].get(), send_[d][1].get(), pos_.get(), d,
+            R(grid_.shift(d, 0)), R(grid_.shift(d, 1)), target0, target1, stop);
+        PW_CUDA_LAUNCH("pack_ghost_sides");
       }
-      if (one_neighbour) {
+      if (grid_.n[d] == 2) {
+        // Both neighbours are one rank, and the two sides' ghosts are adjacent slots on both
+        // ranks, so the sides travel as one message each way.
         const int other = grid_.neighbour(d, 1);
-        gpu_->sendrecv(send_pos_.get(), packed * sizeof(R4), other, pos_.get() + next,
-                       expected * sizeof(R4), other, stream_);
-        next += expected;
+        gpu_->sendrecv(send_pos_.get(), (out0 + out1) * sizeof(R4), other, pos_.get() + next,
+                       (in0 + in1) * sizeof(R4), other, stream_);
+      } else if (grid_.n[d] > 2) {
+        gpu_->sendrecv(send_pos_.get(), out0 * sizeof(R4), grid_.neighbour(d, -1),
+                       pos_.get() + next, in0 * sizeof(R4), grid_.neighbour(d, 1), stream_);
+        gpu_->sendrecv(send_pos_.get() + out0, out1 * sizeof(R4), grid_.neighbour(d, 1),
+                       pos_.get() + next + in0, in1 * sizeof(R4), grid_.neighbour(d, -1), stream_);
       }
+      next += in0 + in1;
     }
   }
 

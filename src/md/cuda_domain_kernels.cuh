@@ -46,19 +46,29 @@ __device__ __forceinline__ double coordinate(const R4& p, int d) {
 
 constexpr int kKickBlock = 512;  // domain_kick_drift: 4× fewer block pairs for the merge
 
-// The two largest of the block's d2 into *out (every thread of the block calls it).
+// The two largest of the block's pairs (a1 ≥ a2 in each thread) into *out and, returned, in
+// thread 0 (every thread of the block calls it). The top-2 of a set of values does not depend on
+// the order they are merged in.
 template <int Block>
-__device__ __forceinline__ void block_top2(double d2, double2* out) {
-  double a1 = d2, a2 = 0;
+__device__ __forceinline__ double2 block_top2_pairs(double a1, double a2, double2* out) {
   for (int o = 16; o > 0; o >>= 1)
     merge_top2(a1, a2, __shfl_down_sync(0xffffffffu, a1, o), __shfl_down_sync(0xffffffffu, a2, o));
   __shared__ double s1[Block / 32], s2[Block / 32];
   if ((threadIdx.x & 31) == 0) s1[threadIdx.x >> 5] = a1, s2[threadIdx.x >> 5] = a2;
   __syncthreads();
+  double2 top = make_double2(0, 0);
   if (threadIdx.x == 0) {
     for (int w = 1; w < Block / 32; ++w) merge_top2(s1[0], s2[0], s1[w], s2[w]);
-    *out = make_double2(s1[0], s2[0]);
+    top = make_double2(s1[0], s2[0]);
+    *out = top;
   }
+  return top;
+}
+
+// The two largest of the block's d2 into *out (every thread of the block calls it).
+template <int Block>
+__device__ __forceinline__ void block_top2(double d2, double2* out) {
+  block_top2_pairs<Block>(d2, 0, out);
 }
 
 // Half kick with the forces of the last step (unless domain_forces applied it ahead:
@@ -109,40 +119,35 @@ __global__ void __launch_bounds__(kKickBlock)
   block_top2<kKickBlock>(d2, block_top + blockIdx.x);
 }
 
-// One block: the two largest over the blocks' pairs into out[0].
-__global__ void __launch_bounds__(kDomainBlock)
-    merge_block_top2(int blocks, const double2* __restrict__ block_top2, double2* out) {
+// merge_block_top2 and merge_and_test run as one block of kMergeBlock threads (a block of 128
+// took 19 µs over the 4,000 block pairs of 2 M atoms, its thread 0 merging 128 in a row).
+constexpr int kMergeBlock = 1024;
+
+// One block: the two largest over the blocks' pairs into out[0], returned in thread 0.
+__device__ __forceinline__ double2 merge_blocks_top2(int blocks,
+                                                     const double2* __restrict__ block_top2,
+                                                     double2* out) {
   double a1 = 0, a2 = 0;
-  for (int b = threadIdx.x; b < blocks; b += blockDim.x)
+  for (int b = threadIdx.x; b < blocks; b += kMergeBlock)
     merge_top2(a1, a2, block_top2[b].x, block_top2[b].y);
-  __shared__ double s1[kDomainBlock], s2[kDomainBlock];
-  s1[threadIdx.x] = a1, s2[threadIdx.x] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int t = 1; t < kDomainBlock; ++t) merge_top2(a1, a2, s1[t], s2[t]);
-    out[0] = make_double2(a1, a2);
-  }
+  return block_top2_pairs<kMergeBlock>(a1, a2, out);
+}
+
+__global__ void __launch_bounds__(kMergeBlock)
+    merge_block_top2(int blocks, const double2* __restrict__ block_top2, double2* out) {
+  merge_blocks_top2(blocks, block_top2, out);
 }
 
 // The batched steps' rebuild test on the device (one domain on every axis: no other rank's
 // top-2 to gather): merge_block_top2, then Liu et al.'s d1 + d2 > skin in double as
 // rebuild_needed_on_any_rank; when it fires, stop[0] = 1 (every later kernel of the batch returns
 // at once) and stop[1] = `k`, the step's index in the batch. Nothing once stop[0] is set.
-__global__ void __launch_bounds__(kDomainBlock)
+__global__ void __launch_bounds__(kMergeBlock)
     merge_and_test(int blocks, const double2* __restrict__ block_top2, double2* out, double skin,
                    int k, int* stop) {
   if (*stop) return;
-  double a1 = 0, a2 = 0;
-  for (int b = threadIdx.x; b < blocks; b += blockDim.x)
-    merge_top2(a1, a2, block_top2[b].x, block_top2[b].y);
-  __shared__ double s1[kDomainBlock], s2[kDomainBlock];
-  s1[threadIdx.x] = a1, s2[threadIdx.x] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int t = 1; t < kDomainBlock; ++t) merge_top2(a1, a2, s1[t], s2[t]);
-    out[0] = make_double2(a1, a2);
-    if (sqrt(a1) + sqrt(a2) > skin) stop[0] = 1, stop[1] = k;
-  }
+  const double2 top = merge_blocks_top2(blocks, block_top2, out);
+  if (threadIdx.x == 0 && sqrt(top.x) + sqrt(top.y) > skin) stop[0] = 1, stop[1] = k;
 }
 
 // Into the box [lo, hi) along every axis, counting crossings in the image flags (DomainGrid::wrap
@@ -253,6 +258,27 @@ __global__ void pack_ghosts(int n, const int* __restrict__ list, const R4* pos, 
   if (slot_out) slot_out[k] = slot_in[j];
 }
 
+// The forward communication's packing of one stage: both sides' kept send lists in one launch
+// (pack_ghosts' positions without slots; between rebuilds the six launches of 3.3 µs each, at 2 M
+// atoms, were mostly launch and tail): item k < n0 of list0 shifted by shift0 into out0[k], the
+// others of list1 by shift1 into out1[k − n0].
+template <class R4, class R>
+__global__ void pack_ghost_sides(int n0, int n1, const int* __restrict__ list0,
+                                 const int* __restrict__ list1, const R4* pos, int d, R shift0,
+                                 R shift1, R4* out0, R4* out1, const int* __restrict__ stop) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n0 + n1 || (stop && *stop)) return;
+  const bool high = k >= n0;
+  if (high) k -= n0;
+  const int j = (high ? list1 : list0)[k];
+  const R shift = high ? shift1 : shift0;
+  R4 p = pos[j];
+  if (d == 0) p.x += shift;
+  if (d == 1) p.y += shift;
+  if (d == 2) p.z += shift;
+  (high ? out1 : out0)[k] = p;
+}
+
 template <class R4>
 __device__ __forceinline__ int shell_cell(const R4& p, const ShellCellsP& c, int d) {
   const int k = int((coordinate(p, d) - c.origin[d]) / c.width[d]);
@@ -309,23 +335,23 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
 }
 
 // The full neighbour lists of the local atoms (every other local atom and every ghost within
-// r_list; r² < r_list² taken in double, as the cpu domain engine's), row-major, rows `capacity`
-// ints apart (a multiple of 8). A warp per cell of the shell grid: its local atoms (stored first
-// in each cell: the stable sort keeps index order, and the local atoms have the lowest indices)
-// 32 at a time, one per lane. The warp walks the cell's 27 neighbour cells as 9 rows of three
-// cells consecutive along x (z, y, x order; the grid's edges clip them: no periodic images, the
-// ghosts carry their shift) 32 candidates at a time (one coalesced load of cell_pos, the next chunk
-// loaded while the current one is screened); a candidate is kept only if it lies within r_list (+ a
-// margin far above the rounding of the screen) of the bounding box of the warp's home atoms (≈ a
-// quarter of the 27 cells' candidates do not: the corner and edge cells), compacted by ballot into
-// a 64-entry shared buffer, and the lanes test their atom against 32 kept candidates at a time into
-// a hit mask, then append the hits in candidate order. So each list is the same set in the same
-// order (stencil cell, then index) as a thread per atom scanning the 27 cells would give.
-// Each lane collects its atom's neighbours 8 at a time in its column of a shared buffer and
-// writes each full group as two 16-byte stores (a whole 32-byte sector of the row). A count above
-// `capacity` raises *overflow to it (the lists are then built again, longer). `split` (when set,
-// 2 n flags): split[i] = 1 for a local atom whose list has no ghost (interior: its forces need no
-// ghost position), split[n + i] = 1 for the others (boundary).
+// r_list; r² < r_list² taken in R: double for mixed and double, as the cpu domain engine's, float
+// for single), row-major, rows `capacity` ints apart (a multiple of 8). A warp per cell of the
+// shell grid: its local atoms (stored first in each cell: the stable sort keeps index order, and
+// the local atoms have the lowest indices) 32 at a time, one per lane. The warp walks the cell's 27
+// neighbour cells as 9 rows of three cells consecutive along x (z, y, x order; the grid's edges
+// clip them: no periodic images, the ghosts carry their shift) 32 candidates at a time (one
+// coalesced load of cell_pos, the next chunk loaded while the current one is screened); a candidate
+// is kept only if it lies within r_list (+ a margin far above the rounding of the screen) of the
+// bounding box of the warp's home atoms (≈ a quarter of the 27 cells' candidates do not: the corner
+// and edge cells), compacted by ballot into a 64-entry shared buffer, and the lanes test their atom
+// against 32 kept candidates at a time into a hit mask, then append the hits in candidate order. So
+// each list is the same set in the same order (stencil cell, then index) as a thread per atom
+// scanning the 27 cells would give. Each lane collects its atom's neighbours 8 at a time in its
+// column of a shared buffer and writes each full group as two 16-byte stores (a whole 32-byte
+// sector of the row). A count above `capacity` raises *overflow to it (the lists are then built
+// again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose list has no
+// ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others (boundary).
 template <class R4>
 __global__ void __launch_bounds__(kDomainBlock)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
@@ -371,7 +397,10 @@ __global__ void __launch_bounds__(kDomainBlock)
       if (k < e) p = cell_pos[k], i = index_of(p.w);
       const bool mine = i < n;
       if (!__any_sync(kAll, mine)) break;  // only ghosts from here on
-      const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
+      // The tests in R: double for mixed and double (the cpu domain engine's decisions), float for
+      // single (as the single-GPU engine's single build; the double tests' three conversions a
+      // pair took ≈ a third of the kernel's time at 2 M atoms).
+      const R xi = p.x, yi = p.y, zi = p.z, rl2 = R(r_list2);
       constexpr R kBig = R(1e30);
       const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
@@ -388,8 +417,8 @@ __global__ void __launch_bounds__(kDomainBlock)
         unsigned hits = 0;
         auto one = [&](int u) {
           const R4 q = bw[u];
-          const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
-          hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+          const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+          hits |= dx * dx + dy * dy + dz * dz < rl2 ? 1u << u : 0u;
         };
         for_each_candidate(m, one);
         while (hits) {
@@ -417,7 +446,7 @@ __global__ void __launch_bounds__(kDomainBlock)
         const R ex = max(max(lx - q.x, q.x - hx), R(0));
         const R ey = max(max(ly - q.y, q.y - hy), R(0));
         const R ez = max(max(lz - q.z, q.z - hz), R(0));
-        const bool keep = have && double(ex) * ex + double(ey) * ey + double(ez) * ez < screen2;
+        const bool keep = have && ex * ex + ey * ey + ez * ez < R(screen2);
         const unsigned km = __ballot_sync(kAll, keep);
         if (keep) bw[fill + __popc(km & below)] = q;
         fill += __popc(km);
