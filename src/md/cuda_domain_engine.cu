@@ -123,8 +123,24 @@ constexpr int kResortEvery = 8;
 // 256,000 atoms, +0.2 to +1.2 % at 2 M, within noise at 8 M; docs/distributed.md).
 constexpr int kDefaultBatch = 8;
 
-// The least mean atom count of a list-build cell (PAIRWISE_MD_CELL_ATOMS; 0: cells r_list wide).
-constexpr double kCellAtoms = 0;
+// The least mean atom count of a list-build cell (PAIRWISE_MD_CELL_ATOMS; 0: cells r_list wide):
+// 27, as the single-GPU engine (H200, 2 M atoms, list kernel in single: 1.50 ms at r_list-wide
+// cells of 19.7 atoms, 1.29 ms at 27; 32 was slower than 27).
+constexpr double kCellAtoms = 27;
+
+// Mixed's domain_forces with fixed-point positions: resident blocks per SM, 12 (40 registers, no
+// spill) or 15 (PAIRWISE_MD_FORCE_MINB; the single-GPU engine's choice: 32 registers, one trip
+// unrolled, 12 bytes spilled). H200, 2 M atoms, ncu over 12 steps: 305 µs a launch at 12, 271
+// at 15.
+constexpr int kMixedForceMinBlocks = 15;
+
+// domain_list's resident blocks an SM asked of its registers (PAIRWISE_MD_LIST_MINB: 8, 12, 16; 0:
+// none asked, 64 registers in single, 103 with double positions); unset, kListMinBlocks: 8 with
+// double positions (mixed, double), none in single. H200, 2 M atoms, ncu: mixed 1.78 ms a build
+// with none asked, 1.50 at 8 (64 registers, none spilled), 1.67 at 12, 2.03 at 16 (spills);
+// single 1.31, 1.31, 1.33 at none, 12, 16.
+template <class R>
+constexpr int kListMinBlocks = std::is_same_v<R, double> ? 8 : 0;
 
 // Threads per atom in domain_forces (the single-GPU engine's choice: 4).
 constexpr int kForceThreads = 4;
@@ -215,6 +231,12 @@ class CudaDomainEngine final : public MdEngine {
     batch_ = batch_env && *batch_env ? std::max(1, std::atoi(batch_env)) : kDefaultBatch;
     since_ = 0;  // set_state rebuilds
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
+    const char* list_minb_env = std::getenv("PAIRWISE_MD_LIST_MINB");
+    list_min_blocks_ =
+        list_minb_env && *list_minb_env ? std::atoi(list_minb_env) : kListMinBlocks<R>;
+    list_blocks_ = 0;
+    const char* minb_env = std::getenv("PAIRWISE_MD_FORCE_MINB");
+    force_min_blocks_ = minb_env && *minb_env ? std::atoi(minb_env) : kMixedForceMinBlocks;
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
     for (int d = 0; d < 3; ++d) {
@@ -811,7 +833,7 @@ class CudaDomainEngine final : public MdEngine {
       if (n_ > 0) {
         constexpr int warps = kDomainBlock / 32;
         const int needed = int((cells + warps - 1) / warps);
-        domain_list<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
+        list_kernel()<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
             int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
             screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
             counters_.get() + 5, overlap_ ? split_.get() : nullptr);
@@ -849,6 +871,17 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA_LAUNCH("fill_iota");
   }
 
+  // domain_list with PAIRWISE_MD_LIST_MINB = 8, 12 or 16 resident blocks an SM asked of its
+  // registers, else as many as they give.
+  using ListKernel = void (*)(int, int, const R4*, const int*, ShellCellsP, double, double, int,
+                              int*, int*, int*, int*, unsigned char*);
+  ListKernel list_kernel() const {
+    if (list_min_blocks_ == 8) return domain_list<R4, 8>;
+    if (list_min_blocks_ == 12) return domain_list<R4, 12>;
+    if (list_min_blocks_ == 16) return domain_list<R4, 16>;
+    return domain_list<R4>;
+  }
+
   // The resident blocks of domain_list (one wave), queried once.
   int list_blocks() {
     if (list_blocks_ == 0) {
@@ -856,7 +889,7 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA(cudaGetDevice(&dev));
       PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       PW_CUDA(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, domain_list<R4>, kDomainBlock, 0));
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, list_kernel(), kDomainBlock, 0));
       list_blocks_ = std::max(1, per_sm) * sms;
     }
     return list_blocks_;
@@ -879,10 +912,17 @@ class CudaDomainEngine final : public MdEngine {
     const DynP d = dyn();
     const int blocks = blocks_of(count * kForceThreads);
     auto launch = [&](auto sf, auto fixed, auto fast, auto one) {
-      domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
-                    decltype(one)::value><<<blocks, kDomainBlock, 0, s>>>(
-          int(count), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-          nbr_count_.get(), capacity_, types_, d, kick, ahead, atoms, stop);
+      auto go = [&](auto kernel) {
+        kernel<<<blocks, kDomainBlock, 0, s>>>(int(count), pos_.get(), vel_.get(), force_.get(),
+                                               fixed_.get(), fixed_p_, nbr_.get(), nbr_count_.get(),
+                                               capacity_, types_, d, kick, ahead, atoms, stop);
+      };
+      constexpr bool SF = decltype(sf)::value, Fixed = decltype(fixed)::value;
+      constexpr bool Fast = decltype(fast)::value, One = decltype(one)::value;
+      if constexpr (kMixed && Fixed) {
+        if (force_min_blocks_ == 15) return go(domain_forces<R, P, A, SF, Fixed, Fast, One, 15>);
+      }
+      go(domain_forces<R, P, A, SF, Fixed, Fast, One>);
     };
     using T = std::true_type;
     using F = std::false_type;
@@ -952,6 +992,8 @@ class CudaDomainEngine final : public MdEngine {
   bool any_sf_ = false;
   static constexpr bool kMixed = std::is_same_v<R, double> && std::is_same_v<P, float>;
   bool use_fixed_ = false;  // mixed's fixed-point pair displacements (PAIRWISE_MD_FIXED=0: off)
+  int list_min_blocks_ = kListMinBlocks<R>;      // domain_list (PAIRWISE_MD_LIST_MINB)
+  int force_min_blocks_ = kMixedForceMinBlocks;  // mixed's domain_forces (PAIRWISE_MD_FORCE_MINB)
   // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
   bool overlap_ = false;
   cudaStream_t interior_stream_ = nullptr;

@@ -352,8 +352,9 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
 // sector of the row). A count above `capacity` raises *overflow to it (the lists are then built
 // again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose list has no
 // ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others (boundary).
-template <class R4>
-__global__ void __launch_bounds__(kDomainBlock)
+// MinB: resident blocks an SM asked of the register allocation (1: as many as its registers give).
+template <class R4, int MinB = 1>
+__global__ void __launch_bounds__(kDomainBlock, MinB)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
                 ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
                 int* __restrict__ nbr_count, int* overflow, int* next_cell,
@@ -500,12 +501,14 @@ __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos,
 // overlapped step); else atoms [0, n). Fast (single's float terms, cut or shift): the approximate
 // reciprocal (MUFU.RCP) of r². OneType: the pair parameters held in registers. Single runs at 16
 // blocks an SM (≤ 32 registers, the single-GPU engine's), mixed at 12 (≤ 40: its double sums
-// spilled at 32).
+// spilled at 32) or, MinB = 15, at the single-GPU engine's mixed choice: 15 blocks (the 32-register
+// cap of 16) with one trip of the loop unrolled instead of two (fewer spills).
 template <class P, class A>
 constexpr int kForceBlocksPerSm = std::is_same_v<P, float> ? (std::is_same_v<A, double> ? 12 : 16)
                                                            : 1;
-template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType>
-__global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
+template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType,
+          int MinB = kForceBlocksPerSm<P, A>>
+__global__ void __launch_bounds__(kDomainBlock, MinB)
     domain_forces(int n, const typename Vec4<R>::type* __restrict__ pos,
                   typename Vec4<R>::type* __restrict__ vel,
                   typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
@@ -563,7 +566,8 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
   // stay inline: as shared helpers they changed the sm_90 code of forces_kick (MinBlocks 15) and of
   // this kernel's fixed-point variants. The pair lambda above is forces_kick's but for its plain
   // displacement (no minimum image: ghosts carry their shift) and custom pairs (refused here).
-#pragma unroll 2
+  constexpr int kUnroll = MinB == 15 ? 1 : 2;
+#pragma unroll kUnroll
   for (int k0 = 4 * sub; k0 < count; k0 += 16) {
     const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
     pair(jj.x);
