@@ -12,8 +12,8 @@
 //                       the build (block top-2; one merge block), downloaded (16 bytes) and
 //                       all-gathered on the host: Liu et al.'s d1 + d2 > skin over every rank, so
 //                       all rebuild at the same step
-//   forward ghosts      per stage (x, y, z; low then high side): pack_ghosts gathers the kept
-//                       send list's positions plus the periodic shift; an axis with one domain
+//   forward ghosts      per stage (x, y, z): pack_ghost_sides gathers both sides' kept send
+//                       lists' positions plus their periodic shifts; an axis with one domain
 //                       packs straight into its own ghost slots, else the packed buffer goes to
 //                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
 //                       through host memory) and lands in the ghost slots of that stage (an axis
