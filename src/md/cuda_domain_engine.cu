@@ -12,8 +12,8 @@
 //                       the build (block top-2; one merge block), downloaded (16 bytes) and
 //                       all-gathered on the host: Liu et al.'s d1 + d2 > skin over every rank, so
 //                       all rebuild at the same step
-//   forward ghosts      per stage (x, y, z; low then high side): pack_ghosts gathers the kept
-//                       send list's positions plus the periodic shift; an axis with one domain
+//   forward ghosts      per stage (x, y, z): pack_ghost_sides gathers both sides' kept send
+//                       lists' positions plus their periodic shifts; an axis with one domain
 //                       packs straight into its own ghost slots, else the packed buffer goes to
 //                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
 //                       through host memory) and lands in the ghost slots of that stage (an axis
@@ -23,6 +23,11 @@
 //                       each pair computed for its own atom (4 threads per atom, 16-byte index
 //                       loads, no atomics, no reverse communication), + the second half kick
 //                       (domain_andersen after it for Andersen)
+// The batched steps (PAIRWISE_MD_BATCH=K > 1, the default K = 8; one domain on every axis, not
+// overlapped, not profiled): K steps launched with no host decision, the rebuild test
+// taken on the device (merge_and_test), every later kernel of the batch returning at once once it
+// fires; one 8-byte download a batch instead of 16 bytes and a synchronization a step
+// (advance_batched).
 // The overlapped step (PAIRWISE_MD_OVERLAP; default on when an axis has more than one domain):
 // domain_list flags the local atoms whose list holds no ghost (interior), DeviceSelect keeps the
 // interior and boundary index lists; a step without a rebuild runs domain_forces over the
@@ -113,6 +118,30 @@ class DeviceArray {
 // The local atoms are sorted into cell order at every kResortEvery-th rebuild (migrate).
 constexpr int kResortEvery = 8;
 
+// Steps a batch with one domain on every axis (advance_batched): PAIRWISE_MD_BATCH=K (1: the
+// per-step host test); unset, kDefaultBatch (measured on the H200, 1x1x1 mixed: +2.3 % at
+// 256,000 atoms, +0.2 to +1.2 % at 2 M, within noise at 8 M; docs/distributed.md).
+constexpr int kDefaultBatch = 8;
+
+// The least mean atom count of a list-build cell (PAIRWISE_MD_CELL_ATOMS; 0: cells r_list wide):
+// 27, as the single-GPU engine (H200, 2 M atoms, list kernel in single: 1.50 ms at r_list-wide
+// cells of 19.7 atoms, 1.29 ms at 27; 32 was slower than 27).
+constexpr double kCellAtoms = 27;
+
+// Mixed's domain_forces with fixed-point positions: resident blocks per SM, 12 (40 registers, no
+// spill) or 15 (PAIRWISE_MD_FORCE_MINB; the single-GPU engine's choice: 32 registers, one trip
+// unrolled, 12 bytes spilled). H200, 2 M atoms, ncu over 12 steps: 305 µs a launch at 12, 271
+// at 15.
+constexpr int kMixedForceMinBlocks = 15;
+
+// domain_list's resident blocks an SM asked of its registers (PAIRWISE_MD_LIST_MINB: 8, 12, 16; 0:
+// none asked, 64 registers in single, 103 with double positions); unset, kListMinBlocks: 8 with
+// double positions (mixed, double), none in single. H200, 2 M atoms, ncu: mixed 1.78 ms a build
+// with none asked, 1.50 at 8 (64 registers, none spilled), 1.67 at 12, 2.03 at 16 (spills);
+// single 1.31, 1.31, 1.33 at none, 12, 16.
+template <class R>
+constexpr int kListMinBlocks = std::is_same_v<R, double> ? 8 : 0;
+
 // Threads per atom in domain_forces (the single-GPU engine's choice: 4).
 constexpr int kForceThreads = 4;
 
@@ -175,11 +204,19 @@ class CudaDomainEngine final : public MdEngine {
     types_ = table_.types;
     r_list_ = table_.max_cutoff + options_.skin;
     grid_ = DomainGrid(s.box, r_list_, comm_.size(), comm_.rank());
-    // The cells of the domain and its ghost shell, at least r_list wide.
+    // The cells of the domain and its ghost shell, at least r_list wide and, with
+    // PAIRWISE_MD_CELL_ATOMS=m, at least as wide as a cube holding m atoms at the system's mean
+    // density (domain_list takes a cell's local atoms 32 at a time, one a lane: cells of ≈ 19
+    // atoms at r_list = 2.8σ leave 40 % of the lanes idle in its tests). Unset: kCellAtoms.
+    const char* cell_env = std::getenv("PAIRWISE_MD_CELL_ATOMS");
+    const double cell_atoms = cell_env && *cell_env ? std::atof(cell_env) : kCellAtoms;
+    const double density = double(s.atoms.size()) / s.box.volume();
+    const double cell_min =
+        std::max(r_list_, cell_atoms > 0 && density > 0 ? std::cbrt(cell_atoms / density) : 0.0);
     for (int d = 0; d < 3; ++d) {
       cells_.origin[d] = grid_.lo[d] - r_list_;
       const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
-      cells_.n[d] = std::max(1, int(extent / r_list_));
+      cells_.n[d] = std::max(1, int(extent / cell_min));
       cells_.width[d] = extent / cells_.n[d];
     }
     // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
@@ -190,7 +227,16 @@ class CudaDomainEngine final : public MdEngine {
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
     rebuilds_since_sort_ = 0;
+    const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
+    batch_ = batch_env && *batch_env ? std::max(1, std::atoi(batch_env)) : kDefaultBatch;
+    since_ = 0;  // set_state rebuilds
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
+    const char* list_minb_env = std::getenv("PAIRWISE_MD_LIST_MINB");
+    list_min_blocks_ =
+        list_minb_env && *list_minb_env ? std::atoi(list_minb_env) : kListMinBlocks<R>;
+    list_blocks_ = 0;
+    const char* minb_env = std::getenv("PAIRWISE_MD_FORCE_MINB");
+    force_min_blocks_ = minb_env && *minb_env ? std::atoi(minb_env) : kMixedForceMinBlocks;
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
     for (int d = 0; d < 3; ++d) {
@@ -267,6 +313,10 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   void advance(std::uint64_t first_step, int steps) override {
+    if (batch_ > 1 && !profile_ && !overlap_ && n_ > 0 && one_domain()) {
+      advance_batched(first_step, steps);
+      return;
+    }
     using clock = std::chrono::steady_clock;
     const DynP d = dyn();
     bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
@@ -274,20 +324,7 @@ class CudaDomainEngine final : public MdEngine {
       const std::uint64_t step = first_step + std::uint64_t(k);
       const bool ahead = k + 1 < steps && d.thermostat != 2;
       const auto t0 = clock::now();
-      if (n_ > 0) {
-        top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
-        auto kick = [&](auto thermostat) {
-          domain_kick_drift<R, decltype(thermostat)::value>
-              <<<kick_blocks(), kKickBlock, 0, stream_>>>(
-                  int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
-                  fixed_p_, x0_.get(), top2_.get() + 1, !kicked_ahead);
-        };
-        if (d.thermostat == 1)
-          kick(std::integral_constant<int, 1>{});
-        else
-          kick(std::integral_constant<int, 0>{});
-        PW_CUDA_LAUNCH("domain_kick_drift");
-      }
+      if (n_ > 0) kick_drift(step, !kicked_ahead);
       const bool rebuild_now = rebuild_test();
       const auto t1 = clock::now();
       // Overlapped: the interior atoms' forces (their lists hold no ghost) on interior_stream_
@@ -456,12 +493,79 @@ class CudaDomainEngine final : public MdEngine {
 
   // ---- rebuild ------------------------------------------------------------------------------
 
+  // domain_kick_drift over the local atoms (`kick_first`: the half kick with the last forces,
+  // unless domain_forces applied it ahead); `stop`: the batched steps' flag.
+  void kick_drift(std::uint64_t step, bool kick_first, const int* stop = nullptr) {
+    const DynP d = dyn();
+    top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
+    auto kick = [&](auto thermostat) {
+      domain_kick_drift<R, decltype(thermostat)::value><<<kick_blocks(), kKickBlock, 0, stream_>>>(
+          int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
+          fixed_p_, x0_.get(), top2_.get() + 1, kick_first, stop);
+    };
+    if (d.thermostat == 1)
+      kick(std::integral_constant<int, 1>{});
+    else
+      kick(std::integral_constant<int, 0>{});
+    PW_CUDA_LAUNCH("domain_kick_drift");
+  }
+
+  bool one_domain() const { return grid_.n[0] == 1 && grid_.n[1] == 1 && grid_.n[2] == 1; }
+
+  // The steps with one domain on every axis (every ghost stage a device copy) in batches of at
+  // most batch_ (PAIRWISE_MD_BATCH), ending a step before the last interval between rebuilds
+  // predicts the next, with no host decision inside: merge_and_test takes the rebuild
+  // test on the device and, when it fires, sets the stop flag, after which every kernel of the
+  // batch returns at once; one 8-byte download a batch. The state is then the one after that
+  // step's kick and drift, exactly as the per-step path's at its test: the host rebuilds and
+  // finishes the step, and the next batch starts at the step after. The same kernels with the
+  // same arguments as the per-step path in the same order: bit for bit the same trajectory, the
+  // rebuilds at the same steps.
+  void advance_batched(std::uint64_t first_step, int steps) {
+    const DynP d = dyn();
+    stop_.reserve(2, stream_);
+    bool kicked_ahead = false;  // the last domain_forces applied this step's first half kick
+    int k = 0;
+    while (k < steps) {
+      // Up to the step before the one the last interval between rebuilds predicts (a test firing
+      // early leaves the rest of the batch as empty launches; one firing late costs batches of 1).
+      const int count = std::min({steps - k, batch_, std::max(1, last_interval_ - 1 - since_)});
+      PW_CUDA(cudaMemsetAsync(stop_.get(), 0, 2 * sizeof(int), stream_));
+      for (int j = 0; j < count; ++j) {
+        const std::uint64_t step = first_step + std::uint64_t(k + j);
+        const bool ahead = k + j + 1 < steps && d.thermostat != 2;
+        kick_drift(step, !kicked_ahead, stop_.get());
+        merge_and_test<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get(),
+                                                       options_.skin, j, stop_.get());
+        PW_CUDA_LAUNCH("merge_and_test");
+        forward_ghost_positions(stop_.get());
+        fix_positions(n_, stop_.get());
+        compute_forces(true, step, ahead, stop_.get());
+        kicked_ahead = ahead;
+      }
+      int fired[2] = {0, 0};  // the stop flag, the step's index in the batch
+      PW_CUDA(cudaMemcpyAsync(fired, stop_.get(), sizeof fired, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (!fired[0]) {
+        k += count, since_ += count;
+        continue;
+      }
+      const int s = k + fired[1];
+      const bool ahead = s + 1 < steps && d.thermostat != 2;
+      rebuild(true);
+      compute_forces(true, first_step + std::uint64_t(s), ahead);
+      kicked_ahead = ahead;
+      last_interval_ = since_ + fired[1] + 1, since_ = 0;
+      k = s + 1;
+    }
+    PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
   // Liu et al.'s test over every rank, from domain_kick_drift's block top-2 pairs.
   bool rebuild_test() {
     double2 top{0, 0};
     if (n_ > 0) {
-      merge_block_top2<<<1, kDomainBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1,
-                                                        top2_.get());
+      merge_block_top2<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get());
       PW_CUDA_LAUNCH("merge_block_top2");
       PW_CUDA(cudaMemcpyAsync(&top, top2_.get(), sizeof top, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
@@ -656,37 +760,36 @@ class CudaDomainEngine final : public MdEngine {
     held_ = held;
   }
 
-  // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild.
-  void forward_ghost_positions() {
+  // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild:
+  // per stage both sides packed in one launch (pack_ghost_sides), straight into the ghost slots
+  // with one domain along d, else into send_pos_ (side 0, then side 1) and sent.
+  void forward_ghost_positions(const int* stop = nullptr) {
     std::size_t next = n_;
     for (int d = 0; d < 3; ++d) {
-      // Two domains along d: both neighbours are one rank, and the two sides' ghosts are adjacent
-      // slots on both ranks, so the sides travel as one message each way.
-      const bool one_neighbour = grid_.n[d] == 2;
-      std::size_t packed = 0, expected = 0;
-      for (int side = 0; side < 2; ++side) {
-        const std::size_t out = sent_[d][side], in = received_[d][side];
-        const R shift = R(grid_.shift(d, side));
-        R4* target = grid_.n[d] == 1 ? pos_.get() + next : send_pos_.get() + packed;
-        if (out > 0) {
-          pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
-              int(out), send_[d][side].get(), pos_.get(), d, shift, target,
-              static_cast<const int*>(nullptr), static_cast<int*>(nullptr));
-          PW_CUDA_LAUNCH("pack_ghosts (forward)");
-        }
-        if (grid_.n[d] > 2)
-          gpu_->sendrecv(send_pos_.get(), out * sizeof(R4), grid_.neighbour(d, side == 0 ? -1 : 1),
-                         pos_.get() + next, in * sizeof(R4), grid_.neighbour(d, side == 0 ? 1 : -1),
-                         stream_);
-        if (one_neighbour) packed += out, expected += in;
-        if (!one_neighbour) next += in;
+      const std::size_t out0 = sent_[d][0], out1 = sent_[d][1];
+      const std::size_t in0 = received_[d][0], in1 = received_[d][1];
+      const bool self = grid_.n[d] == 1;  // then in0 = out0 and in1 = out1
+      R4* target0 = self ? pos_.get() + next : send_pos_.get();
+      R4* target1 = self ? pos_.get() + next + out0 : send_pos_.get() + out0;
+      if (out0 + out1 > 0) {
+        pack_ghost_sides<<<blocks_of(out0 + out1), kDomainBlock, 0, stream_>>>(
+            int(out0), int(out1), send_[d][0].get(), send_[d][1].get(), pos_.get(), d,
+            R(grid_.shift(d, 0)), R(grid_.shift(d, 1)), target0, target1, stop);
+        PW_CUDA_LAUNCH("pack_ghost_sides");
       }
-      if (one_neighbour) {
+      if (grid_.n[d] == 2) {
+        // Both neighbours are one rank, and the two sides' ghosts are adjacent slots on both
+        // ranks, so the sides travel as one message each way.
         const int other = grid_.neighbour(d, 1);
-        gpu_->sendrecv(send_pos_.get(), packed * sizeof(R4), other, pos_.get() + next,
-                       expected * sizeof(R4), other, stream_);
-        next += expected;
+        gpu_->sendrecv(send_pos_.get(), (out0 + out1) * sizeof(R4), other, pos_.get() + next,
+                       (in0 + in1) * sizeof(R4), other, stream_);
+      } else if (grid_.n[d] > 2) {
+        gpu_->sendrecv(send_pos_.get(), out0 * sizeof(R4), grid_.neighbour(d, -1),
+                       pos_.get() + next, in0 * sizeof(R4), grid_.neighbour(d, 1), stream_);
+        gpu_->sendrecv(send_pos_.get() + out0, out1 * sizeof(R4), grid_.neighbour(d, 1),
+                       pos_.get() + next + in0, in1 * sizeof(R4), grid_.neighbour(d, -1), stream_);
       }
+      next += in0 + in1;
     }
   }
 
@@ -730,7 +833,7 @@ class CudaDomainEngine final : public MdEngine {
       if (n_ > 0) {
         constexpr int warps = kDomainBlock / 32;
         const int needed = int((cells + warps - 1) / warps);
-        domain_list<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
+        list_kernel()<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
             int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
             screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
             counters_.get() + 5, overlap_ ? split_.get() : nullptr);
@@ -768,6 +871,17 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA_LAUNCH("fill_iota");
   }
 
+  // domain_list with PAIRWISE_MD_LIST_MINB = 8, 12 or 16 resident blocks an SM asked of its
+  // registers, else as many as they give.
+  using ListKernel = void (*)(int, int, const R4*, const int*, ShellCellsP, double, double, int,
+                              int*, int*, int*, int*, unsigned char*);
+  ListKernel list_kernel() const {
+    if (list_min_blocks_ == 8) return domain_list<R4, 8>;
+    if (list_min_blocks_ == 12) return domain_list<R4, 12>;
+    if (list_min_blocks_ == 16) return domain_list<R4, 16>;
+    return domain_list<R4>;
+  }
+
   // The resident blocks of domain_list (one wave), queried once.
   int list_blocks() {
     if (list_blocks_ == 0) {
@@ -775,7 +889,7 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA(cudaGetDevice(&dev));
       PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
       PW_CUDA(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, domain_list<R4>, kDomainBlock, 0));
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, list_kernel(), kDomainBlock, 0));
       list_blocks_ = std::max(1, per_sm) * sms;
     }
     return list_blocks_;
@@ -784,22 +898,31 @@ class CudaDomainEngine final : public MdEngine {
   // ---- forces -------------------------------------------------------------------------------
 
   // `ahead`: domain_forces also applies the next step's first half kick (and stores no force).
-  void compute_forces(bool kick, std::uint64_t step, bool ahead = false) {
+  void compute_forces(bool kick, std::uint64_t step, bool ahead = false,
+                      const int* stop = nullptr) {
     if (n_ == 0) return;
-    launch_forces(kick, ahead, nullptr, n_, stream_);
-    andersen(kick, step);
+    launch_forces(kick, ahead, nullptr, n_, stream_, stop);
+    andersen(kick, step, stop);
   }
 
   // domain_forces over `count` atoms: those listed in `atoms`, or [0, count) when it is null.
-  void launch_forces(bool kick, bool ahead, const int* atoms, std::size_t count, cudaStream_t s) {
+  void launch_forces(bool kick, bool ahead, const int* atoms, std::size_t count, cudaStream_t s,
+                     const int* stop = nullptr) {
     if (count == 0) return;
     const DynP d = dyn();
     const int blocks = blocks_of(count * kForceThreads);
     auto launch = [&](auto sf, auto fixed, auto fast, auto one) {
-      domain_forces<R, P, A, decltype(sf)::value, decltype(fixed)::value, decltype(fast)::value,
-                    decltype(one)::value><<<blocks, kDomainBlock, 0, s>>>(
-          int(count), pos_.get(), vel_.get(), force_.get(), fixed_.get(), fixed_p_, nbr_.get(),
-          nbr_count_.get(), capacity_, types_, d, kick, ahead, atoms);
+      auto go = [&](auto kernel) {
+        kernel<<<blocks, kDomainBlock, 0, s>>>(int(count), pos_.get(), vel_.get(), force_.get(),
+                                               fixed_.get(), fixed_p_, nbr_.get(), nbr_count_.get(),
+                                               capacity_, types_, d, kick, ahead, atoms, stop);
+      };
+      constexpr bool SF = decltype(sf)::value, Fixed = decltype(fixed)::value;
+      constexpr bool Fast = decltype(fast)::value, One = decltype(one)::value;
+      if constexpr (kMixed && Fixed) {
+        if (force_min_blocks_ == 15) return go(domain_forces<R, P, A, SF, Fixed, Fast, One, 15>);
+      }
+      go(domain_forces<R, P, A, SF, Fixed, Fast, One>);
     };
     using T = std::true_type;
     using F = std::false_type;
@@ -835,23 +958,23 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // Andersen's collisions after the second half kick (all local atoms, on stream_).
-  void andersen(bool kick, std::uint64_t step) {
+  void andersen(bool kick, std::uint64_t step, const int* stop = nullptr) {
     const DynP d = dyn();
     if (n_ > 0 && kick && d.thermostat == 2) {
       domain_andersen<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), vel_.get(), id_.get(),
-                                                                   d, step);
+                                                                   d, step, stop);
       PW_CUDA_LAUNCH("domain_andersen");
     }
   }
 
   // Mixed: the fixed-point copy of the held atoms' positions from `first` on (the local atoms'
   // come from domain_kick_drift between rebuilds).
-  void fix_positions(std::size_t first) {
+  void fix_positions(std::size_t first, const int* stop = nullptr) {
     if (!use_fixed_ || held_ == 0) return;
     fixed_.reserve(held_, stream_);
     if (held_ > first)
       fixed_positions<<<blocks_of(held_ - first), kDomainBlock, 0, stream_>>>(
-          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get());
+          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get(), stop);
     PW_CUDA_LAUNCH("fixed_positions");
   }
   int4* fixed_local() { return use_fixed_ ? fixed_.get() : nullptr; }
@@ -869,6 +992,8 @@ class CudaDomainEngine final : public MdEngine {
   bool any_sf_ = false;
   static constexpr bool kMixed = std::is_same_v<R, double> && std::is_same_v<P, float>;
   bool use_fixed_ = false;  // mixed's fixed-point pair displacements (PAIRWISE_MD_FIXED=0: off)
+  int list_min_blocks_ = kListMinBlocks<R>;      // domain_list (PAIRWISE_MD_LIST_MINB)
+  int force_min_blocks_ = kMixedForceMinBlocks;  // mixed's domain_forces (PAIRWISE_MD_FORCE_MINB)
   // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
   bool overlap_ = false;
   cudaStream_t interior_stream_ = nullptr;
@@ -906,6 +1031,13 @@ class CudaDomainEngine final : public MdEngine {
   // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
   // CUB's scratch.
   DeviceArray<double2> top2_;
+  // The batched steps (advance_batched): steps a batch (PAIRWISE_MD_BATCH; 1: the per-step host
+  // test), the device's stop flag and the step it fired at.
+  int batch_ = kDefaultBatch;
+  // Steps since the last rebuild in advance_batched, and the steps between the last two (a
+  // rebuild's step counted in the interval it ends): the next batch's length.
+  int since_ = 0, last_interval_ = 1 << 20;
+  DeviceArray<int> stop_;
   DeviceArray<double> partial_, result_;
   DeviceArray<int> counters_;
   DeviceArray<char> scratch_;

@@ -46,19 +46,29 @@ __device__ __forceinline__ double coordinate(const R4& p, int d) {
 
 constexpr int kKickBlock = 512;  // domain_kick_drift: 4× fewer block pairs for the merge
 
-// The two largest of the block's d2 into *out (every thread of the block calls it).
+// The two largest of the block's pairs (a1 ≥ a2 in each thread) into *out and, returned, in
+// thread 0 (every thread of the block calls it). The top-2 of a set of values does not depend on
+// the order they are merged in.
 template <int Block>
-__device__ __forceinline__ void block_top2(double d2, double2* out) {
-  double a1 = d2, a2 = 0;
+__device__ __forceinline__ double2 block_top2_pairs(double a1, double a2, double2* out) {
   for (int o = 16; o > 0; o >>= 1)
     merge_top2(a1, a2, __shfl_down_sync(0xffffffffu, a1, o), __shfl_down_sync(0xffffffffu, a2, o));
   __shared__ double s1[Block / 32], s2[Block / 32];
   if ((threadIdx.x & 31) == 0) s1[threadIdx.x >> 5] = a1, s2[threadIdx.x >> 5] = a2;
   __syncthreads();
+  double2 top = make_double2(0, 0);
   if (threadIdx.x == 0) {
     for (int w = 1; w < Block / 32; ++w) merge_top2(s1[0], s2[0], s1[w], s2[w]);
-    *out = make_double2(s1[0], s2[0]);
+    top = make_double2(s1[0], s2[0]);
+    *out = top;
   }
+  return top;
+}
+
+// The two largest of the block's d2 into *out (every thread of the block calls it).
+template <int Block>
+__device__ __forceinline__ void block_top2(double d2, double2* out) {
+  block_top2_pairs<Block>(d2, 0, out);
 }
 
 // Half kick with the forces of the last step (unless domain_forces applied it ahead:
@@ -75,7 +85,9 @@ __global__ void __launch_bounds__(kKickBlock)
                       const unsigned* __restrict__ id, DynP dyn, unsigned long long step,
                       int4* __restrict__ fixed, FixedP fp,
                       const typename Vec4<R>::type* __restrict__ x0,
-                      double2* __restrict__ block_top, bool kick_first) {
+                      double2* __restrict__ block_top, bool kick_first,
+                      const int* __restrict__ stop = nullptr) {
+  if (stop && *stop) return;  // the device rebuild test fired earlier in the batch (whole grid)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
   if (i < n) {
@@ -107,19 +119,35 @@ __global__ void __launch_bounds__(kKickBlock)
   block_top2<kKickBlock>(d2, block_top + blockIdx.x);
 }
 
-// One block: the two largest over the blocks' pairs into out[0].
-__global__ void __launch_bounds__(kDomainBlock)
-    merge_block_top2(int blocks, const double2* __restrict__ block_top2, double2* out) {
+// merge_block_top2 and merge_and_test run as one block of kMergeBlock threads (a block of 128
+// took 19 µs over the 4,000 block pairs of 2 M atoms, its thread 0 merging 128 in a row).
+constexpr int kMergeBlock = 1024;
+
+// One block: the two largest over the blocks' pairs into out[0], returned in thread 0.
+__device__ __forceinline__ double2 merge_blocks_top2(int blocks,
+                                                     const double2* __restrict__ block_top2,
+                                                     double2* out) {
   double a1 = 0, a2 = 0;
-  for (int b = threadIdx.x; b < blocks; b += blockDim.x)
+  for (int b = threadIdx.x; b < blocks; b += kMergeBlock)
     merge_top2(a1, a2, block_top2[b].x, block_top2[b].y);
-  __shared__ double s1[kDomainBlock], s2[kDomainBlock];
-  s1[threadIdx.x] = a1, s2[threadIdx.x] = a2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int t = 1; t < kDomainBlock; ++t) merge_top2(a1, a2, s1[t], s2[t]);
-    out[0] = make_double2(a1, a2);
-  }
+  return block_top2_pairs<kMergeBlock>(a1, a2, out);
+}
+
+__global__ void __launch_bounds__(kMergeBlock)
+    merge_block_top2(int blocks, const double2* __restrict__ block_top2, double2* out) {
+  merge_blocks_top2(blocks, block_top2, out);
+}
+
+// The batched steps' rebuild test on the device (one domain on every axis: no other rank's
+// top-2 to gather): merge_block_top2, then Liu et al.'s d1 + d2 > skin in double as
+// rebuild_needed_on_any_rank; when it fires, stop[0] = 1 (every later kernel of the batch returns
+// at once) and stop[1] = `k`, the step's index in the batch. Nothing once stop[0] is set.
+__global__ void __launch_bounds__(kMergeBlock)
+    merge_and_test(int blocks, const double2* __restrict__ block_top2, double2* out, double skin,
+                   int k, int* stop) {
+  if (*stop) return;
+  const double2 top = merge_blocks_top2(blocks, block_top2, out);
+  if (threadIdx.x == 0 && sqrt(top.x) + sqrt(top.y) > skin) stop[0] = 1, stop[1] = k;
 }
 
 // Into the box [lo, hi) along every axis, counting crossings in the image flags (DomainGrid::wrap
@@ -217,9 +245,10 @@ __global__ void ghost_flags(int n, const R4* __restrict__ pos, int d, double low
 // slot_out is set (at a rebuild).
 template <class R4, class R>
 __global__ void pack_ghosts(int n, const int* __restrict__ list, const R4* pos, int d, R shift,
-                            R4* out, const int* slot_in, int* slot_out) {
+                            R4* out, const int* slot_in, int* slot_out,
+                            const int* __restrict__ stop = nullptr) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
+  if (k >= n || (stop && *stop)) return;
   const int j = list[k];
   R4 p = pos[j];
   if (d == 0) p.x += shift;
@@ -227,6 +256,27 @@ __global__ void pack_ghosts(int n, const int* __restrict__ list, const R4* pos, 
   if (d == 2) p.z += shift;
   out[k] = p;
   if (slot_out) slot_out[k] = slot_in[j];
+}
+
+// The forward communication's packing of one stage: both sides' kept send lists in one launch
+// (pack_ghosts' positions without slots; between rebuilds the six launches of 3.3 µs each, at 2 M
+// atoms, were mostly launch and tail): item k < n0 of list0 shifted by shift0 into out0[k], the
+// others of list1 by shift1 into out1[k − n0].
+template <class R4, class R>
+__global__ void pack_ghost_sides(int n0, int n1, const int* __restrict__ list0,
+                                 const int* __restrict__ list1, const R4* pos, int d, R shift0,
+                                 R shift1, R4* out0, R4* out1, const int* __restrict__ stop) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n0 + n1 || (stop && *stop)) return;
+  const bool high = k >= n0;
+  if (high) k -= n0;
+  const int j = (high ? list1 : list0)[k];
+  const R shift = high ? shift1 : shift0;
+  R4 p = pos[j];
+  if (d == 0) p.x += shift;
+  if (d == 1) p.y += shift;
+  if (d == 2) p.z += shift;
+  (high ? out1 : out0)[k] = p;
 }
 
 template <class R4>
@@ -285,25 +335,26 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
 }
 
 // The full neighbour lists of the local atoms (every other local atom and every ghost within
-// r_list; r² < r_list² taken in double, as the cpu domain engine's), row-major, rows `capacity`
-// ints apart (a multiple of 8). A warp per cell of the shell grid: its local atoms (stored first
-// in each cell: the stable sort keeps index order, and the local atoms have the lowest indices)
-// 32 at a time, one per lane. The warp walks the cell's 27 neighbour cells as 9 rows of three
-// cells consecutive along x (z, y, x order; the grid's edges clip them: no periodic images, the
-// ghosts carry their shift) 32 candidates at a time (one coalesced load of cell_pos, the next chunk
-// loaded while the current one is screened); a candidate is kept only if it lies within r_list (+ a
-// margin far above the rounding of the screen) of the bounding box of the warp's home atoms (≈ a
-// quarter of the 27 cells' candidates do not: the corner and edge cells), compacted by ballot into
-// a 64-entry shared buffer, and the lanes test their atom against 32 kept candidates at a time into
-// a hit mask, then append the hits in candidate order. So each list is the same set in the same
-// order (stencil cell, then index) as a thread per atom scanning the 27 cells would give.
-// Each lane collects its atom's neighbours 8 at a time in its column of a shared buffer and
-// writes each full group as two 16-byte stores (a whole 32-byte sector of the row). A count above
-// `capacity` raises *overflow to it (the lists are then built again, longer). `split` (when set,
-// 2 n flags): split[i] = 1 for a local atom whose list has no ghost (interior: its forces need no
-// ghost position), split[n + i] = 1 for the others (boundary).
-template <class R4>
-__global__ void __launch_bounds__(kDomainBlock)
+// r_list; r² < r_list² taken in R: double for mixed and double, as the cpu domain engine's, float
+// for single), row-major, rows `capacity` ints apart (a multiple of 8). A warp per cell of the
+// shell grid: its local atoms (stored first in each cell: the stable sort keeps index order, and
+// the local atoms have the lowest indices) 32 at a time, one per lane. The warp walks the cell's 27
+// neighbour cells as 9 rows of three cells consecutive along x (z, y, x order; the grid's edges
+// clip them: no periodic images, the ghosts carry their shift) 32 candidates at a time (one
+// coalesced load of cell_pos, the next chunk loaded while the current one is screened); a candidate
+// is kept only if it lies within r_list (+ a margin far above the rounding of the screen) of the
+// bounding box of the warp's home atoms (≈ a quarter of the 27 cells' candidates do not: the corner
+// and edge cells), compacted by ballot into a 64-entry shared buffer, and the lanes test their atom
+// against 32 kept candidates at a time into a hit mask, then append the hits in candidate order. So
+// each list is the same set in the same order (stencil cell, then index) as a thread per atom
+// scanning the 27 cells would give. Each lane collects its atom's neighbours 8 at a time in its
+// column of a shared buffer and writes each full group as two 16-byte stores (a whole 32-byte
+// sector of the row). A count above `capacity` raises *overflow to it (the lists are then built
+// again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose list has no
+// ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others (boundary).
+// MinB: resident blocks an SM asked of the register allocation (1: as many as its registers give).
+template <class R4, int MinB = 1>
+__global__ void __launch_bounds__(kDomainBlock, MinB)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
                 ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
                 int* __restrict__ nbr_count, int* overflow, int* next_cell,
@@ -347,7 +398,10 @@ __global__ void __launch_bounds__(kDomainBlock)
       if (k < e) p = cell_pos[k], i = index_of(p.w);
       const bool mine = i < n;
       if (!__any_sync(kAll, mine)) break;  // only ghosts from here on
-      const double xi = double(p.x), yi = double(p.y), zi = double(p.z);
+      // The tests in R: double for mixed and double (the cpu domain engine's decisions), float for
+      // single (as the single-GPU engine's single build; the double tests' three conversions a
+      // pair took ≈ a third of the kernel's time at 2 M atoms).
+      const R xi = p.x, yi = p.y, zi = p.z, rl2 = R(r_list2);
       constexpr R kBig = R(1e30);
       const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
@@ -364,8 +418,8 @@ __global__ void __launch_bounds__(kDomainBlock)
         unsigned hits = 0;
         auto one = [&](int u) {
           const R4 q = bw[u];
-          const double dx = xi - double(q.x), dy = yi - double(q.y), dz = zi - double(q.z);
-          hits |= dx * dx + dy * dy + dz * dz < r_list2 ? 1u << u : 0u;
+          const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+          hits |= dx * dx + dy * dy + dz * dz < rl2 ? 1u << u : 0u;
         };
         for_each_candidate(m, one);
         while (hits) {
@@ -393,7 +447,7 @@ __global__ void __launch_bounds__(kDomainBlock)
         const R ex = max(max(lx - q.x, q.x - hx), R(0));
         const R ey = max(max(ly - q.y, q.y - hy), R(0));
         const R ez = max(max(lz - q.z, q.z - hz), R(0));
-        const bool keep = have && double(ex) * ex + double(ey) * ey + double(ez) * ez < screen2;
+        const bool keep = have && ex * ex + ey * ey + ez * ez < R(screen2);
         const unsigned km = __ballot_sync(kAll, keep);
         if (keep) bw[fill + __popc(km & below)] = q;
         fill += __popc(km);
@@ -427,8 +481,9 @@ __global__ void __launch_bounds__(kDomainBlock)
 // that displacement exactly in quanta of S / 2^32 ≈ 2.6e-9 σ at r_list = 2.8 σ).
 template <class R4>
 __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos, FixedP f,
-                                int4* __restrict__ fixed) {
+                                int4* __restrict__ fixed, const int* __restrict__ stop = nullptr) {
   const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (stop && *stop) return;
   if (i < last) fixed[i] = fixed_of(pos[i], f);
 }
 
@@ -446,23 +501,25 @@ __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos,
 // overlapped step); else atoms [0, n). Fast (single's float terms, cut or shift): the approximate
 // reciprocal (MUFU.RCP) of r². OneType: the pair parameters held in registers. Single runs at 16
 // blocks an SM (≤ 32 registers, the single-GPU engine's), mixed at 12 (≤ 40: its double sums
-// spilled at 32).
+// spilled at 32) or, MinB = 15, at the single-GPU engine's mixed choice: 15 blocks (the 32-register
+// cap of 16) with one trip of the loop unrolled instead of two (fewer spills).
 template <class P, class A>
 constexpr int kForceBlocksPerSm = std::is_same_v<P, float> ? (std::is_same_v<A, double> ? 12 : 16)
                                                            : 1;
-template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType>
-__global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
+template <class R, class P, class A, bool SF, bool Fixed, bool Fast, bool OneType,
+          int MinB = kForceBlocksPerSm<P, A>>
+__global__ void __launch_bounds__(kDomainBlock, MinB)
     domain_forces(int n, const typename Vec4<R>::type* __restrict__ pos,
                   typename Vec4<R>::type* __restrict__ vel,
                   typename Vec4<R>::type* __restrict__ force, const int4* __restrict__ fixed,
                   FixedP fixed_p, const int* __restrict__ nbr, const int* __restrict__ nbr_count,
                   int stride, int types, DynP dyn, bool kick, bool ahead,
-                  const int* __restrict__ atoms) {
+                  const int* __restrict__ atoms, const int* __restrict__ stop = nullptr) {
   constexpr int TPA = 4;
   static_assert(!Fast || (std::is_same_v<P, float> && !SF), "fast: float cut or shift terms");
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int a = t / TPA, sub = t % TPA;
-  if (a >= n) return;  // whole groups leave together (TPA divides the block)
+  if (a >= n || (stop && *stop)) return;  // whole groups leave together (TPA divides the block)
   const int i = atoms ? atoms[a] : a;
   typename Vec4<R>::type p{};
   int4 fi = make_int4(0, 0, 0, 0);
@@ -509,7 +566,8 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
   // stay inline: as shared helpers they changed the sm_90 code of forces_kick (MinBlocks 15) and of
   // this kernel's fixed-point variants. The pair lambda above is forces_kick's but for its plain
   // displacement (no minimum image: ghosts carry their shift) and custom pairs (refused here).
-#pragma unroll 2
+  constexpr int kUnroll = MinB == 15 ? 1 : 2;
+#pragma unroll kUnroll
   for (int k0 = 4 * sub; k0 < count; k0 += 16) {
     const int4 jj = __ldg(reinterpret_cast<const int4*>(row + k0));
     pair(jj.x);
@@ -545,9 +603,10 @@ __global__ void __launch_bounds__(kDomainBlock, kForceBlocksPerSm<P, A>)
 // their random draws inlined in domain_forces made its pair loop spill at 16 blocks an SM).
 template <class R4>
 __global__ void domain_andersen(int n, R4* __restrict__ vel, const unsigned* __restrict__ id,
-                                DynP dyn, unsigned long long step) {
+                                DynP dyn, unsigned long long step,
+                                const int* __restrict__ stop = nullptr) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n || (stop && *stop)) return;
   R4 v = vel[i];
   if (physics::andersen_collision(v.x, v.y, v.z, double(v.w), dyn.kT, dyn.andersen_p, dyn.seed,
                                   step, id[i]))

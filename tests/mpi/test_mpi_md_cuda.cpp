@@ -7,7 +7,8 @@
 // data files; single and mixed precision on 2 ranks against one rank of the same precision (float
 // pair terms summed in another order: 1e-4 over 20 steps); a neighbour capacity that overflows;
 // a blow-up, and a domain thinner than the cutoff plus skin, ending every rank with the clear
-// error; the overlapped ghost exchange bit for bit as the plain step. Skipped without a CUDA
+// error; the overlapped ghost exchange bit for bit as the plain step; the batched steps (rebuild
+// test on the device) bit for bit as the per-step host test. Skipped without a CUDA
 // device. Ranks sharing one GPU take GpuCollectives' MPI fallback (NCCL refuses two ranks on a
 // GPU), so this runs on a one-GPU machine.
 #include <unistd.h>
@@ -116,6 +117,38 @@ TEST(MdCudaMpi, OverlappedGhostExchangeGivesTheSameTrajectoryBitForBit) {
     EXPECT_NE(on.result.output.find("overlapped"), std::string::npos) << on.result.output;
     EXPECT_EQ(off.result.output.find("overlapped"), std::string::npos) << off.result.output;
     expect_same_thermo(off, on, 0.0);
+  }
+}
+
+// The batched steps with one domain on every axis (PAIRWISE_MD_BATCH: the rebuild test on the
+// device, one download a batch; a test firing inside a batch stops the rest of it) against the
+// per-step host test (=1): the same kernels in the same order, so bit for bit the same thermo and
+// the same rebuild counts, in double and mixed, and with Langevin and Andersen (7 atoms: the
+// random streams keyed by step); batches of 3 (tests firing at every position in a batch) and 8.
+TEST(MdCudaMpi, BatchedStepsGiveTheSameTrajectoryAndRebuildsBitForBit) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto seven = fresh_dir("md-cuda-batch-seven");
+  const std::vector<std::pair<std::string, std::string>> problems = {
+      {"double", lammps_in_lj(60, "cuda")},
+      {"mixed", lammps_in_lj(40, "cuda", "mixed")},
+      {"langevin", seven_atoms(seven, "langevin", "cuda")},
+      {"andersen", seven_atoms(seven, "andersen", "cuda")}};
+  for (const auto& [name, problem] : problems) {
+    auto run = [&](const std::string& batch) {
+      const std::string tag = "cuda-batch-" + name + "-" + batch;
+      const auto dir = fresh_dir("md-" + tag);
+      const auto file = write_file(dir / "md.toml", problem);
+      const std::string env = "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_OVERLAP=0 PAIRWISE_MD_BATCH=";
+      return MdRun{dir, shell(env + batch + " " + binary() + " run " + file.string() +
+                              " --output " + dir.string())};
+    };
+    const MdRun host = run("1"), three = run("3"), eight = run("8");
+    for (const MdRun* r : {&host, &three, &eight}) {
+      ASSERT_EQ(r->result.code, 0) << name << "\n" << r->result.output;
+      EXPECT_NE(r->result.output.find("cuda domains 1x1x1"), std::string::npos) << r->result.output;
+    }
+    expect_same_csv(host.dir / "md.csv", three.dir / "md.csv", 0.0, {"wall_s"});
+    expect_same_csv(host.dir / "md.csv", eight.dir / "md.csv", 0.0, {"wall_s"});
   }
 }
 
