@@ -44,6 +44,8 @@ TileKernelArgs tile_kernel_args(const TileArgs& a) {
   for (int c = 0; c < 4; ++c) k.sig[c] = a.sig[c];
   k.uniform_lj = a.uniform_lj;
   k.lj_sigma2 = a.lj_sigma2, k.lj_eps24 = a.lj_eps24, k.lj_eps48 = a.lj_eps48;
+  k.atom_of_slot = a.atom_of_slot;
+  k.tile_boxes = a.tile_boxes, k.pos_off = a.pos_off, k.far_kappa = a.far_kappa;
   return k;
 }
 
@@ -179,6 +181,49 @@ __global__ void pack_kernel(const double* x, int n, int n_padded, void* pos, voi
   }
 }
 
+// One block of `block` threads (32·kI <= 128) per tile: slot s = blockIdx.x·block + t. The box's
+// bounds are reduced over the block's real atoms (the padding past n is left out), per warp by
+// shuffles, then over the block's warps in shared memory.
+constexpr int kMaxTileWarps = 4;
+__global__ void __launch_bounds__(32 * kMaxTileWarps)
+    pack_tiles_kernel(const double* x, const int* atom_of_slot, int n, void* pos, void* pos_lo,
+                      void* pos_off, TileBox* boxes) {
+  __shared__ double s_lo[3][kMaxTileWarps], s_hi[3][kMaxTileWarps];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = blockDim.x >> 5;
+  const int s = blockIdx.x * blockDim.x + t;
+  const bool real = s < n;
+  const int atom = real ? atom_of_slot[s] : 0;
+  double p[3], lo[3], hi[3];
+  for (int c = 0; c < 3; ++c) {
+    p[c] = real ? x[c * n + atom] : 1.0e4 + 10.0 * s * (c + 1);
+    lo[c] = real ? p[c] : 1.0e300;
+    hi[c] = real ? p[c] : -1.0e300;
+  }
+  const float hx = float(p[0]), hy = float(p[1]), hz = float(p[2]);
+  static_cast<float4*>(pos)[s] = make_float4(hx, hy, hz, 0.f);
+  static_cast<float4*>(pos_lo)[s] =
+      make_float4(float(p[0] - hx), float(p[1] - hy), float(p[2] - hz), 0.f);
+  for (int off = 16; off > 0; off >>= 1) {
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = fmin(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], off));
+      hi[c] = fmax(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], off));
+    }
+  }
+  if (lane == 0) {
+    for (int c = 0; c < 3; ++c) s_lo[c][warp] = lo[c], s_hi[c][warp] = hi[c];
+  }
+  __syncthreads();
+  for (int c = 0; c < 3; ++c) {
+    lo[c] = s_lo[c][0], hi[c] = s_hi[c][0];
+    for (int w = 1; w < warps; ++w)
+      lo[c] = fmin(lo[c], s_lo[c][w]), hi[c] = fmax(hi[c], s_hi[c][w]);
+  }
+  const TileBox box = make_tile_box(lo, hi);
+  if (t == 0) boxes[blockIdx.x] = box;
+  static_cast<float4*>(pos_off)[s] =
+      make_float4(float(p[0] - box.c[0]), float(p[1] - box.c[1]), float(p[2] - box.c[2]), 0.f);
+}
+
 // Forces into out (double) and zeroed; the fixed-point energies (single, mixed) likewise. Double
 // precision's energies are added by sum_energy_slots_kernel.
 template <bool kFixed>
@@ -254,6 +299,7 @@ __device__ __forceinline__ void first_half(const StepArgs& a, int i, const doubl
     for (int c = 0; c < 3; ++c) physics::drift(x[c], v[c], a.dt);
   }
   for (int c = 0; c < 3; ++c) a.v[c * a.n + i] = v[c], a.x[c * a.n + i] = x[c];
+  if (a.pos == nullptr) return;  // packed by launch_pack_tiles
   if constexpr (P == Precision::double_) {
     static_cast<D4*>(a.pos)[i] = {x[0], x[1], x[2], 0.0};
   } else {
@@ -400,6 +446,14 @@ void launch_pack_positions(Precision p, const double* x, int n, int n_padded, vo
       break;
   }
   PW_CUDA_LAUNCH("ljc pack_kernel");
+}
+
+void launch_pack_tiles(const double* x, const int* atom_of_slot, int n, int n_blocks, int block,
+                       void* pos, void* pos_lo, void* pos_off, TileBox* boxes, void* stream) {
+  if (n_blocks == 0) return;
+  pack_tiles_kernel<<<unsigned(n_blocks), unsigned(block), 0, static_cast<cudaStream_t>(stream)>>>(
+      x, atom_of_slot, n, pos, pos_lo, pos_off, boxes);
+  PW_CUDA_LAUNCH("ljc pack_tiles_kernel");
 }
 
 void launch_finish_forces(Precision p, void* force, void* energy_acc, long long energy_slots, int n,

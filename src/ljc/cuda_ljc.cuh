@@ -53,6 +53,12 @@ struct TileArgs {
   // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
   bool uniform_lj = false;
   double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
+  // Mixed's near/far tiles (TileKernelArgs, cuda_tile_args.hpp): the spatial order, the tile
+  // boxes and the FP32 offsets (launch_pack_tiles); nullptr: slot = atom, every tile near.
+  const int* atom_of_slot = nullptr;
+  const TileBox* tile_boxes = nullptr;
+  const void* pos_off = nullptr;
+  double far_kappa = 2;
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);
@@ -115,6 +121,12 @@ long long bonded_blocks(int n_bonds, int n_pairs14);
 // Builds pos (and pos_lo) of the tile layout from double positions [3][n]; pads with far atoms.
 void launch_pack_positions(Precision p, const double* x, int n, int n_padded, void* pos,
                            void* pos_lo, void* stream);
+// Mixed's near/far tiles: pos and pos_lo (double-single) in the spatial order, slot s holding
+// atom atom_of_slot[s] of the double positions x [3][n] (padding as launch_pack_positions); per
+// tile of `block` slots its box (TileBox, from its atoms, not the padding) into boxes[n_blocks],
+// and pos_off[s] = fl(x - c) (float4) relative to the tile's centre.
+void launch_pack_tiles(const double* x, const int* atom_of_slot, int n, int n_blocks, int block,
+                       void* pos, void* pos_lo, void* pos_off, TileBox* boxes, void* stream);
 // force_out[3][n] (double) = accumulators converted, accumulators zeroed; energies likewise:
 // single and mixed from their [3] fixed-point sums, double from `energy_slots` slots (0: the
 // energies are left as they are; launch_sum_energy_slots).
@@ -132,7 +144,7 @@ void launch_sum_energy_slots(void* slots, long long count, double* out, void* st
 // first converts the force accumulators into f (and zeroes them), as launch_finish_forces does.
 struct StepArgs {
   Precision precision = Precision::single;
-  void* pos = nullptr;
+  void* pos = nullptr;  // nullptr: no packing (mixed's near/far tiles pack in launch_pack_tiles)
   void* pos_lo = nullptr;
   void* force_acc = nullptr;  // long long or double [3][n]
   double* x = nullptr;

@@ -231,15 +231,18 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   A fi[kI][3];
   A e_lj = 0, e_c = 0;
   int row = -1;
+  // The atom in slot i (the spatial order of mixed's near/far tiles, or slot = atom).
+  auto atom_of = [&](int i) { return a.atom_of_slot ? a.atom_of_slot[i] : i; };
   auto flush_row = [&]() {
     if (row < 0) return;
 #pragma unroll
     for (int k = 0; k < kI; ++k) {
       const int i = row * B + k * 32 + lane;
       if (i < a.n) {
+        const int atom = atom_of(i);
 #pragma unroll
         for (int c = 0; c < 3; ++c)
-          accumulate<T::kFixed>(a.force, (long long)c * a.n + i, fi[k][c]);
+          accumulate<T::kFixed>(a.force, (long long)c * a.n + atom, fi[k][c]);
       }
     }
   };
@@ -251,11 +254,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + k * 32 + lane;
-        const V4 p = pos[i];
-        xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
-        if constexpr (T::kLo) {
-          const V4 l = lo4[i];
-          xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
+        if constexpr (!T::kLo) {  // mixed loads its targets per tile (below)
+          const V4 p = pos[i];
+          xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
         }
         const V4 q = par[i];
         ai[k] = {q.x, q.y, q.z};
@@ -264,25 +265,54 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
+    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
+    // Mixed: near tiles (and masked ones) take the double-single displacement, far ones (when the
+    // kernel has tile boxes) FP32 offsets from the source tile's centre c_J (TileBox,
+    // cuda_tile_args.hpp): the targets' t_i = fl(x_i - c_J) once per tile, from x_i,hi + x_i,lo
+    // in FP64, into xi; the sources' s_j from pos_off.
+    [[maybe_unused]] bool far = false;
+    if constexpr (T::kLo) {
+      far = a.tile_boxes != nullptr && mask_index < 0 &&
+            far_tile_pair(a.tile_boxes[I], a.tile_boxes[J], a.far_kappa);
+      const double* cj = a.tile_boxes != nullptr ? a.tile_boxes[J].c : nullptr;
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const int i = I * B + k * 32 + lane;
+        const V4 p = pos[i], l = lo4[i];
+        if (far) {
+          xi[k][0] = F((double(p.x) + double(l.x)) - cj[0]);
+          xi[k][1] = F((double(p.y) + double(l.y)) - cj[1]);
+          xi[k][2] = F((double(p.z) + double(l.z)) - cj[2]);
+        } else {
+          xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
+          xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
+        }
+      }
+    }
+    const V4* src = pos;
+    if constexpr (T::kLo) {
+      if (far) src = static_cast<const V4*>(a.pos_off);
+    }
     // Stage the tile's sources (the groups this warp takes).
     __syncwarp();
 #pragma unroll
     for (int u = 0; u < kI; ++u) {
       if (u < u_lo || u >= u_hi) continue;
       const int j = J * B + u * 32 + lane;
-      const V4 p = pos[j], q = par[j];
+      const V4 p = src[j], q = par[j];
       V4 pq = p;
       pq.w = q.x;
       const F2 se{q.y, q.z};
       s_pq[wib][u][lane] = pq, s_pq[wib][u][lane + 32] = pq;
       s_se[wib][u][lane] = se, s_se[wib][u][lane + 32] = se;
       if constexpr (T::kLo) {
-        const V4 l = lo4[j];
-        s_lo[wib][u][lane] = l, s_lo[wib][u][lane + 32] = l;
+        if (!far) {
+          const V4 l = lo4[j];
+          s_lo[wib][u][lane] = l, s_lo[wib][u][lane + 32] = l;
+        }
       }
     }
     __syncwarp();
-    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
     for (int u = u_lo; u < u_hi; ++u) {
@@ -306,10 +336,11 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       }
       // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
       // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
-      // still), masked off-diagonal tiles, and diagonal tiles (one-sided).
-      auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
+      // still), masked off-diagonal tiles, and diagonal tiles (one-sided); each with the
+      // double-single displacement (ds: mixed's near tiles) or the plain FP32 one.
+      auto sweep = [&](auto masked, auto pair_n3, auto uniform, auto ds) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
-        constexpr bool kUniform = decltype(uniform)::value;
+        constexpr bool kUniform = decltype(uniform)::value, kDs = decltype(ds)::value;
         [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
 #pragma unroll kTileUnroll
         for (int s = 0; s < 32; ++s) {
@@ -317,7 +348,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
           [[maybe_unused]] F2 sj{};
           if constexpr (!kUniform) sj = ss[s];
           [[maybe_unused]] F xjl[3] = {0, 0, 0};
-          if constexpr (T::kLo) {
+          if constexpr (kDs) {
             const V4 l = sl[s];
             xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
           }
@@ -328,7 +359,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
 #pragma unroll
             for (int c = 0; c < 3; ++c) {
               d[c] = xi[k][c] - xj[c];
-              if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+              if constexpr (kDs) d[c] += xil[k][c] - xjl[c];
             }
             const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             physics::LjcTerms<F> term;
@@ -363,19 +394,30 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // than the general one (N = 65,536: 1.18 against 1.23 T pairs/s in single, 0.90 against
       // 1.07 in mixed; the exp() dominates its pair and the compiler schedules it worse).
       constexpr bool kHasUniform = D != DielectricKind::sigmoidal && Pair::kHasUniform;
-      if (mask_index < 0) {
+      using Ds = std::integral_constant<bool, T::kLo>;
+      auto unmasked = [&](auto ds) {
         if constexpr (kHasUniform) {
           if (a.uniform_lj)
-            sweep(False{}, std::integral_constant<bool, kN3>{}, True{});
+            sweep(False{}, std::integral_constant<bool, kN3>{}, True{}, ds);
           else
-            sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
+            sweep(False{}, std::integral_constant<bool, kN3>{}, False{}, ds);
         } else {
-          sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
+          sweep(False{}, std::integral_constant<bool, kN3>{}, False{}, ds);
+        }
+      };
+      if (mask_index < 0) {
+        if constexpr (T::kLo) {
+          if (far)
+            unmasked(False{});
+          else
+            unmasked(Ds{});
+        } else {
+          unmasked(Ds{});
         }
       } else if (n3) {
-        sweep(True{}, True{}, False{});
+        sweep(True{}, True{}, False{}, Ds{});
       } else {
-        sweep(True{}, False{}, False{});
+        sweep(True{}, False{}, False{}, Ds{});
       }
       if constexpr (!kDirect) {
 #pragma unroll
@@ -385,8 +427,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       }
       if constexpr (kEnergy) e_lj += A(t_lj), e_c += A(t_c);
       if (n3 && j0 < a.n) {
+        const int atom = atom_of(j0);
 #pragma unroll
-        for (int c = 0; c < 3; ++c) accumulate<T::kFixed>(a.force, (long long)c * a.n + j0, fj[c]);
+        for (int c = 0; c < 3; ++c)
+          accumulate<T::kFixed>(a.force, (long long)c * a.n + atom, fj[c]);
       }
     }
     u_lo = 0;
