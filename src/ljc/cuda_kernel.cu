@@ -54,6 +54,9 @@ DevicePtr upload(const std::vector<T>& v) {
 // The far test's kappa (cuda_tile_args.hpp): far pairs' displacement error <= 2u(1 + 1/kappa)·|d|
 // = 3u·|d| (docs/performance.md, "ljc mixed: spatial order and near/far tiles").
 constexpr double kFarKappa = 2.0;
+// Near/far lists of up to this many tiles a side (n_blocks² / 2 entries of 8 bytes each list:
+// 268 MB at 8192, N = 1,048,576 atoms); larger systems run the double-single tiles.
+constexpr long long kNearFarMaxBlocks = 8192;
 
 class CudaLjcKernel final : public LjcKernel {
  public:
@@ -118,9 +121,10 @@ class CudaLjcKernel final : public LjcKernel {
     // Mixed precision's near/far tiles (cuda_tile_args.hpp): the atoms in a spatial order of
     // compact tiles, the masks built in it (not with a custom term, whose tiles share pos_ and
     // the masks with the atoms' own order).
-    near_far_ = near_far_wanted_ && options_.precision == Precision::mixed && n3 &&
-                !options_.custom && n_ > 0;
     const int block = 32 * (n3 ? kI : 1);
+    const long long n_blocks = (n_ + block - 1) / block;
+    near_far_ = near_far_wanted_ && options_.precision == Precision::mixed && n3 &&
+                !options_.custom && n_ > 0 && n_blocks <= kNearFarMaxBlocks;
     order_.clear();
     if (near_far_) {
       order_ = spatial_tile_order(n_, m.x.data(), m.y.data(), m.z.data(), block);
@@ -167,11 +171,17 @@ class CudaLjcKernel final : public LjcKernel {
       tile_par_ = near_far_ ? floats(true) : DevicePtr();
     }
     if (near_far_) {
+      const std::size_t nb = masks_.n_blocks, tiles = nb * (nb + 1) / 2;
       order_dev_ = upload(order_);
-      boxes_ = device_alloc(sizeof(cuda::TileBox) * masks_.n_blocks);
+      boxes_ = device_alloc(sizeof(cuda::TileBox) * nb);
       pos_off_ = device_alloc(padded_ * 16);
+      row_counts_ = device_alloc(sizeof(int) * 2 * (nb + 1));
+      tile_counts_ = device_alloc(sizeof(int) * 2);
+      near_list_ = device_alloc(sizeof(cuda::TilePair) * tiles);
+      far_list_ = device_alloc(sizeof(cuda::TilePair) * tiles);
     } else {
-      order_dev_.reset(), boxes_.reset(), pos_off_.reset();
+      order_dev_.reset(), boxes_.reset(), pos_off_.reset(), row_counts_.reset();
+      tile_counts_.reset(), near_list_.reset(), far_list_.reset();
     }
     mask_index_ = upload(masks_.index);
     mask_words_ = upload(masks_.words);
@@ -503,6 +513,12 @@ class CudaLjcKernel final : public LjcKernel {
                               static_cast<const int*>(order_dev_.get()), n_, masks_.n_blocks,
                               masks_.block, pos_.get(), pos_lo_.get(), pos_off_.get(),
                               static_cast<cuda::TileBox*>(boxes_.get()), stream_);
+      cuda::launch_classify_tiles(static_cast<const cuda::TileBox*>(boxes_.get()),
+                                  static_cast<const int*>(mask_index_.get()), masks_.n_blocks,
+                                  far_kappa_, static_cast<int*>(row_counts_.get()),
+                                  static_cast<cuda::TilePair*>(near_list_.get()),
+                                  static_cast<cuda::TilePair*>(far_list_.get()),
+                                  static_cast<int*>(tile_counts_.get()), stream_);
     }
     const Precision p = options_.precision;
     const double sig[4] = {system_.sigmoidal.alpha, system_.sigmoidal.beta, system_.sigmoidal.gamma,
@@ -589,14 +605,21 @@ class CudaLjcKernel final : public LjcKernel {
       const double eps = system_.atoms[0].sqrt_eps * system_.atoms[0].sqrt_eps;
       a.lj_sigma2 = sigma * sigma, a.lj_eps24 = 24 * eps, a.lj_eps48 = 48 * eps;
     }
-    if (near_far_) {
-      a.par = tile_par_.get();
-      a.atom_of_slot = static_cast<const int*>(order_dev_.get());
-      a.tile_boxes = static_cast<const cuda::TileBox*>(boxes_.get());
-      a.pos_off = pos_off_.get();
-      a.far_kappa = far_kappa_;
-    }
     a.stream = stream_;
+    if (!near_far_) return cuda::launch_tiles(a);
+    // Mixed's near/far tiles: the near list, then the far list (launch_classify_tiles).
+    a.par = tile_par_.get();
+    a.atom_of_slot = static_cast<const int*>(order_dev_.get());
+    a.tile_boxes = static_cast<const cuda::TileBox*>(boxes_.get());
+    a.pos_off = pos_off_.get();
+    const int* counts = static_cast<const int*>(tile_counts_.get());
+    a.tile_set = cuda::TileSet::near;
+    a.tile_list = static_cast<const cuda::TilePair*>(near_list_.get());
+    a.tile_list_count = counts;
+    cuda::launch_tiles(a);
+    a.tile_set = cuda::TileSet::far;
+    a.tile_list = static_cast<const cuda::TilePair*>(far_list_.get());
+    a.tile_list_count = counts + 1;
     cuda::launch_tiles(a);
   }
 
@@ -730,7 +753,8 @@ class CudaLjcKernel final : public LjcKernel {
   bool near_far_wanted_ = true, near_far_ = false;
   double far_kappa_ = kFarKappa;
   std::vector<int> order_;
-  DevicePtr order_dev_, tile_par_, boxes_, pos_off_;
+  DevicePtr order_dev_, tile_par_, boxes_, pos_off_, row_counts_, tile_counts_, near_list_,
+      far_list_;
   int n_ = 0, padded_ = 0;
   DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
   engine::AllPairsPlan plan_;

@@ -170,9 +170,14 @@ constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
 
 // Work is dealt out in units of one 32-source group of a tile (kI units per tile), so that the
 // chunks of the warps differ by at most one group, not one tile.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, class Pair>
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, class Pair,
+          TileSet kSet = TileSet::all>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
     tiles_kernel(const TileKernelArgs a) {
+  static_assert(kSet == TileSet::all || (P == Precision::mixed && kN3),
+                "the near/far lists are mixed precision's Newton-3 tiles");
+  constexpr bool kFar = kSet == TileSet::far;
+  constexpr bool kList = kSet != TileSet::all;
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
@@ -186,7 +191,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const int wib = threadIdx.x >> 5;
   const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   if (warp >= a.warps) return;
-  const long long n_units = a.n_tiles * kI;
+  const long long n_tiles = kList ? (long long)*a.tile_list_count : a.n_tiles;
+  const long long n_units = n_tiles * kI;
   const long long chunk = (n_units + a.warps - 1) / a.warps;
   const long long v0 = warp * chunk;
   const long long v_end = min(n_units, v0 + chunk);
@@ -202,7 +208,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   // warps' chunks instead of crowding the chunks at the end of the triangle, whose short rows
   // made those warps the last to finish.
   int I, J, fold = 0;
-  if constexpr (kN3) {
+  if constexpr (kList) {
+    I = a.tile_list[t].I, J = a.tile_list[t].J;
+  } else if constexpr (kN3) {
     fold = int(t / (nb + 1));
     const int r = int(t - (long long)fold * (nb + 1));
     if (r < nb - fold) {
@@ -232,7 +240,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   A e_lj = 0, e_c = 0;
   int row = -1;
   // The atom in slot i (the spatial order of mixed's near/far tiles, or slot = atom).
-  auto atom_of = [&](int i) { return a.atom_of_slot ? a.atom_of_slot[i] : i; };
+  auto atom_of = [&](int i) {
+    if constexpr (kList)
+      return a.atom_of_slot[i];
+    else
+      return a.atom_of_slot ? a.atom_of_slot[i] : i;
+  };
   auto flush_row = [&]() {
     if (row < 0) return;
 #pragma unroll
@@ -254,9 +267,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + k * 32 + lane;
-        if constexpr (!T::kLo) {  // mixed loads its targets per tile (below)
+        if constexpr (!kFar) {  // far tiles take their targets per tile (below)
           const V4 p = pos[i];
           xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
+          if constexpr (T::kLo) {
+            const V4 l = lo4[i];
+            xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
+          }
         }
         const V4 q = par[i];
         ai[k] = {q.x, q.y, q.z};
@@ -265,34 +282,20 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
-    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
-    // Mixed: near tiles (and masked ones) take the double-single displacement, far ones (when the
-    // kernel has tile boxes) FP32 offsets from the source tile's centre c_J (TileBox,
-    // cuda_tile_args.hpp): the targets' t_i = fl(x_i - c_J) once per tile, from x_i,hi + x_i,lo
-    // in FP64, into xi; the sources' s_j from pos_off.
-    [[maybe_unused]] bool far = false;
-    if constexpr (T::kLo) {
-      far = a.tile_boxes != nullptr && mask_index < 0 &&
-            far_tile_pair(a.tile_boxes[I], a.tile_boxes[J], a.far_kappa);
-      const double* cj = a.tile_boxes != nullptr ? a.tile_boxes[J].c : nullptr;
+    // Far tiles: the targets' t_i = fl(x_i - c_J) once per tile, from x_i,hi + x_i,lo in FP64,
+    // into xi; the sources' s_j = fl(x_j - c_J) from pos_off (TileBox, cuda_tile_args.hpp).
+    if constexpr (kFar) {
+      const double* cj = a.tile_boxes[J].c;
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + k * 32 + lane;
         const V4 p = pos[i], l = lo4[i];
-        if (far) {
-          xi[k][0] = F((double(p.x) + double(l.x)) - cj[0]);
-          xi[k][1] = F((double(p.y) + double(l.y)) - cj[1]);
-          xi[k][2] = F((double(p.z) + double(l.z)) - cj[2]);
-        } else {
-          xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
-          xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
-        }
+        xi[k][0] = F((double(p.x) + double(l.x)) - cj[0]);
+        xi[k][1] = F((double(p.y) + double(l.y)) - cj[1]);
+        xi[k][2] = F((double(p.z) + double(l.z)) - cj[2]);
       }
     }
-    const V4* src = pos;
-    if constexpr (T::kLo) {
-      if (far) src = static_cast<const V4*>(a.pos_off);
-    }
+    const V4* src = kFar ? static_cast<const V4*>(a.pos_off) : pos;
     // Stage the tile's sources (the groups this warp takes).
     __syncwarp();
 #pragma unroll
@@ -305,14 +308,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       const F2 se{q.y, q.z};
       s_pq[wib][u][lane] = pq, s_pq[wib][u][lane + 32] = pq;
       s_se[wib][u][lane] = se, s_se[wib][u][lane + 32] = se;
-      if constexpr (T::kLo) {
-        if (!far) {
-          const V4 l = lo4[j];
-          s_lo[wib][u][lane] = l, s_lo[wib][u][lane + 32] = l;
-        }
+      if constexpr (T::kLo && !kFar) {
+        const V4 l = lo4[j];
+        s_lo[wib][u][lane] = l, s_lo[wib][u][lane + 32] = l;
       }
     }
     __syncwarp();
+    // Far tiles have no mask (masked tiles are near: classify_tiles).
+    const int mask_index = kFar ? -1 : a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
     for (int u = u_lo; u < u_hi; ++u) {
@@ -330,17 +333,18 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       std::uint32_t m[kI];
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
-        m[k] = mask_index >= 0
+        m[k] = !kFar && mask_index >= 0
                    ? a.masks[(long long)mask_index * (kI * kI * 32) + (k * kI + u) * 32 + lane]
                    : 0u;
       }
       // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
       // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
-      // still), masked off-diagonal tiles, and diagonal tiles (one-sided); each with the
-      // double-single displacement (ds: mixed's near tiles) or the plain FP32 one.
-      auto sweep = [&](auto masked, auto pair_n3, auto uniform, auto ds) {
+      // still), masked off-diagonal tiles, and diagonal tiles (one-sided). Mixed's far tiles
+      // take the FP32 displacement alone (kDs false), the others the double-single one.
+      constexpr bool kDs = T::kLo && !kFar;
+      auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
-        constexpr bool kUniform = decltype(uniform)::value, kDs = decltype(ds)::value;
+        constexpr bool kUniform = decltype(uniform)::value;
         [[maybe_unused]] const F e_w = kPairN3 ? F(1) : F(0.5);
 #pragma unroll kTileUnroll
         for (int s = 0; s < 32; ++s) {
@@ -394,30 +398,21 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       // than the general one (N = 65,536: 1.18 against 1.23 T pairs/s in single, 0.90 against
       // 1.07 in mixed; the exp() dominates its pair and the compiler schedules it worse).
       constexpr bool kHasUniform = D != DielectricKind::sigmoidal && Pair::kHasUniform;
-      using Ds = std::integral_constant<bool, T::kLo>;
-      auto unmasked = [&](auto ds) {
+      if (mask_index < 0) {
         if constexpr (kHasUniform) {
           if (a.uniform_lj)
-            sweep(False{}, std::integral_constant<bool, kN3>{}, True{}, ds);
+            sweep(False{}, std::integral_constant<bool, kN3>{}, True{});
           else
-            sweep(False{}, std::integral_constant<bool, kN3>{}, False{}, ds);
+            sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
         } else {
-          sweep(False{}, std::integral_constant<bool, kN3>{}, False{}, ds);
+          sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
         }
-      };
-      if (mask_index < 0) {
-        if constexpr (T::kLo) {
-          if (far)
-            unmasked(False{});
-          else
-            unmasked(Ds{});
+      } else if constexpr (!kFar) {
+        if (n3) {
+          sweep(True{}, True{}, False{});
         } else {
-          unmasked(Ds{});
+          sweep(True{}, False{}, False{});
         }
-      } else if (n3) {
-        sweep(True{}, True{}, False{}, Ds{});
-      } else {
-        sweep(True{}, False{}, False{}, Ds{});
       }
       if constexpr (!kDirect) {
 #pragma unroll
@@ -434,6 +429,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       }
     }
     u_lo = 0;
+    if constexpr (kList) {
+      if (t < t_last) I = a.tile_list[t + 1].I, J = a.tile_list[t + 1].J;
+      continue;
+    }
     ++J;
     if (J == nb) {
       if constexpr (kN3) {
