@@ -51,9 +51,6 @@ DevicePtr upload(const std::vector<T>& v) {
   return p;
 }
 
-// The far test's kappa (cuda_tile_args.hpp): far pairs' displacement error <= 2u(1 + 1/kappa)·|d|
-// = 3u·|d| (docs/performance.md, "ljc mixed: spatial order and near/far tiles").
-constexpr double kFarKappa = 2.0;
 // Near/far lists of up to this many tiles a side (n_blocks² / 2 entries of 8 bytes each list:
 // 268 MB at 8192, N = 1,048,576 atoms); larger systems run the double-single tiles.
 constexpr long long kNearFarMaxBlocks = 8192;
@@ -751,7 +748,7 @@ class CudaLjcKernel final : public LjcKernel {
   // Mixed's near/far tiles: wanted (PAIRWISE_LJC_MIXED_TILES), in use for this system; the
   // spatial order (slot -> atom) on the host and device, the tile boxes, the FP32 offsets.
   bool near_far_wanted_ = true, near_far_ = false;
-  double far_kappa_ = kFarKappa;
+  double far_kappa_ = kNearFarKappa;
   std::vector<int> order_;
   DevicePtr order_dev_, tile_par_, boxes_, pos_off_, row_counts_, tile_counts_, near_list_,
       far_list_;

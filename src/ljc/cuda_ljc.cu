@@ -270,8 +270,14 @@ __global__ void __launch_bounds__(kClassifyThreads)
 }
 
 // One block of 1024 threads: row_counts[k][0 .. nb) -> exclusive sums, [nb] and counts[k] the
-// totals (k = 0 near, 1 far).
+// totals (k = 0 near, 1 far). The rows are summed in the tile kernel's folded order (rows p and
+// nb-1-p in turn: folded_row), so that the diagonal tiles and the row changes spread evenly over
+// the warps' chunks of a list as over the triangle's (row by row measured 1.44 against 1.63 T
+// pairs/s at N = 65,536 with every tile near).
 constexpr int kScanThreads = 1024;
+__device__ __forceinline__ int folded_row(int f, int nb) {
+  return (f & 1) == 0 ? f >> 1 : nb - 1 - (f >> 1);
+}
 __global__ void __launch_bounds__(kScanThreads)
     scan_tile_counts_kernel(int nb, int* row_counts, int* counts) {
   __shared__ int s[kScanThreads];
@@ -280,7 +286,8 @@ __global__ void __launch_bounds__(kScanThreads)
     int* c = row_counts + k * (nb + 1);
     int carry = 0;
     for (int base = 0; base < nb; base += kScanThreads) {
-      const int v = base + t < nb ? c[base + t] : 0;
+      const int row = base + t < nb ? folded_row(base + t, nb) : 0;
+      const int v = base + t < nb ? c[row] : 0;
       s[t] = v;
       __syncthreads();
       for (int off = 1; off < kScanThreads; off <<= 1) {  // inclusive Hillis-Steele scan
@@ -289,7 +296,7 @@ __global__ void __launch_bounds__(kScanThreads)
         s[t] += add;
         __syncthreads();
       }
-      if (base + t < nb) c[base + t] = carry + s[t] - v;
+      if (base + t < nb) c[row] = carry + s[t] - v;
       carry += s[kScanThreads - 1];
       __syncthreads();
     }

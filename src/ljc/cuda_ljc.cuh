@@ -131,9 +131,10 @@ void launch_pack_positions(Precision p, const double* x, int n, int n_padded, vo
 void launch_pack_tiles(const double* x, const int* atom_of_slot, int n, int n_blocks, int block,
                        void* pos, void* pos_lo, void* pos_off, TileBox* boxes, void* stream);
 // Mixed's near/far lists of the Newton-3 tiles (J >= I) from the boxes and masks: far when
-// unmasked and far_tile_pair(boxes[I], boxes[J], kappa), else near; each list sorted by (I, J)
-// (deterministic), lengths into counts[0] (near) and counts[1] (far). row_counts: scratch of
-// 2·(n_blocks + 1) ints. Lists of n_blocks·(n_blocks + 1)/2 entries each at most.
+// unmasked and far_tile_pair(boxes[I], boxes[J], kappa), else near; each list by rows in the
+// tile kernel's folded order (0, nb-1, 1, nb-2, ...), by J in a row (deterministic), lengths into
+// counts[0] (near) and counts[1] (far). row_counts: scratch of 2·(n_blocks + 1) ints. Lists of
+// n_blocks·(n_blocks + 1)/2 entries each at most.
 void launch_classify_tiles(const TileBox* boxes, const int* tile_mask_index, int n_blocks,
                            double kappa, int* row_counts, TilePair* near_list, TilePair* far_list,
                            int* counts, void* stream);

@@ -89,7 +89,7 @@ struct TileKernelArgs {
   double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
   // Mixed's near/far tiles (TileSet; nullptr otherwise): slot s of pos, pos_lo, par and the
   // masks holds atom atom_of_slot[s], whose force is accumulated at its own index; the launch's
-  // tiles, tile_list[0 .. *tile_list_count) (device memory, sorted by row); far launches read
+  // tiles, tile_list[0 .. *tile_list_count) (device memory, grouped by row); far launches read
   // the source tile's centre from tile_boxes and the sources' FP32 offsets from pos_off.
   const int* atom_of_slot = nullptr;
   const TilePair* tile_list = nullptr;

@@ -41,6 +41,12 @@ struct RowMasks {
 };
 RowMasks build_row_masks(int n, const PairLists& lists);
 
+// The far test's kappa of mixed precision's near/far tiles (cuda_tile_args.hpp: far_tile_pair):
+// a far pair's displacement error is at most 2u(1 + 1/kappa)·|d| = 4u·|d| (u = 2^-24; the
+// double-single one's ~u·|d|); docs/performance.md, "ljc mixed: spatial order and near/far
+// tiles", gives the measured speed and errors of kappa 1, 1.5, 2 and 4.
+inline constexpr double kNearFarKappa = 1.0;
+
 // The spatial order of mixed precision's near/far tiles (cuda_tile_args.hpp, TileBox): slot s
 // holds atom order[s]. Recursive bisection of the atoms' bounding box across its longest side,
 // split after a whole number of tiles (half of them, rounded down), so that every tile of `block`
