@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ DevicePtr upload(const std::vector<T>& v) {
 // Near/far lists of up to this many tiles a side (n_blocks² / 2 entries of 8 bytes each list:
 // 268 MB at 8192, N = 1,048,576 atoms); larger systems run the double-single tiles.
 constexpr long long kNearFarMaxBlocks = 8192;
+// The default takes the near/far tiles from this many atoms on: at N = 65,536 they ran 1.93
+// against 1.63 T N²-pairs/s, at 16,384 1.27 against 1.25 (H200); smaller systems have mostly near
+// tiles and the per-call classification would weigh more (not measured there).
+constexpr int kNearFarMinAtoms = 16384;
 
 class CudaLjcKernel final : public LjcKernel {
  public:
@@ -66,15 +71,16 @@ class CudaLjcKernel final : public LjcKernel {
     sms_ = prop.multiProcessorCount;
     max_tile_warps_ = cuda::max_tile_warps(o.device);
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    // Mixed's Newton-3 tiles: near/far by default; PAIRWISE_LJC_MIXED_TILES=double-single keeps
-    // the input order and the double-single displacement everywhere (for comparisons), and
-    // PAIRWISE_LJC_FAR_KAPPA the far test's kappa (cuda_tile_args.hpp).
+    // Mixed's Newton-3 tiles: near/far from kNearFarMinAtoms on by default;
+    // PAIRWISE_LJC_MIXED_TILES=double-single keeps the input order and the double-single
+    // displacement everywhere, =near-far takes the near/far tiles at every N (for comparisons
+    // and tests), and PAIRWISE_LJC_FAR_KAPPA sets the far test's kappa (cuda_tile_args.hpp).
     if (const char* e = std::getenv("PAIRWISE_LJC_MIXED_TILES")) {
       const std::string v = e;
       if (v != "double-single" && v != "near-far")
         throw Error("PAIRWISE_LJC_MIXED_TILES must be 'double-single' or 'near-far', not '" + v +
                     "'");
-      near_far_wanted_ = v == "near-far";
+      near_far_min_atoms_ = v == "near-far" ? 0 : std::numeric_limits<int>::max();
     }
     if (const char* e = std::getenv("PAIRWISE_LJC_FAR_KAPPA")) {
       char* end = nullptr;
@@ -120,7 +126,7 @@ class CudaLjcKernel final : public LjcKernel {
     // the masks with the atoms' own order).
     const int block = 32 * (n3 ? kI : 1);
     const long long n_blocks = (n_ + block - 1) / block;
-    near_far_ = near_far_wanted_ && options_.precision == Precision::mixed && n3 &&
+    near_far_ = n_ >= near_far_min_atoms_ && options_.precision == Precision::mixed && n3 &&
                 !options_.custom && n_ > 0 && n_blocks <= kNearFarMaxBlocks;
     order_.clear();
     if (near_far_) {
@@ -745,9 +751,10 @@ class CudaLjcKernel final : public LjcKernel {
   PreparedSystem system_;
   TileMasks masks_;
   bool uniform_lj_ = false;
-  // Mixed's near/far tiles: wanted (PAIRWISE_LJC_MIXED_TILES), in use for this system; the
-  // spatial order (slot -> atom) on the host and device, the tile boxes, the FP32 offsets.
-  bool near_far_wanted_ = true, near_far_ = false;
+  // Mixed's near/far tiles: from how many atoms (PAIRWISE_LJC_MIXED_TILES), in use for this system;
+  // the spatial order (slot -> atom) on the host and device, the tile boxes, the FP32 offsets.
+  int near_far_min_atoms_ = kNearFarMinAtoms;
+  bool near_far_ = false;
   double far_kappa_ = kNearFarKappa;
   std::vector<int> order_;
   DevicePtr order_dev_, tile_par_, boxes_, pos_off_, row_counts_, tile_counts_, near_list_,

@@ -12,7 +12,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "backend_params.hpp"
 #include "ljc/run.hpp"
@@ -46,13 +48,19 @@ Errors errors(const ljc::LjcForces& f, const ljc::LjcForces& r) {
   return e;
 }
 
-// The cuda mixed kernel's forces with PAIRWISE_LJC_MIXED_TILES = mode (read when it is made).
+// A cuda mixed kernel with PAIRWISE_LJC_MIXED_TILES = mode (read when it is made).
+std::unique_ptr<ljc::LjcKernel> mixed_kernel(
+    const char* mode, ljc::StepKernel step_kernel = ljc::StepKernel::automatic) {
+  setenv("PAIRWISE_LJC_MIXED_TILES", mode, 1);
+  auto k = ljc::make_ljc_kernel(BackendKind::cuda,
+                                {Precision::mixed, 0, ljc::PairKernel::automatic, step_kernel});
+  unsetenv("PAIRWISE_LJC_MIXED_TILES");
+  return k;
+}
+
 ljc::LjcForces mixed_forces(const char* mode, const ljc::Molecule& m,
                             const ljc::NonbondedOptions& nb) {
-  setenv("PAIRWISE_LJC_MIXED_TILES", mode, 1);
-  auto k = ljc::make_ljc_kernel(BackendKind::cuda, {Precision::mixed});
-  unsetenv("PAIRWISE_LJC_MIXED_TILES");
-  return ljc_forces(*k, m, nb);
+  return ljc_forces(*mixed_kernel(mode), m, nb);
 }
 
 TEST(LjcMixedTilesCuda, NearFarErrorsWithinTwiceDoubleSingle) {
@@ -92,6 +100,58 @@ TEST(LjcMixedTilesCuda, NearFarErrorsWithinTwiceDoubleSingle) {
       EXPECT_LE(nf.force_max, 1e-5);
     }
   }
+}
+
+// Below 16,384 atoms the default keeps the double-single tiles; PAIRWISE_LJC_MIXED_TILES=near-far
+// takes the near/far tiles at any N: the narrow tiles (kI = 1: N = 67, 1,000) and a padded wide
+// one (8,200), each dielectric, against the reference at the conformance tolerance (1e-5, as
+// test_ljc_kernels.cpp), and 30 MD steps on the graph path (the positions packed by the near/far
+// kernels, in the spatial order) against the double-single tiles' trajectory (1e-5 Å).
+TEST(LjcMixedTilesCuda, ForcedNearFarMatchesAtSmallN) {
+  std::string why;
+  if (!cuda_compiled() || cuda_devices(&why).empty()) GTEST_SKIP() << "no usable CUDA device";
+  for (std::size_t n : {67, 1000, 8200}) {
+    const ljc::Molecule m = ljc_globule(n);
+    for (DielectricKind d :
+         {DielectricKind::constant, DielectricKind::linear, DielectricKind::sigmoidal}) {
+      SCOPED_TRACE(std::string(ljc::to_string(d)) + " n=" + std::to_string(n));
+      const auto nb = ljc_options(d);
+      auto ref = ljc::make_ljc_kernel(BackendKind::reference, {Precision::double_});
+      const ljc::LjcForces r = ljc_forces(*ref, m, nb);
+      const ljc::LjcForces f = mixed_forces("near-far", m, nb);
+      EXPECT_LE(max_relative_error({&f.fx, &f.fy, &f.fz}, {&r.fx, &r.fy, &r.fz}), 1e-5);
+      const double scale = std::fabs(r.lj) + std::fabs(r.coulomb) + std::fabs(r.bond);
+      EXPECT_LE(std::fabs(f.lj - r.lj) / scale, 1e-5);
+      EXPECT_LE(std::fabs(f.coulomb - r.coulomb) / scale, 1e-5);
+      EXPECT_LE(std::fabs(f.energy() - r.energy()) / scale, 1e-5);
+    }
+  }
+  ljc::Molecule m0 = ljc_globule(300, 21);
+  ljc::thermal_velocities(m0, 300.0, 2);
+  const auto nb = ljc_options(DielectricKind::sigmoidal);
+  std::vector<double> inv_mass(m0.size());
+  for (std::size_t i = 0; i < m0.size(); ++i) inv_mass[i] = ljc::kAccelFactor / m0.mass[i];
+  engine::DynamicsOptions o;
+  o.dt = 1.0;
+  auto run = [&](const char* mode) {
+    auto k = mixed_kernel(mode, ljc::StepKernel::graph);
+    ljc::Molecule m = m0;
+    k->set_system(m, nb);
+    ljc::LjcForces f;
+    k->compute(f);
+    k->advance(m, inv_mass, o, 0, 7, f);
+    k->advance(m, inv_mass, o, 7, 23, f);
+    return m;
+  };
+  const ljc::Molecule a = run("near-far"), b = run("double-single");
+  double worst = 0, moved = 0;
+  for (std::size_t i = 0; i < m0.size(); ++i) {
+    worst = std::max({worst, std::fabs(a.x[i] - b.x[i]), std::fabs(a.y[i] - b.y[i]),
+                      std::fabs(a.z[i] - b.z[i])});
+    moved = std::max(moved, std::fabs(b.x[i] - m0.x[i]));
+  }
+  EXPECT_LE(worst, 1e-5);  // Å after 30 fs
+  EXPECT_GT(moved, 1e-3);
 }
 #else
 TEST(LjcMixedTilesCuda, NotCompiled) {
