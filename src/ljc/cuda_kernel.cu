@@ -7,7 +7,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +52,14 @@ DevicePtr upload(const std::vector<T>& v) {
   return p;
 }
 
+// Near/far lists of up to this many tiles a side (n_blocks² / 2 entries of 8 bytes each list:
+// 268 MB at 8192, N = 1,048,576 atoms); larger systems run the double-single tiles.
+constexpr long long kNearFarMaxBlocks = 8192;
+// The default takes the near/far tiles from this many atoms on: at N = 65,536 they ran 1.93
+// against 1.63 T N²-pairs/s, at 16,384 1.27 against 1.25 (H200); smaller systems have mostly near
+// tiles and the per-call classification would weigh more (not measured there).
+constexpr int kNearFarMinAtoms = 16384;
+
 class CudaLjcKernel final : public LjcKernel {
  public:
   explicit CudaLjcKernel(const LjcKernelOptions& o) : options_(o) {
@@ -61,6 +71,23 @@ class CudaLjcKernel final : public LjcKernel {
     sms_ = prop.multiProcessorCount;
     max_tile_warps_ = cuda::max_tile_warps(o.device);
     PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // Mixed's Newton-3 tiles: near/far from kNearFarMinAtoms on by default;
+    // PAIRWISE_LJC_MIXED_TILES=double-single keeps the input order and the double-single
+    // displacement everywhere, =near-far takes the near/far tiles at every N (for comparisons
+    // and tests), and PAIRWISE_LJC_FAR_KAPPA sets the far test's kappa (cuda_tile_args.hpp).
+    if (const char* e = std::getenv("PAIRWISE_LJC_MIXED_TILES")) {
+      const std::string v = e;
+      if (v != "double-single" && v != "near-far")
+        throw Error("PAIRWISE_LJC_MIXED_TILES must be 'double-single' or 'near-far', not '" + v +
+                    "'");
+      near_far_min_atoms_ = v == "near-far" ? 0 : std::numeric_limits<int>::max();
+    }
+    if (const char* e = std::getenv("PAIRWISE_LJC_FAR_KAPPA")) {
+      char* end = nullptr;
+      far_kappa_ = std::strtod(e, &end);
+      if (end == e || *end != '\0' || !(far_kappa_ > 0))
+        throw Error(std::string("PAIRWISE_LJC_FAR_KAPPA must be a number > 0, not '") + e + "'");
+    }
   }
   ~CudaLjcKernel() override {
     destroy_graphs();
@@ -94,7 +121,20 @@ class CudaLjcKernel final : public LjcKernel {
       uniform_lj_ = system_.atoms[i].half_sigma == system_.atoms[0].half_sigma &&
                     system_.atoms[i].sqrt_eps == system_.atoms[0].sqrt_eps;
     }
-    masks_ = build_tile_masks(n_, system_.lists, n3 ? kI : 1, true);
+    // Mixed precision's near/far tiles (cuda_tile_args.hpp): the atoms in a spatial order of
+    // compact tiles, the masks built in it (not with a custom term, whose tiles share pos_ and
+    // the masks with the atoms' own order).
+    const int block = 32 * (n3 ? kI : 1);
+    const long long n_blocks = (n_ + block - 1) / block;
+    near_far_ = n_ >= near_far_min_atoms_ && options_.precision == Precision::mixed && n3 &&
+                !options_.custom && n_ > 0 && n_blocks <= kNearFarMaxBlocks;
+    order_.clear();
+    if (near_far_) {
+      order_ = spatial_tile_order(n_, m.x.data(), m.y.data(), m.z.data(), block);
+      masks_ = build_tile_masks(n_, lists_in_order(system_.lists, order_), kI, true);
+    } else {
+      masks_ = build_tile_masks(n_, system_.lists, n3 ? kI : 1, true);
+    }
     if (!n3) {
       const RowMasks rows = build_row_masks(n_, system_.lists);
       row_start_ = upload(rows.row_start);
@@ -118,13 +158,33 @@ class CudaLjcKernel final : public LjcKernel {
       }
       par_ = upload(p);
     } else {
-      std::vector<float> p(4 * padded_, 0.0f);
-      for (int i = 0; i < n_; ++i) {
-        p[4 * i] = float(system_.atoms[i].q), p[4 * i + 1] = float(system_.atoms[i].half_sigma);
-        p[4 * i + 2] = float(system_.atoms[i].sqrt_eps);
-        std::memcpy(&p[4 * i + 3], &i, sizeof(float));  // the index, as float bits
-      }
-      par_ = upload(p);
+      // By atom (the one-sided, bonded and persistent kernels), and with near/far tiles also in
+      // slot order for the tiles.
+      auto floats = [&](bool by_slot) {
+        std::vector<float> p(4 * padded_, 0.0f);
+        for (int s = 0; s < n_; ++s) {
+          const int i = by_slot ? order_[s] : s;
+          p[4 * s] = float(system_.atoms[i].q), p[4 * s + 1] = float(system_.atoms[i].half_sigma);
+          p[4 * s + 2] = float(system_.atoms[i].sqrt_eps);
+          std::memcpy(&p[4 * s + 3], &i, sizeof(float));  // the index, as float bits
+        }
+        return upload(p);
+      };
+      par_ = floats(false);
+      tile_par_ = near_far_ ? floats(true) : DevicePtr();
+    }
+    if (near_far_) {
+      const std::size_t nb = masks_.n_blocks, tiles = nb * (nb + 1) / 2;
+      order_dev_ = upload(order_);
+      boxes_ = device_alloc(sizeof(cuda::TileBox) * nb);
+      pos_off_ = device_alloc(padded_ * 16);
+      row_counts_ = device_alloc(sizeof(int) * 2 * (nb + 1));
+      tile_counts_ = device_alloc(sizeof(int) * 2);
+      near_list_ = device_alloc(sizeof(cuda::TilePair) * tiles);
+      far_list_ = device_alloc(sizeof(cuda::TilePair) * tiles);
+    } else {
+      order_dev_.reset(), boxes_.reset(), pos_off_.reset(), row_counts_.reset();
+      tile_counts_.reset(), near_list_.reset(), far_list_.reset();
     }
     mask_index_ = upload(masks_.index);
     mask_words_ = upload(masks_.words);
@@ -364,7 +424,7 @@ class CudaLjcKernel final : public LjcKernel {
     sa.x = static_cast<double*>(x_.get());
     sa.v = dv;
     sa.precision = options_.precision;
-    sa.pos = pos_.get();
+    sa.pos = near_far_ ? nullptr : pos_.get();  // near/far: packed by launch_pairs
     sa.pos_lo = pos_lo_.get();
     sa.force_acc = force_acc_.get();
     sa.f = static_cast<double*>(force_out_.get());
@@ -437,8 +497,10 @@ class CudaLjcKernel final : public LjcKernel {
 
   // One force evaluation on the device from x_ into force_out_ (and energy_out_).
   void launch_all(bool energy) {
-    cuda::launch_pack_positions(options_.precision, static_cast<double*>(x_.get()), n_, padded_,
-                                pos_.get(), pos_lo_.get(), stream_);
+    if (!near_far_) {  // else packed by launch_pairs
+      cuda::launch_pack_positions(options_.precision, static_cast<double*>(x_.get()), n_, padded_,
+                                  pos_.get(), pos_lo_.get(), stream_);
+    }
     launch_pairs(energy);
     cuda::launch_finish_forces(options_.precision, force_acc_.get(), energy_acc_.get(),
                                energy ? pair_energy_slots_ + bonded_energy_slots_ : 0, n_,
@@ -446,8 +508,21 @@ class CudaLjcKernel final : public LjcKernel {
                                static_cast<double*>(energy_out_.get()), stream_);
   }
 
-  // The pair sum and the bonded terms into the accumulators (positions already packed).
+  // The pair sum and the bonded terms into the accumulators (positions already packed, but with
+  // near/far tiles: those are packed here from x_, with their boxes, every call).
   void launch_pairs(bool energy) {
+    if (near_far_) {
+      cuda::launch_pack_tiles(static_cast<const double*>(x_.get()),
+                              static_cast<const int*>(order_dev_.get()), n_, masks_.n_blocks,
+                              masks_.block, pos_.get(), pos_lo_.get(), pos_off_.get(),
+                              static_cast<cuda::TileBox*>(boxes_.get()), stream_);
+      cuda::launch_classify_tiles(static_cast<const cuda::TileBox*>(boxes_.get()),
+                                  static_cast<const int*>(mask_index_.get()), masks_.n_blocks,
+                                  far_kappa_, static_cast<int*>(row_counts_.get()),
+                                  static_cast<cuda::TilePair*>(near_list_.get()),
+                                  static_cast<cuda::TilePair*>(far_list_.get()),
+                                  static_cast<int*>(tile_counts_.get()), stream_);
+    }
     const Precision p = options_.precision;
     const double sig[4] = {system_.sigmoidal.alpha, system_.sigmoidal.beta, system_.sigmoidal.gamma,
                            system_.sigmoidal.delta};
@@ -534,6 +609,20 @@ class CudaLjcKernel final : public LjcKernel {
       a.lj_sigma2 = sigma * sigma, a.lj_eps24 = 24 * eps, a.lj_eps48 = 48 * eps;
     }
     a.stream = stream_;
+    if (!near_far_) return cuda::launch_tiles(a);
+    // Mixed's near/far tiles: the near list, then the far list (launch_classify_tiles).
+    a.par = tile_par_.get();
+    a.atom_of_slot = static_cast<const int*>(order_dev_.get());
+    a.tile_boxes = static_cast<const cuda::TileBox*>(boxes_.get());
+    a.pos_off = pos_off_.get();
+    const int* counts = static_cast<const int*>(tile_counts_.get());
+    a.tile_set = cuda::TileSet::near;
+    a.tile_list = static_cast<const cuda::TilePair*>(near_list_.get());
+    a.tile_list_count = counts;
+    cuda::launch_tiles(a);
+    a.tile_set = cuda::TileSet::far;
+    a.tile_list = static_cast<const cuda::TilePair*>(far_list_.get());
+    a.tile_list_count = counts + 1;
     cuda::launch_tiles(a);
   }
 
@@ -662,6 +751,14 @@ class CudaLjcKernel final : public LjcKernel {
   PreparedSystem system_;
   TileMasks masks_;
   bool uniform_lj_ = false;
+  // Mixed's near/far tiles: from how many atoms (PAIRWISE_LJC_MIXED_TILES), in use for this system;
+  // the spatial order (slot -> atom) on the host and device, the tile boxes, the FP32 offsets.
+  int near_far_min_atoms_ = kNearFarMinAtoms;
+  bool near_far_ = false;
+  double far_kappa_ = kNearFarKappa;
+  std::vector<int> order_;
+  DevicePtr order_dev_, tile_par_, boxes_, pos_off_, row_counts_, tile_counts_, near_list_,
+      far_list_;
   int n_ = 0, padded_ = 0;
   DevicePtr v_, inv_mass_, step_, row_start_, row_masks_;
   engine::AllPairsPlan plan_;

@@ -53,6 +53,15 @@ struct TileArgs {
   // atoms (no mixing per pair); masked tiles still mix the atoms' own parameters.
   bool uniform_lj = false;
   double lj_sigma2 = 0, lj_eps24 = 0, lj_eps48 = 0;
+  // Mixed's near/far tiles (TileSet, TileKernelArgs: cuda_tile_args.hpp): which tiles, the
+  // spatial order, the launch's list and its length (device), the tile boxes and the FP32
+  // offsets (launch_pack_tiles, launch_classify_tiles).
+  TileSet tile_set = TileSet::all;
+  const int* atom_of_slot = nullptr;
+  const TilePair* tile_list = nullptr;
+  const int* tile_list_count = nullptr;
+  const TileBox* tile_boxes = nullptr;
+  const void* pos_off = nullptr;
   void* stream = nullptr;
 };
 void launch_tiles(const TileArgs& a);
@@ -115,6 +124,20 @@ long long bonded_blocks(int n_bonds, int n_pairs14);
 // Builds pos (and pos_lo) of the tile layout from double positions [3][n]; pads with far atoms.
 void launch_pack_positions(Precision p, const double* x, int n, int n_padded, void* pos,
                            void* pos_lo, void* stream);
+// Mixed's near/far tiles: pos and pos_lo (double-single) in the spatial order, slot s holding
+// atom atom_of_slot[s] of the double positions x [3][n] (padding as launch_pack_positions); per
+// tile of `block` slots its box (TileBox, from its atoms, not the padding) into boxes[n_blocks],
+// and pos_off[s] = fl(x - c) (float4) relative to the tile's centre.
+void launch_pack_tiles(const double* x, const int* atom_of_slot, int n, int n_blocks, int block,
+                       void* pos, void* pos_lo, void* pos_off, TileBox* boxes, void* stream);
+// Mixed's near/far lists of the Newton-3 tiles (J >= I) from the boxes and masks: far when
+// unmasked and far_tile_pair(boxes[I], boxes[J], kappa), else near; each list by rows in the
+// tile kernel's folded order (0, nb-1, 1, nb-2, ...), by J in a row (deterministic), lengths into
+// counts[0] (near) and counts[1] (far). row_counts: scratch of 2·(n_blocks + 1) ints. Lists of
+// n_blocks·(n_blocks + 1)/2 entries each at most.
+void launch_classify_tiles(const TileBox* boxes, const int* tile_mask_index, int n_blocks,
+                           double kappa, int* row_counts, TilePair* near_list, TilePair* far_list,
+                           int* counts, void* stream);
 // force_out[3][n] (double) = accumulators converted, accumulators zeroed; energies likewise:
 // single and mixed from their [3] fixed-point sums, double from `energy_slots` slots (0: the
 // energies are left as they are; launch_sum_energy_slots).
@@ -132,7 +155,7 @@ void launch_sum_energy_slots(void* slots, long long count, double* out, void* st
 // first converts the force accumulators into f (and zeroes them), as launch_finish_forces does.
 struct StepArgs {
   Precision precision = Precision::single;
-  void* pos = nullptr;
+  void* pos = nullptr;  // nullptr: no packing (mixed's near/far tiles pack in launch_pack_tiles)
   void* pos_lo = nullptr;
   void* force_acc = nullptr;  // long long or double [3][n]
   double* x = nullptr;

@@ -170,9 +170,14 @@ constexpr int kTileUnroll = PAIRWISE_LJC_TILE_UNROLL;
 
 // Work is dealt out in units of one 32-source group of a tile (kI units per tile), so that the
 // chunks of the warps differ by at most one group, not one tile.
-template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, class Pair>
+template <Precision P, DielectricKind D, int kI, bool kN3, bool kEnergy, class Pair,
+          TileSet kSet = TileSet::all>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
     tiles_kernel(const TileKernelArgs a) {
+  static_assert(kSet == TileSet::all || (P == Precision::mixed && kN3),
+                "the near/far lists are mixed precision's Newton-3 tiles");
+  constexpr bool kFar = kSet == TileSet::far;
+  constexpr bool kList = kSet != TileSet::all;
   using T = Traits<P>;
   using F = typename T::F;
   using V4 = typename T::V4;
@@ -186,7 +191,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   const int wib = threadIdx.x >> 5;
   const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
   if (warp >= a.warps) return;
-  const long long n_units = a.n_tiles * kI;
+  const long long n_tiles = kList ? (long long)*a.tile_list_count : a.n_tiles;
+  const long long n_units = n_tiles * kI;
   const long long chunk = (n_units + a.warps - 1) / a.warps;
   const long long v0 = warp * chunk;
   const long long v_end = min(n_units, v0 + chunk);
@@ -202,7 +208,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   // warps' chunks instead of crowding the chunks at the end of the triangle, whose short rows
   // made those warps the last to finish.
   int I, J, fold = 0;
-  if constexpr (kN3) {
+  if constexpr (kList) {
+    I = a.tile_list[t].I, J = a.tile_list[t].J;
+  } else if constexpr (kN3) {
     fold = int(t / (nb + 1));
     const int r = int(t - (long long)fold * (nb + 1));
     if (r < nb - fold) {
@@ -231,15 +239,23 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
   A fi[kI][3];
   A e_lj = 0, e_c = 0;
   int row = -1;
+  // The atom in slot i (the spatial order of mixed's near/far tiles, or slot = atom).
+  auto atom_of = [&](int i) {
+    if constexpr (kList)
+      return a.atom_of_slot[i];
+    else
+      return a.atom_of_slot ? a.atom_of_slot[i] : i;
+  };
   auto flush_row = [&]() {
     if (row < 0) return;
 #pragma unroll
     for (int k = 0; k < kI; ++k) {
       const int i = row * B + k * 32 + lane;
       if (i < a.n) {
+        const int atom = atom_of(i);
 #pragma unroll
         for (int c = 0; c < 3; ++c)
-          accumulate<T::kFixed>(a.force, (long long)c * a.n + i, fi[k][c]);
+          accumulate<T::kFixed>(a.force, (long long)c * a.n + atom, fi[k][c]);
       }
     }
   };
@@ -251,11 +267,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + k * 32 + lane;
-        const V4 p = pos[i];
-        xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
-        if constexpr (T::kLo) {
-          const V4 l = lo4[i];
-          xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
+        if constexpr (!kFar) {  // far tiles take their targets per tile (below)
+          const V4 p = pos[i];
+          xi[k][0] = p.x, xi[k][1] = p.y, xi[k][2] = p.z;
+          if constexpr (T::kLo) {
+            const V4 l = lo4[i];
+            xil[k][0] = l.x, xil[k][1] = l.y, xil[k][2] = l.z;
+          }
         }
         const V4 q = par[i];
         ai[k] = {q.x, q.y, q.z};
@@ -264,25 +282,40 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         fi[k][0] = fi[k][1] = fi[k][2] = 0;
       }
     }
+    // Far tiles: the targets' t_i = fl(x_i - c_J) once per tile, from x_i,hi + x_i,lo in FP64,
+    // into xi; the sources' s_j = fl(x_j - c_J) from pos_off (TileBox, cuda_tile_args.hpp).
+    if constexpr (kFar) {
+      const double* cj = a.tile_boxes[J].c;
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const int i = I * B + k * 32 + lane;
+        const V4 p = pos[i], l = lo4[i];
+        xi[k][0] = F((double(p.x) + double(l.x)) - cj[0]);
+        xi[k][1] = F((double(p.y) + double(l.y)) - cj[1]);
+        xi[k][2] = F((double(p.z) + double(l.z)) - cj[2]);
+      }
+    }
+    const V4* src = kFar ? static_cast<const V4*>(a.pos_off) : pos;
     // Stage the tile's sources (the groups this warp takes).
     __syncwarp();
 #pragma unroll
     for (int u = 0; u < kI; ++u) {
       if (u < u_lo || u >= u_hi) continue;
       const int j = J * B + u * 32 + lane;
-      const V4 p = pos[j], q = par[j];
+      const V4 p = src[j], q = par[j];
       V4 pq = p;
       pq.w = q.x;
       const F2 se{q.y, q.z};
       s_pq[wib][u][lane] = pq, s_pq[wib][u][lane + 32] = pq;
       s_se[wib][u][lane] = se, s_se[wib][u][lane + 32] = se;
-      if constexpr (T::kLo) {
+      if constexpr (T::kLo && !kFar) {
         const V4 l = lo4[j];
         s_lo[wib][u][lane] = l, s_lo[wib][u][lane + 32] = l;
       }
     }
     __syncwarp();
-    const int mask_index = a.tile_mask_index[(long long)I * nb + J];
+    // Far tiles have no mask (masked tiles are near: classify_tiles).
+    const int mask_index = kFar ? -1 : a.tile_mask_index[(long long)I * nb + J];
     const bool n3 = kN3 && I != J;
 #pragma unroll 1
     for (int u = u_lo; u < u_hi; ++u) {
@@ -300,13 +333,15 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       std::uint32_t m[kI];
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
-        m[k] = mask_index >= 0
+        m[k] = !kFar && mask_index >= 0
                    ? a.masks[(long long)mask_index * (kI * kI * 32) + (k * kI + u) * 32 + lane]
                    : 0u;
       }
       // 32 rotation steps. Four variants: unmasked off-diagonal tiles (most of them: no mask
       // test, Newton's third law, the cheaper pair form; with uniform LJ parameters, the cheaper
-      // still), masked off-diagonal tiles, and diagonal tiles (one-sided).
+      // still), masked off-diagonal tiles, and diagonal tiles (one-sided). Mixed's far tiles
+      // take the FP32 displacement alone (kDs false), the others the double-single one.
+      constexpr bool kDs = T::kLo && !kFar;
       auto sweep = [&](auto masked, auto pair_n3, auto uniform) {
         constexpr bool kMasked = decltype(masked)::value, kPairN3 = decltype(pair_n3)::value;
         constexpr bool kUniform = decltype(uniform)::value;
@@ -317,7 +352,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
           [[maybe_unused]] F2 sj{};
           if constexpr (!kUniform) sj = ss[s];
           [[maybe_unused]] F xjl[3] = {0, 0, 0};
-          if constexpr (T::kLo) {
+          if constexpr (kDs) {
             const V4 l = sl[s];
             xjl[0] = l.x, xjl[1] = l.y, xjl[2] = l.z;
           }
@@ -328,7 +363,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
 #pragma unroll
             for (int c = 0; c < 3; ++c) {
               d[c] = xi[k][c] - xj[c];
-              if constexpr (T::kLo) d[c] += xil[k][c] - xjl[c];
+              if constexpr (kDs) d[c] += xil[k][c] - xjl[c];
             }
             const F r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             physics::LjcTerms<F> term;
@@ -372,10 +407,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
         } else {
           sweep(False{}, std::integral_constant<bool, kN3>{}, False{});
         }
-      } else if (n3) {
-        sweep(True{}, True{}, False{});
-      } else {
-        sweep(True{}, False{}, False{});
+      } else if constexpr (!kFar) {
+        if (n3) {
+          sweep(True{}, True{}, False{});
+        } else {
+          sweep(True{}, False{}, False{});
+        }
       }
       if constexpr (!kDirect) {
 #pragma unroll
@@ -385,11 +422,17 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock, (kMinBlocks<P, kI>))
       }
       if constexpr (kEnergy) e_lj += A(t_lj), e_c += A(t_c);
       if (n3 && j0 < a.n) {
+        const int atom = atom_of(j0);
 #pragma unroll
-        for (int c = 0; c < 3; ++c) accumulate<T::kFixed>(a.force, (long long)c * a.n + j0, fj[c]);
+        for (int c = 0; c < 3; ++c)
+          accumulate<T::kFixed>(a.force, (long long)c * a.n + atom, fj[c]);
       }
     }
     u_lo = 0;
+    if constexpr (kList) {
+      if (t < t_last) I = a.tile_list[t + 1].I, J = a.tile_list[t + 1].J;
+      continue;
+    }
     ++J;
     if (J == nb) {
       if constexpr (kN3) {

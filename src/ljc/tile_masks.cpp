@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 namespace pairwise::ljc {
 namespace {
@@ -110,6 +111,76 @@ RowMasks build_row_masks(int n, const PairLists& lists) {
     }
   }
   return m;
+}
+
+std::vector<int> spatial_tile_order(int n, const double* x, const double* y, const double* z,
+                                    int block) {
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  const double* p[3] = {x, y, z};
+  auto split = [&](auto&& self, int lo, int hi) -> void {
+    const int tiles = (hi - lo + block - 1) / block;
+    if (tiles <= 1) return;
+    double mn[3], mx[3];
+    for (int c = 0; c < 3; ++c) mn[c] = mx[c] = p[c][order[lo]];
+    for (int k = lo + 1; k < hi; ++k) {
+      for (int c = 0; c < 3; ++c) {
+        mn[c] = std::min(mn[c], p[c][order[k]]);
+        mx[c] = std::max(mx[c], p[c][order[k]]);
+      }
+    }
+    int axis = 0;
+    for (int c = 1; c < 3; ++c) {
+      if (mx[c] - mn[c] > mx[axis] - mn[axis]) axis = c;
+    }
+    const double* q = p[axis];
+    const int mid = lo + (tiles / 2) * block;
+    std::nth_element(order.begin() + lo, order.begin() + mid, order.begin() + hi,
+                     [q](int a, int b) { return q[a] < q[b] || (q[a] == q[b] && a < b); });
+    self(self, lo, mid);
+    self(self, mid, hi);
+  };
+  split(split, 0, n);
+  return order;
+}
+
+PairLists lists_in_order(const PairLists& lists, const std::vector<int>& order) {
+  std::vector<int> slot(order.size());
+  for (std::size_t s = 0; s < order.size(); ++s) slot[order[s]] = int(s);
+  PairLists out;
+  for (auto [i, j] : lists.excluded) out.excluded.emplace_back(slot[i], slot[j]);
+  for (auto [i, j] : lists.scaled14) out.scaled14.emplace_back(slot[i], slot[j]);
+  return out;
+}
+
+std::vector<cuda::TileBox> tile_boxes(int n, const double* x, const double* y, const double* z,
+                                      const std::vector<int>& order, int block) {
+  const int n_blocks = (n + block - 1) / block;
+  std::vector<cuda::TileBox> boxes(n_blocks);
+  for (int b = 0; b < n_blocks; ++b) {
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (int s = b * block; s < std::min(n, (b + 1) * block); ++s) {
+      const double v[3] = {x[order[s]], y[order[s]], z[order[s]]};
+      for (int c = 0; c < 3; ++c) lo[c] = std::min(lo[c], v[c]), hi[c] = std::max(hi[c], v[c]);
+    }
+    boxes[b] = cuda::make_tile_box(lo, hi);
+  }
+  return boxes;
+}
+
+double near_tile_fraction(const std::vector<cuda::TileBox>& boxes, const TileMasks& masks,
+                          double kappa) {
+  const int nb = masks.n_blocks;
+  long long near = 0, all = 0;
+  for (int I = 0; I < nb; ++I) {
+    for (int J = I; J < nb; ++J) {
+      ++all;
+      if (masks.index[(long long)I * nb + J] >= 0 ||
+          !cuda::far_tile_pair(boxes[I], boxes[J], kappa))
+        ++near;
+    }
+  }
+  return all > 0 ? double(near) / double(all) : 0.0;
 }
 
 }  // namespace pairwise::ljc

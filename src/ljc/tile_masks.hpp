@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ljc/cuda_tile_args.hpp"
 #include "ljc/molecule.hpp"
 
 namespace pairwise::ljc {
@@ -39,5 +40,28 @@ struct RowMasks {
   bool skipped(int i, int j) const;
 };
 RowMasks build_row_masks(int n, const PairLists& lists);
+
+// The far test's kappa of mixed precision's near/far tiles (cuda_tile_args.hpp: far_tile_pair):
+// a far pair's displacement error is at most 2u(1 + 1/kappa)·|d| = 4u·|d| (u = 2^-24; the
+// double-single one's ~u·|d|); docs/performance.md, "ljc mixed: spatial order and near/far
+// tiles", gives the measured speed and errors of kappa 1, 1.5, 2 and 4.
+inline constexpr double kNearFarKappa = 1.0;
+
+// The spatial order of mixed precision's near/far tiles (cuda_tile_args.hpp, TileBox): slot s
+// holds atom order[s]. Recursive bisection of the atoms' bounding box across its longest side,
+// split after a whole number of tiles (half of them, rounded down), so that every tile of `block`
+// consecutive slots (the last one partial) is a compact box and neighbouring tiles lie near each
+// other; ties by index (deterministic).
+std::vector<int> spatial_tile_order(int n, const double* x, const double* y, const double* z,
+                                    int block);
+// The lists with every atom i replaced by its slot (order[slot] = i).
+PairLists lists_in_order(const PairLists& lists, const std::vector<int>& order);
+// The boxes of the tiles of `block` slots of that order (as launch_pack_tiles builds them).
+std::vector<cuda::TileBox> tile_boxes(int n, const double* x, const double* y, const double* z,
+                                      const std::vector<int>& order, int block);
+// The fraction of the Newton-3 tiles (J >= I) that run near: masked (the diagonal among them) or
+// not far_tile_pair(I, J, kappa).
+double near_tile_fraction(const std::vector<cuda::TileBox>& boxes, const TileMasks& masks,
+                          double kappa);
 
 }  // namespace pairwise::ljc
