@@ -155,14 +155,13 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
-// The newton3::PositionMode of a precision's Newton-3 kernels for n particles: mixed takes
-// double-single displacements (kMixedDs); PAIRWISE_CUDA_MIXED_TILES=1 near/far tile pairs instead
-// (kMixedTiles: double-single displacements for the near tile pairs, FP32 offsets from the source
-// tile's centre for the far ones, the particles in a Morton order; an experiment, not the default:
-// docs/performance.md, fourth pass).
-int newton3_position_mode(Precision precision, int n);
-// Whether mixed Newton-3 evaluations of n particles take them in a spatial order (kMixedTiles).
-bool newton3_spatial_order(Precision precision, int n);
+// The newton3::PositionMode of a precision's Newton-3 kernels: mixed takes double-single
+// displacements (kMixedDs); PAIRWISE_CUDA_MIXED_GROUP=1 takes FP32 offsets from the source groups'
+// origins instead (kMixedGroup, the particles in a Morton order; an experiment, not the default:
+// faster, less accurate, docs/performance.md).
+int newton3_position_mode(Precision precision);
+// Whether mixed Newton-3 evaluations take the particles in a spatial order (kMixedGroup).
+bool newton3_spatial_order(Precision precision);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.

@@ -275,8 +275,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records.
   std::string mixed_positions() const {
     if (options_.precision != Precision::mixed) return "";
-    return cuda::newton3_spatial_order(options_.precision, n_) ? " near-far-tiles"
-                                                               : " double-single";
+    return cuda::newton3_spatial_order(options_.precision) ? " group-origins" : " double-single";
   }
 
   double formula_compile_seconds() const { return formula_ ? formula_->compile_seconds() : -1.0; }
@@ -372,9 +371,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   }
 
   // Mixed-precision Newton-3 evaluations (built-in or custom) take the particles in a spatial order
-  // (the fewer near tile pairs, the faster: cuda_newton3_kernel.cuh, kMixedTiles).
+  // (their source groups' offsets are then small: cuda_newton3_kernel.cuh).
   bool spatial_order(bool jerk, bool potential) {
-    if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision, n_)) return false;
+    if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision)) return false;
     if (formula_) return formula_newton3();
     return plan_for(jerk, potential, nullptr, n_).newton3;
   }
@@ -527,8 +526,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   void run_formula(bool jerk, bool potential, int n_i) {
     const int k_i = jerk ? 4 : 8;
     const bool unit = formula_unit();
-    const cuda::FormulaKernels::Kernel k = formula_->get(
-        jerk, potential, unit, cuda::newton3_position_mode(options_.precision, n_), k_i);
+    const cuda::FormulaKernels::Kernel k =
+        formula_->get(jerk, potential, unit, cuda::newton3_position_mode(options_.precision), k_i);
     const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
     const long long tiles = nb * (nb + 1) / 2;
     const int blocks = int(std::max<long long>(

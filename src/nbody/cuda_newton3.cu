@@ -80,59 +80,6 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
   }
 }
 
-// kMixedTiles: the box of row tile blockIdx.x (its B = blockDim.x particles, x = hi + lo in
-// double) into tiles[T], and each particle's offset fl(x - c_T) from the box's centre with its mass
-// into joff (the far tile pairs' sources: cuda_newton3_kernel.cuh). B <= 256, a multiple of 32.
-__global__ void newton3_tiles_kernel(const float4* jpos, const float4* jlo, int n,
-                                     Newton3Tile* tiles, float4* joff) {
-  constexpr int kMaxWarps = 8;
-  __shared__ double s_ext[kMaxWarps][6];
-  __shared__ double s_centre[3];
-  const int j = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
-  const int lane = int(threadIdx.x) & 31, w = int(threadIdx.x) >> 5;
-  const int warps = int(blockDim.x) >> 5;
-  double x[3] = {0, 0, 0};
-  float m = 0.f;
-  // lo[0..2] = min, [3..5] = -max (every reduction a min); pads leave +inf.
-  double ext[6];
-  for (int c = 0; c < 6; ++c) ext[c] = __longlong_as_double(0x7ff0000000000000LL);
-  if (j < n) {
-    const float4 h = jpos[j], l = jlo[j];
-    x[0] = double(h.x) + double(l.x), x[1] = double(h.y) + double(l.y);
-    x[2] = double(h.z) + double(l.z), m = h.w;
-    for (int c = 0; c < 3; ++c) ext[c] = x[c], ext[3 + c] = -x[c];
-  }
-  for (int c = 0; c < 6; ++c) {
-    for (int o = 16; o > 0; o >>= 1) ext[c] = fmin(ext[c], __shfl_xor_sync(0xffffffffu, ext[c], o));
-    if (lane == 0) s_ext[w][c] = ext[c];
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double e[6];
-    for (int c = 0; c < 6; ++c) {
-      e[c] = s_ext[0][c];
-      for (int v = 1; v < warps; ++v) e[c] = fmin(e[c], s_ext[v][c]);
-    }
-    Newton3Tile t;
-    double centre[3];
-    float h[3];
-    for (int c = 0; c < 3; ++c) {
-      centre[c] = 0.5 * (e[c] - e[3 + c]);                 // (min + max) / 2
-      h[c] = __double2float_ru(0.5 * (-e[3 + c] - e[c]));  // (max - min) / 2, rounded up
-      s_centre[c] = centre[c];
-    }
-    t.cx = centre[0], t.cy = centre[1], t.cz = centre[2];
-    t.hx = h[0], t.hy = h[1], t.hz = h[2];
-    // The half-diagonal, rounded up (three roundings of at most 2^-24 each, and the square root's).
-    t.r = sqrtf(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) * (1.f + 1e-6f);
-    tiles[blockIdx.x] = t;
-  }
-  __syncthreads();
-  if (j < n)
-    joff[j] = make_float4(float(x[0] - s_centre[0]), float(x[1] - s_centre[1]),
-                          float(x[2] - s_centre[2]), m);
-}
-
 using KernelFn = void (*)(Newton3Args, Newton3Grid);
 
 template <bool kJerk, bool kPot, int kMode, int kI>
@@ -157,13 +104,13 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
 }
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
-// `mode` (single; mixed double-single, or near/far tile pairs).
+// `mode` (single; mixed double-single, or offsets from the source groups' origins).
 KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
   switch (mode) {
     case newton3::kMixedDs:
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
-    case newton3::kMixedTiles:
-      return pick_precision<newton3::kMixedTiles>(jerk, potential, guard, unit, k_i);
+    case newton3::kMixedGroup:
+      return pick_precision<newton3::kMixedGroup>(jerk, potential, guard, unit, k_i);
     default:
       break;
   }
@@ -180,29 +127,15 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
 
 }  // namespace
 
-namespace {
-// The exact words of n particles, then (kMixedTiles, from a 256-byte boundary) the particles'
-// offsets (float4 [n]) and the row tiles' boxes (Newton3Tile, as many as tiles of the smallest B,
-// 64).
-std::size_t exact_words_bytes(int n) {
-  const std::size_t words =
-      sizeof(unsigned long long) * engine::kExactWords * kComponents * std::size_t(std::max(n, 1));
-  return (words + 255) / 256 * 256;
-}
-std::size_t tiles_offset_bytes(int n) {
-  return sizeof(float4) * std::size_t(std::max(n, 1));
-}
-}  // namespace
-
 std::size_t newton3_exact_bytes(int n) {
-  const std::size_t max_tiles = std::size_t(std::max(n, 1) + 63) / 64;
-  return exact_words_bytes(n) + tiles_offset_bytes(n) + sizeof(Newton3Tile) * max_tiles;
+  return sizeof(unsigned long long) * engine::kExactWords * kComponents *
+         std::size_t(std::max(n, 1));
 }
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
   PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, pick(newton3_position_mode(precision, n), jerk, potential, false, false, k_i),
+      &per_sm, pick(newton3_position_mode(precision), jerk, potential, false, false, k_i),
       kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
@@ -210,17 +143,16 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
   return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
 }
 
-int newton3_position_mode(Precision precision, int /*n*/) {
+int newton3_position_mode(Precision precision) {
   if (precision != Precision::mixed) return newton3::kSingle;
-  // PAIRWISE_CUDA_MIXED_TILES=1: near/far tile pairs (an experiment, not the default: slower and
-  // less accurate than double-single on the H200, docs/performance.md, fourth pass). Read at each
-  // call, as the tests set it.
-  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_TILES");
-  return env != nullptr && std::atoi(env) == 1 ? newton3::kMixedTiles : newton3::kMixedDs;
+  // PAIRWISE_CUDA_MIXED_GROUP=1: offsets from the source groups' origins (an experiment, not the
+  // default: docs/performance.md); read at each call, as the tests set it.
+  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_GROUP");
+  return env != nullptr && std::atoi(env) == 1 ? newton3::kMixedGroup : newton3::kMixedDs;
 }
 
-bool newton3_spatial_order(Precision precision, int n) {
-  return newton3_position_mode(precision, n) == newton3::kMixedTiles;
+bool newton3_spatial_order(Precision precision) {
+  return newton3_position_mode(precision) == newton3::kMixedGroup;
 }
 
 bool newton3_equal_mass(bool equal_masses) {
@@ -247,12 +179,12 @@ void launch_newton3(const ForceArgs& args) {
     return env && std::atoi(env) > 0 ? std::atoi(env) : 4;
   }();
   a.ds_flush_tiles = flush_tiles;
-  // Near/far tile pairs: kappa of the far test dmin(I, J) >= kappa · r_J
-  // (PAIRWISE_CUDA_MIXED_KAPPA, read at each call as the tests set it; 1 by default: far
-  // displacements within 4u, cuda_newton3_kernel.cuh).
-  float kappa = 1.f;
-  if (const char* env = std::getenv("PAIRWISE_CUDA_MIXED_KAPPA"); env && std::atof(env) >= 0)
-    kappa = float(std::atof(env));
+  // Mixed with group origins: tiles within this many rows of the diagonal take double-single
+  // displacements (PAIRWISE_CUDA_MIXED_BAND; 2 by default: docs/performance.md).
+  static const int ds_band = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_MIXED_BAND");
+    return env && std::atoi(env) >= 0 ? std::atoi(env) : 2;
+  }();
   int blocks = args.plan.i_blocks;
   // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
   // equal-mass one has kUnitGaMinBlocks.
@@ -272,17 +204,7 @@ void launch_newton3(const ForceArgs& args) {
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
-  const int mode = newton3_position_mode(a.precision, n);
-  if (mode == newton3::kMixedTiles && g.n_tiles > 0) {
-    // The boxes and offsets of this call's positions (cuda_newton3_kernel.cuh, kMixedTiles).
-    char* scratch = reinterpret_cast<char*>(a.exact) + exact_words_bytes(n);
-    auto* joff = reinterpret_cast<float4*>(scratch);
-    auto* tiles = reinterpret_cast<Newton3Tile*>(scratch + tiles_offset_bytes(n));
-    newton3_tiles_kernel<<<unsigned(g.nb), unsigned(32 * k_i), 0, stream>>>(
-        static_cast<const float4*>(a.jpos), static_cast<const float4*>(a.jlo), n, tiles, joff);
-    PW_CUDA_LAUNCH("gravity newton3_tiles_kernel");
-    n3.joff = joff, n3.tiles = tiles, n3.far_kappa2 = kappa * kappa;
-  }
+  n3.ds_band = ds_band;
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {
@@ -290,13 +212,10 @@ void launch_newton3(const ForceArgs& args) {
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
   } else {
-    pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass,
+    pick(newton3_position_mode(a.precision), a.jerk, a.potential, a.guard_zero, a.equal_mass,
          k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
   }
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
-  if (n3.joff != nullptr)  // the buffer is left zeroed (a call with a larger n takes these words)
-    PW_CUDA(cudaMemsetAsync(const_cast<void*>(n3.joff), 0,
-                            newton3_exact_bytes(n) - exact_words_bytes(n), stream));
   newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(a);
   PW_CUDA_LAUNCH("gravity newton3_finalize_kernel");
 }

@@ -25,14 +25,6 @@ inline constexpr float kFar = 1e18f;
 
 inline constexpr int kNewton3Warps = 4;
 
-// A row tile's box (mixed with near/far tile pairs, kMixedTiles): the centre c of the tile's
-// axis-aligned bounding box in double, its half-extents h (rounded up to float) and
-// r >= |h| (the half-diagonal: every particle of the tile lies within r of c).
-struct Newton3Tile {
-  double cx, cy, cz;
-  float hx, hy, hz, r;
-};
-
 // What the Newton-3 kernel reads (the part of ForceArgs it uses; a plain struct NVRTC sees too).
 struct Newton3Args {
   const void* jpos = nullptr;           // float4 [n_j]: x, y, z (hi with kDs), m
@@ -42,13 +34,9 @@ struct Newton3Args {
   double eps2 = 0;
   int n_j = 0;
   int ds_flush_tiles = 4;
-  // kMixedTiles: the row tiles' boxes (Newton3Tile [nb]) and each particle's FP32 offset from its
-  // tile's centre with its mass (float4 [n_j]: fl(x - c_T), m), written by the launch's tile
-  // kernel; a tile pair (I, J) is far when the boxes' distance dmin(I, J) >= kappa · r_J
-  // (far_kappa2 = kappa²).
-  const void* tiles = nullptr;
-  const void* joff = nullptr;
-  float far_kappa2 = 1.f;
+  // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
+  // displacements (the closest pairs, in the particles' spatial order).
+  int ds_band = 2;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -64,10 +52,10 @@ struct Newton3Grid {
 namespace newton3 {
 
 // Positions in the loop (the kernels' kMode): float (single precision); double-single, every
-// displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); near/far tile pairs, the
-// particles in a spatial order (PAIRWISE_CUDA_MIXED_TILES=1, an experiment): double-single
-// displacements for near tile pairs, FP32 offsets from the source tile's centre for far ones.
-enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedTiles = 2 };
+// displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets of the sources
+// from their 32-source group's origin against double-single offsets of the targets, the particles
+// in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2 };
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
@@ -82,9 +70,8 @@ constexpr float kFarUnit = 1e25f;
 // The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
 // blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
 constexpr int kUnitGaMinBlocks = 4;
-// Mixed precision (kMixedDs: 3 more registers per target, the targets' low parts; kMixedTiles: the
-// tile pair's kind, its boxes and the flush counter, which spill 148 bytes at 128 registers) at GA
-// kI = 8 takes 3 blocks/SM with or without equal masses.
+// Mixed precision (kMixedDs, kMixedGroup: 3 more registers per target, the targets' low parts) at
+// GA kI = 8 takes 3 blocks/SM with or without equal masses.
 constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
   return (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3) : 4;
 }
@@ -279,6 +266,13 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
+// Splits a + b into hi = fl(a + b) and lo = b - (hi - a), the part of b that hi lost (exact when
+// |a| >= |b|: Fast2Sum).
+__device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo) {
+  hi = a + b;
+  lo = b - (hi - a);
+}
+
 // The body of the Newton-3 kernel (cuda_newton3.cu describes the scheme), launched with
 // kBlockThreads threads per block and __launch_bounds__(kBlockThreads, kMinBlocks<...>).
 // kMode == kMixedDs: positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and the
@@ -286,42 +280,36 @@ __device__ __forceinline__ void rotate(Sum& s) {
 // (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The sources
 // are staged once per 32-source group (not twice: the low parts need the shared memory) and read at
 // (lane + s) mod 32.
-// kMode == kMixedTiles: double-single positions as above, the particles in a spatial order (the
-// caller's ForceArgs::order) and in row tiles of B; per call the tile kernel (cuda_newton3.cu)
-// writes each tile T's box (centre c_T in double, half-extents h_T, half-diagonal r_T) and every
-// particle's offset fl(x - c_T) (Newton3Args::tiles, joff). A tile pair (I, J) is far when the
-// boxes' distance dmin(I, J) -- a lower bound of |d| for every pair of the two tiles -- is at least
-// kappa · r_J (Newton3Args::far_kappa2 = kappa²), decided for the whole warp:
-//   - far: the sources enter as their offsets s_j = fl(x_j - c_J) (staged twice, as single's),
-//     each target as t_i = fl(x_i - c_J), formed in double from its hi and lo once per tile, and
-//     d = s_j - t_i: single precision's loop (1 FADD per coordinate). Per coordinate, to first
-//     order in u = 2^-24: |s_j - (x_j - c_J)| <= u |x_j - c_J| <= u r_J, |t_i - (x_i - c_J)| <=
-//     u |x_i - c_J| <= u (|d| + r_J), and the difference adds u |d|, so
-//       |fl(d) - d| <= u (2 |d| + 2 r_J) <= u (2 + 2 / kappa) |d|,
-//     4u |d| at kappa = 1 (double-single: about u |d|; single: u |x| / |d| relative);
-//   - near (and the diagonal tiles): kMixedDs's displacements, with hi and lo staged in one
-//     64-entry row (lo at entry 32 + the source's).
-// Correctness never depends on the order (the boxes are those of the current positions); the speed
-// does: the fewer near tile pairs, the closer to single's loop.
+// kMode == kMixedGroup: double-single positions as above, the particles in a spatial order (the
+// caller's ForceArgs::order). Each 32-source group g of a tile has an origin o_g, the exact
+// double-single position of its first source. A source enters the loop as one float per
+// coordinate, s_j = fl((xj_hi - o_hi) + (xj_lo - o_lo)), off by at most u/2·|x_j - o_g| (u =
+// 2^-24); a target as the double-single offset (t_hi, t_lo) of x_i - o_g, formed from its hi and lo
+// once per group (5 FADD per coordinate, over 32 sources); the displacement is
+// (s_j - t_hi) - t_lo: 2 FADD per coordinate instead of kMixedDs's 3, so 20 FP32/MUFU instructions
+// a pair instead of 23 (equal masses; single: 17). Beyond the displacement's own rounding, the
+// error is the source's rounding, u/2·|x_j - o_g|: small when the group is compact. Diagonal tiles
+// (the closest pairs) also stage each source's residual e_j = (x_j - o_g) - s_j and take
+// (s_j - t_hi) + (e_j - t_lo): kMixedDs's accuracy, and exactly zero for the pair (i, i).
 // Both mixed modes flush the targets' float sums to the exact accumulator after every
 // Newton3Args::ds_flush_tiles tiles (4 by default: no float sum runs over more than 4B sources; a
 // source's sums over B targets), where single's run over a warp's whole row chunk.
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
-  constexpr bool kDs = kMode != kSingle;         // double-single positions (mixed)
-  constexpr bool kHiLo = kMode == kMixedDs;      // double-single displacements, every pair
-  constexpr bool kTiles = kMode == kMixedTiles;  // near/far tile pairs
+  constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
+  constexpr bool kHiLo = kMode == kMixedDs;    // double-single displacements
+  constexpr bool kGrp = kMode == kMixedGroup;  // offsets from the source groups' origins
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
-  // Per warp, per 32-source group: 64 entries (the group twice) in single precision and kTiles (far
-  // pairs: the group's offsets twice; near: its hi then its lo parts), 32 in kMixedDs (read at
-  // (lane + s) mod 32: the low parts need the shared memory); positions + mass, velocities, and in
-  // kMixedDs the low parts of the positions.
-  constexpr int kRow = kHiLo ? 32 : 64;
+  // Per warp, per 32-source group: 64 entries (the group twice) in single precision, 32 in mixed
+  // (read at (lane + s) mod 32: the low parts need the shared memory); positions (kGrp: offsets
+  // from the group's origin) + mass, velocities, and in mixed the low parts of the positions (kGrp:
+  // the residuals e_j, diagonal tiles only).
+  constexpr int kRow = kDs ? 32 : 64;
   __shared__ float4 s_pos[kWarps][kI][kRow];
   __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? kRow : 1];
-  __shared__ float4 s_lo[kHiLo ? kWarps : 1][kHiLo ? kI : 1][kHiLo ? 32 : 1];
+  __shared__ float4 s_lo[kDs ? kWarps : 1][kDs ? kI : 1][kDs ? 32 : 1];
   // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
   constexpr int kComp = kJerk ? 7 : 4;
   __shared__ float s_flush[kWarps][kI * kComp * 32];
@@ -339,63 +327,45 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
   const float4* __restrict__ jvel = static_cast<const float4*>(a.jvel);
   const float4* __restrict__ jlo = static_cast<const float4*>(a.jlo);
-  const float4* __restrict__ joff = static_cast<const float4*>(a.joff);
-  const Newton3Tile* __restrict__ boxes = static_cast<const Newton3Tile*>(a.tiles);
   const typename Pair::Ctx ctx = Pair::context(a.eps2);
   constexpr float kPad = kUnit ? kFarUnit : kFar;
   const float4 far = make_float4(kPad, kPad, kPad, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
   // The mass of a target (source) in the evaluators: its own, or 1 with equal masses.
   auto mass = [](const float4& p) { return kUnit ? F(1) : p.w; };
 
-  float4 pi[kI];  // x, y, z (kTiles' far tiles: the offsets from the source tile's centre), m
+  float4 pi[kI];  // x, y, z (kGrp: hi part of the offset from the group's origin), m of the targets
   F vi[kI][3];
-  F li[kDs ? kI : 1][3];  // mixed, double-single pairs: the low parts of the targets' positions
+  F li[kDs ? kI : 1][3];  // mixed: the low parts of the targets' positions (kGrp: of the offsets)
   Sum acc[kI];
   int row = -1;
   int tiles_since_flush = 0;  // mixed
   float* staged = s_flush[wib];
+  // kGrp: the origins (hi x, y, z, lo x, y, z) of the tile's kI source groups, in the last 6·kI
+  // words of `staged` (static shared memory is full: 48 KB). Flushes write `staged` only between
+  // tiles (GAJ's per-group flush: its first 7·32 words), and every tile writes the origins again.
+  float* const origins = staged + kI * kComp * 32 - 6 * kI;
+  // kGrp: the targets' double-single offsets from the origin of source group u (pads stay far).
+  auto target_offsets = [&](int u) {
+    if constexpr (kGrp) {
+      const float* o = origins + 6 * u;
+      const F ox = o[0], oy = o[1], oz = o[2], olx = o[3], oly = o[4], olz = o[5];
+#pragma unroll
+      for (int k = 0; k < kI; ++k) {
+        const int i = row * B + 32 * k + lane;
+        if (i < n) {
+          const float4 h = jpos[i], l = jlo[i];
+          two_part(h.x - ox, l.x - olx, pi[k].x, li[k][0]);
+          two_part(h.y - oy, l.y - oly, pi[k].y, li[k][1]);
+          two_part(h.z - oz, l.z - olz, pi[k].z, li[k][2]);
+        }
+      }
+    }
+  };
   auto flush_row = [&]() {
     if (row < 0) return;
 #pragma unroll
     for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
     flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
-  };
-  // kTiles: the targets of row I as double-single positions (near tile pairs)...
-  auto load_targets_ds = [&]() {
-#pragma unroll
-    for (int k = 0; k < kI; ++k) {
-      const int i = I * B + 32 * k + lane;
-      pi[k] = i < n ? jpos[i] : far;
-      if constexpr (kDs) {
-        const float4 l = i < n ? jlo[i] : zero;
-        li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
-      }
-    }
-  };
-  // ... or as FP32 offsets t_i = fl(x_i - c_J) from the centre of source tile J (far tile pairs).
-  auto load_targets_far = [&]() {
-    const Newton3Tile c = boxes[J];
-#pragma unroll
-    for (int k = 0; k < kI; ++k) {
-      const int i = I * B + 32 * k + lane;
-      if (i < n) {
-        const float4 h = jpos[i], l = jlo[i];
-        pi[k] = make_float4(float((double(h.x) - c.cx) + double(l.x)),
-                            float((double(h.y) - c.cy) + double(l.y)),
-                            float((double(h.z) - c.cz) + double(l.z)), h.w);
-      } else {
-        pi[k] = far;
-      }
-    }
-  };
-  // kTiles: dmin(I, J) >= kappa · r_J, dmin the distance of the boxes (per axis the gap
-  // |c_J - c_I| - h_I - h_J, at least 0). In float: kappa is honoured to a relative 1e-6.
-  auto far_apart = [&]() {
-    const Newton3Tile bi = boxes[I], bj = boxes[J];
-    const F gx = fmaxf(fabsf(float(bj.cx - bi.cx)) - bi.hx - bj.hx, F(0));
-    const F gy = fmaxf(fabsf(float(bj.cy - bi.cy)) - bi.hy - bj.hy, F(0));
-    const F gz = fmaxf(fabsf(float(bj.cz - bi.cz)) - bi.hz - bj.hz, F(0));
-    return gx * gx + gy * gy + gz * gz >= a.far_kappa2 * bj.r * bj.r;
   };
 
   for (; t < t_end; ++t) {
@@ -403,58 +373,63 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       flush_row();
       row = I;
       tiles_since_flush = 0;
-      if constexpr (!kTiles) load_targets_ds();
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
+        const int i = I * B + 32 * k + lane;
+        pi[k] = i < n ? jpos[i] : far;
+        if constexpr (kDs) {
+          const float4 l = i < n ? jlo[i] : zero;
+          li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
+        }
         if constexpr (kJerk) {
-          const int i = I * B + 32 * k + lane;
           const float4 v = i < n ? jvel[i] : zero;
           vi[k][0] = v.x, vi[k][1] = v.y, vi[k][2] = v.z;
         }
         acc[k] = Sum{};
       }
     }
-    // kTiles: the tile pair's kind (uniform in the warp) and the targets' positions for it.
-    [[maybe_unused]] bool near = true;
-    if constexpr (kTiles) {
-      near = I == J || !far_apart();
-      if (near)
-        load_targets_ds();
-      else
-        load_targets_far();
-    }
-    // Stage the tile's sources (single precision and kTiles' far pairs: each 32-source group
-    // twice; kTiles' near pairs: hi, then lo at entry 32 + lane).
+    // Stage the tile's sources (single precision: each 32-source group twice).
     __syncwarp();
 #pragma unroll
     for (int u = 0; u < kI; ++u) {
       const int j = J * B + 32 * u + lane;
-      if constexpr (kTiles) {
-        if (near) {
-          s_pos[wib][u][lane] = j < n ? jpos[j] : far;
-          s_pos[wib][u][lane + 32] = j < n ? jlo[j] : zero;
-        } else {
-          const float4 p = j < n ? joff[j] : far;
-          s_pos[wib][u][lane] = p;
-          s_pos[wib][u][lane + 32] = p;
+      float4 p = j < n ? jpos[j] : far;
+      if constexpr (kGrp) {
+        // The group's origin: its first source's hi and lo (0 for a group of pads alone).
+        const float4 l = j < n ? jlo[j] : zero;
+        const bool real = J * B + 32 * u < n;
+        F o[6] = {p.x, p.y, p.z, l.x, l.y, l.z};
+#pragma unroll
+        for (int c = 0; c < 6; ++c) o[c] = real ? __shfl_sync(0xffffffffu, o[c], 0) : F(0);
+        float4 e = zero;
+        if (j < n) {
+          two_part(p.x - o[0], l.x - o[3], p.x, e.x);
+          two_part(p.y - o[1], l.y - o[4], p.y, e.y);
+          two_part(p.z - o[2], l.z - o[5], p.z, e.z);
         }
-      } else {
-        const float4 p = j < n ? jpos[j] : far;
-        s_pos[wib][u][lane] = p;
-        if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
-        if constexpr (kHiLo) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
+        if (J - I <= a.ds_band) s_lo[wib][u][lane] = e;
+        if (lane == 0) {
+#pragma unroll
+          for (int c = 0; c < 6; ++c) origins[6 * u + c] = o[c];
+        }
       }
+      s_pos[wib][u][lane] = p;
+      if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
       if constexpr (kJerk) {
         const float4 v = j < n ? jvel[j] : zero;
         s_vel[wib][u][lane] = v;
-        if constexpr (!kHiLo) s_vel[wib][u][lane + 32] = v;
+        if constexpr (!kDs) s_vel[wib][u][lane + 32] = v;
       }
+      if constexpr (kHiLo) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
     }
     __syncwarp();
+    // kGrp: tiles within a.ds_band rows of the diagonal take double-single displacements.
+    const bool near_diagonal = kGrp && J - I <= a.ds_band;
 
-    if (I == J) {  // diagonal tile: one-sided, every ordered pair (mixed: double-single)
+    if (I == J) {  // diagonal tile: one-sided, every ordered pair
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
+        target_offsets(u);
         const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
         const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
 #pragma unroll kUnroll
@@ -463,14 +438,13 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           const float4 p = sp[e];
           float4 v = zero, lo = zero;
           if constexpr (kJerk) v = sv[e];
-          if constexpr (kHiLo) lo = s_lo[wib][u][e];
-          if constexpr (kTiles) lo = sp[e + 32];
+          if constexpr (kDs) lo = s_lo[wib][u][e];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
             const bool self = Pair::kSelfExcluded && u == k && s == 0;
             F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
-            if constexpr (kDs)  // double-single difference
+            if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
               dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
             if constexpr (kJerk) {
               Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
@@ -484,29 +458,31 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     } else {
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
+        target_offsets(u);
+        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
+        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
         Sum fj{};  // sums of the source this lane holds at this step
         // The 32 rotation steps; kDsPair (a Flag): double-single displacements (kMixedDs, and
-        // kTiles' near tile pairs; source (lane + s) mod 32 of one copy), else single's loop
-        // (entry lane + s of the doubled group).
+        // kGrp's tiles near the diagonal), else single's or kGrp's offsets from the group's origin.
         auto steps = [&](auto ds_pair) {
           constexpr bool kDsPair = decltype(ds_pair)::value;
-          const float4* sp = &s_pos[wib][u][kDsPair ? 0 : lane];
-          [[maybe_unused]] const float4* sv =
-              &s_vel[wib][kJerk ? u : 0][kJerk && !kDsPair ? lane : 0];
 #pragma unroll kUnroll
           for (int s = 0; s < 32; ++s) {
-            const int e = source_entry<kDsPair>(lane, s);
+            const int e = source_entry<kDs>(lane, s);
             const float4 p = sp[e];
             [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
             if constexpr (kJerk) v = sv[e];
-            if constexpr (kDsPair) lo = kHiLo ? s_lo[wib][u][e] : sp[e + 32];
+            if constexpr (kDsPair) lo = s_lo[wib][u][e];
             F dx[kI], dy[kI], dz[kI], s2[kI];
             typename Pair::Stage st[kI];
 #pragma unroll
             for (int k = 0; k < kI; ++k) {
               dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
-              if constexpr (kDsPair)  // double-single difference
+              if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
                 dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+              } else if constexpr (kGrp) {  // minus the low part of the target's offset
+                dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
+              }
               s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
             }
 #pragma unroll
@@ -525,8 +501,8 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
             rotate<kJerk, kPot>(fj);
           }
         };
-        if constexpr (kTiles) {
-          if (near)
+        if constexpr (kGrp) {
+          if (near_diagonal)
             steps(Flag<true>{});
           else
             steps(Flag<false>{});

@@ -1,9 +1,8 @@
-// A spatial order of the particles for the mixed-precision Newton-3 path (cuda_newton3_kernel.cuh,
-// kMixedTiles, an experiment: near/far tile pairs, the fewer near ones the faster when each row
-// tile's particles are close together): 30-bit Morton keys (10 bits per axis) of the master
-// positions in their bounding box, sorted with thrust's radix sort. The order affects speed only,
-// never correctness or the error bound: the tiles' boxes are computed from the sorted positions at
-// every evaluation.
+// A spatial order of the particles for the mixed-precision Newton-3 path (cuda_newton3_kernel.cuh:
+// positions as FP32 offsets from each row tile's origin, accurate when the 32·kI particles of a row
+// are close together): 30-bit Morton keys (10 bits per axis) of the master positions in their
+// bounding box, sorted with thrust's radix sort. The order affects accuracy only, never
+// correctness: the origins are exact double-single positions of the particles themselves.
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/extrema.h>

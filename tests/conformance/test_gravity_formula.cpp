@@ -16,7 +16,6 @@
 #include "nbody/gravity_kernel.hpp"
 #include "nbody_sets.hpp"
 #include "pairwise/error.hpp"
-#include "scoped_env.hpp"
 #include "tolerances.hpp"
 
 namespace pairwise::test {
@@ -89,40 +88,6 @@ TEST_F(GravityFormulaCuda, MatchesReferenceAndBuiltIn) {
             if (phi == kPlummer) {  // the built-in kernels, same precision
               const Forces builtin = compute(*kernel(BackendKind::cuda, p, ""), set, kind);
               expect_close(got, builtin, jerk, force_tolerance(p));
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-// Mixed precision with near/far tile pairs (the experiment PAIRWISE_CUDA_MIXED_TILES=1), with
-// every off-diagonal tile pair far (kappa = 0) and with the default test (kappa = 1): the formula
-// kernels against the reference and the built-in ones.
-TEST_F(GravityFormulaCuda, MixedTilesMatchReferenceAndBuiltIn) {
-  const ScopedEnv tiles("PAIRWISE_CUDA_MIXED_TILES", "1");
-  for (const char* kappa : {"0", "1"}) {
-    const ScopedEnv far("PAIRWISE_CUDA_MIXED_KAPPA", kappa);
-    for (const char* phi : {kPlummer, kScreened}) {
-      for (const bool equal : {false, true}) {
-        for (const std::size_t n : {std::size_t{33}, std::size_t{1000}, std::size_t{4097}}) {
-          Particles set = random_particles(n, 3200 + n, {Region::ball});
-          if (equal) set = with_equal_masses(set);
-          for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
-            const bool jerk = kind == ForceKind::accel_jerk;
-            SCOPED_TRACE(testing::Message()
-                         << phi << ", kappa = " << kappa << ", N = " << n
-                         << (equal ? ", equal masses" : "") << (jerk ? ", GAJ" : ", GA"));
-            const Forces got =
-                compute(*kernel(BackendKind::cuda, Precision::mixed, phi), set, kind);
-            const Forces want =
-                compute(*kernel(BackendKind::reference, Precision::double_, phi), set, kind);
-            expect_close(got, want, jerk, force_tolerance(Precision::mixed));
-            if (phi == kPlummer) {
-              const Forces builtin =
-                  compute(*kernel(BackendKind::cuda, Precision::mixed, ""), set, kind);
-              expect_close(got, builtin, jerk, force_tolerance(Precision::mixed));
             }
           }
         }
