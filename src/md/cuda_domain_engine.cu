@@ -57,6 +57,7 @@
 // double.
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
@@ -227,6 +228,13 @@ class CudaDomainEngine final : public MdEngine {
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
     rebuilds_since_sort_ = 0;
+    const char* ghosts_env = std::getenv("PAIRWISE_MD_GHOSTS");
+    device_ghosts_ = !(ghosts_env && std::string(ghosts_env) == "host");
+    const char* slack_env = std::getenv("PAIRWISE_MD_GHOST_SLACK");
+    ghost_slack_ = slack_env && *slack_env ? std::max(0.0, std::atof(slack_env)) : 1.1;
+    ghost_capacity_ = 0;
+    const char* cell_sort_env = std::getenv("PAIRWISE_MD_CELL_SORT");
+    radix_cells_ = cell_sort_env && std::string(cell_sort_env) == "radix";
     const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
     batch_ = batch_env && *batch_env ? std::max(1, std::atoi(batch_env)) : kDefaultBatch;
     since_ = 0;  // set_state rebuilds
@@ -671,6 +679,12 @@ class CudaDomainEngine final : public MdEngine {
           int(m), moves_a_.get(), static_cast<const int*>(nullptr), pos_.get(), vel_.get(),
           image_.get(), id_.get(), slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
+    } else if (m > 0 && !radix_cells_) {
+      sort_by_cell(m, nullptr, moves_a_.get(), nullptr);
+      unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
+          int(m), moves_a_.get(), order_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
+          slot_.get());
+      PW_CUDA_LAUNCH("unpack_records");
     } else if (m > 0) {
       keys_.reserve(m, stream_), index_.reserve(m, stream_);
       sorted_keys_.reserve(m, stream_), order_.reserve(m, stream_);
@@ -683,6 +697,36 @@ class CudaDomainEngine final : public MdEngine {
           slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
+  }
+
+  // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
+  // start_ (cells + 1 entries), order_ (item indices in cell order, index order inside a cell:
+  // what sort_cell_keys gives) and, with `gathered` set, their positions in that order (the index
+  // in w). keys_ and index_ hold each item's cell and its arrival rank there.
+  void sort_by_cell(std::size_t count, const R4* pos, const Record* rec, R4* gathered) {
+    const std::size_t cells = std::size_t(cells_.n[0]) * cells_.n[1] * cells_.n[2];
+    keys_.reserve(count, stream_), index_.reserve(count, stream_), order_.reserve(count, stream_);
+    cell_count_.reserve(cells + 1, stream_), start_.reserve(cells + 1, stream_);
+    PW_CUDA(cudaMemsetAsync(cell_count_.get(), 0, (cells + 1) * sizeof(int), stream_));
+    if (count > 0) {
+      shell_cell_count<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+          int(count), pos, rec, cells_, keys_.get(), index_.get(), cell_count_.get());
+      PW_CUDA_LAUNCH("shell_cell_count");
+    }
+    std::size_t bytes = 0;
+    PW_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, cell_count_.get(), start_.get(),
+                                          int(cells + 1), stream_));
+    scratch_.reserve(bytes, stream_);
+    PW_CUDA(cub::DeviceScan::ExclusiveSum(scratch_.get(), bytes, cell_count_.get(), start_.get(),
+                                          int(cells + 1), stream_));
+    if (count == 0) return;
+    shell_cell_scatter<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+        int(count), keys_.get(), index_.get(), start_.get(), order_.get());
+    PW_CUDA_LAUNCH("shell_cell_scatter");
+    constexpr int warps = kDomainBlock / 32;
+    shell_cell_order<<<int((cells + warps - 1) / warps), kDomainBlock, 0, stream_>>>(
+        int(cells), start_.get(), order_.get(), pos, gathered);
+    PW_CUDA_LAUNCH("shell_cell_order");
   }
 
   // keys_ (cells of the shell grid) and index_ of `count` items sorted into sorted_keys_ and
@@ -707,7 +751,11 @@ class CudaDomainEngine final : public MdEngine {
   // forward communication until the next rebuild.
   void exchange_ghosts() {
     std::size_t held = n_;
-    for (int d = 0; d < 3; ++d) {
+    int first_host = 0;  // the stages before it: one domain along the axis, selected on the device
+    if (device_ghosts_)
+      while (first_host < 3 && grid_.n[first_host] == 1) ++first_host;
+    if (first_host > 0) held = select_own_ghosts(first_host);
+    for (int d = first_host; d < 3; ++d) {
       const std::size_t count = held;
       fill_iota_to(count);
       flags_.reserve(2 * count, stream_);
@@ -760,6 +808,58 @@ class CudaDomainEngine final : public MdEngine {
     held_ = held;
   }
 
+  // The ghost stages [0, stages) (one domain along each of their axes: the ghosts are the domain's
+  // own periodic images, so nothing travels) on the device: ghost_stage_flags, ghost_stage_scan and
+  // ghost_stage_place a stage (the same send lists and ghost slots as the host stages' ghost_flags,
+  // DeviceSelect and pack_ghosts), the counts read back once; ghost slots sized from the shell's
+  // volume (or the last rebuild's count), grown and the stages redone when they do not fit. Returns
+  // the held count.
+  std::size_t select_own_ghosts(int stages) {
+    ghost_counts_.reserve(1, stream_);
+    for (;;) {
+      // Capacity: the shell's volume over the domain's times ghost_slack_, at least the last
+      // count's.
+      double ratio = 1;
+      for (int d = 0; d < stages; ++d)
+        ratio *= 1 + 2 * r_list_ / std::max(grid_.hi[d] - grid_.lo[d], 1e-300);
+      const std::size_t estimate = std::size_t(double(n_) * ratio * ghost_slack_) + 4096;
+      const std::size_t capacity = std::max({estimate, ghost_capacity_, n_ + 64});
+      pos_.reserve(capacity, stream_, true, n_), slot_.reserve(capacity, stream_, true, n_);
+      const std::size_t blocks = (capacity + kGhostBlock - 1) / kGhostBlock;
+      sides_.reserve(capacity, stream_), ghost_blocks_.reserve(blocks, stream_);
+      for (int d = 0; d < stages; ++d)
+        for (int side = 0; side < 2; ++side) send_[d][side].reserve(capacity, stream_);
+      PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
+      for (int d = 0; d < stages; ++d) {
+        GhostStageP<R> p{};
+        p.stage = d, p.d = d, p.capacity = int(capacity), p.first_held = d == 0 ? int(n_) : -1;
+        p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
+        p.shift0 = R(grid_.shift(d, 0)), p.shift1 = R(grid_.shift(d, 1));
+        ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
+            pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
+        PW_CUDA_LAUNCH("ghost_stage_flags");
+        ghost_stage_scan<<<1, 1024, 0, stream_>>>(p, ghost_counts_.get(), ghost_blocks_.get());
+        PW_CUDA_LAUNCH("ghost_stage_scan");
+        ghost_stage_place<<<int(blocks), kGhostBlock, 0, stream_>>>(
+            pos_.get(), slot_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(),
+            send_[d][0].get(), send_[d][1].get());
+        PW_CUDA_LAUNCH("ghost_stage_place");
+      }
+      GhostCounts c{};
+      PW_CUDA(cudaMemcpyAsync(&c, ghost_counts_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (c.overflow > 0) {  // counts past the overflowing stage are of clipped inputs: grow more
+        ghost_capacity_ = std::max(2 * capacity, std::size_t(c.overflow) * 5 / 4);
+        continue;
+      }
+      for (int d = 0; d < stages; ++d)
+        for (int side = 0; side < 2; ++side)
+          sent_[d][side] = received_[d][side] = std::size_t(c.sent[d][side]);
+      const std::size_t held = std::size_t(c.held[stages]);
+      return held;
+    }
+  }
+
   // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild:
   // per stage both sides packed in one launch (pack_ghost_sides), straight into the ghost slots
   // with one domain along d, else into send_pos_ (side 0, then side 1) and sent.
@@ -803,6 +903,10 @@ class CudaDomainEngine final : public MdEngine {
     sorted_keys_.reserve(held, stream_), order_.reserve(held, stream_);
     cell_pos_.reserve(held, stream_);
     start_.reserve(cells + 1, stream_);
+    if (!radix_cells_) {
+      sort_by_cell(held, pos_.get(), nullptr, cell_pos_.get());
+      return;
+    }
     if (held > 0) {
       shell_cell_keys<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), pos_.get(), c,
                                                                      keys_.get(), index_.get());
@@ -1021,6 +1125,18 @@ class CudaDomainEngine final : public MdEngine {
   std::size_t sent_[3][2] = {}, received_[3][2] = {};
   DeviceArray<R4> send_pos_;
   DeviceArray<int> send_slot_, iota_;
+  // The device ghost stages (select_own_ghosts; PAIRWISE_MD_GHOSTS=host: the host stages).
+  bool device_ghosts_ = true;
+  std::size_t ghost_capacity_ = 0;  // at least this many held atoms (after an overflow)
+  // The ghost slots' estimate over the shell's volume (PAIRWISE_MD_GHOST_SLACK; 0 in a test: the
+  // first stages overflow, grow and are redone).
+  double ghost_slack_ = 1.1;
+  DeviceArray<GhostCounts> ghost_counts_;
+  DeviceArray<unsigned char> sides_;
+  DeviceArray<int2> ghost_blocks_;
+  // The cell lists by counting sort (sort_by_cell; PAIRWISE_MD_CELL_SORT=radix: cub's radix sort).
+  bool radix_cells_ = false;
+  DeviceArray<int> cell_count_;
   std::size_t iota_filled_ = 0;
   // Migration.
   DeviceArray<Record> moves_a_, moves_b_, send_down_, send_up_;
