@@ -240,8 +240,11 @@ class CudaDomainEngine final : public MdEngine {
     since_ = 0;  // set_state rebuilds
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
     const char* list_minb_env = std::getenv("PAIRWISE_MD_LIST_MINB");
-    list_min_blocks_ =
-        list_minb_env && *list_minb_env ? std::atoi(list_minb_env) : kListMinBlocks<R>;
+    const char* float_env = std::getenv("PAIRWISE_MD_FLOAT_LISTS");
+    float_lists_ = kMixed && !(float_env && std::string(float_env) == "0");
+    list_min_blocks_ = list_minb_env && *list_minb_env ? std::atoi(list_minb_env)
+                       : float_lists_                  ? 0
+                                                       : kListMinBlocks<R>;
     list_blocks_ = 0;
     const char* minb_env = std::getenv("PAIRWISE_MD_FORCE_MINB");
     force_min_blocks_ = minb_env && *minb_env ? std::atoi(minb_env) : kMixedForceMinBlocks;
@@ -680,7 +683,7 @@ class CudaDomainEngine final : public MdEngine {
           image_.get(), id_.get(), slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     } else if (m > 0 && !radix_cells_) {
-      sort_by_cell(m, nullptr, moves_a_.get(), nullptr);
+      sort_by_cell(m, nullptr, moves_a_.get(), static_cast<R4*>(nullptr));
       unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
           int(m), moves_a_.get(), order_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
           slot_.get());
@@ -703,7 +706,8 @@ class CudaDomainEngine final : public MdEngine {
   // start_ (cells + 1 entries), order_ (item indices in cell order, index order inside a cell:
   // what sort_cell_keys gives) and, with `gathered` set, their positions in that order (the index
   // in w). keys_ and index_ hold each item's cell and its arrival rank there.
-  void sort_by_cell(std::size_t count, const R4* pos, const Record* rec, R4* gathered) {
+  template <class C4>
+  void sort_by_cell(std::size_t count, const R4* pos, const Record* rec, C4* gathered) {
     const std::size_t cells = std::size_t(cells_.n[0]) * cells_.n[1] * cells_.n[2];
     keys_.reserve(count, stream_), index_.reserve(count, stream_), order_.reserve(count, stream_);
     cell_count_.reserve(cells + 1, stream_), start_.reserve(cells + 1, stream_);
@@ -725,7 +729,7 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA_LAUNCH("shell_cell_scatter");
     constexpr int warps = kDomainBlock / 32;
     shell_cell_order<<<int((cells + warps - 1) / warps), kDomainBlock, 0, stream_>>>(
-        int(cells), start_.get(), order_.get(), pos, gathered);
+        int(cells), start_.get(), order_.get(), pos, cells_, gathered);
     PW_CUDA_LAUNCH("shell_cell_order");
   }
 
@@ -894,17 +898,25 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // The cell list over the domain and its ghost shell: the held atoms sorted by cell (index order
-  // inside a cell), their positions in that order (cell_pos_, the index in w), the cell starts.
+  // inside a cell), their build coordinates in that order (cell_pos_, or mixed's float offsets
+  // cell_pos_f_; the index in w), the cell starts.
   void build_cells() {
+    if constexpr (kMixed) {
+      if (float_lists_) return build_cells(cell_pos_f_);
+    }
+    build_cells(cell_pos_);
+  }
+  template <class C4>
+  void build_cells(DeviceArray<C4>& cell_pos) {
     const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     const std::size_t held = held_;
     keys_.reserve(held, stream_), index_.reserve(held, stream_);
     sorted_keys_.reserve(held, stream_), order_.reserve(held, stream_);
-    cell_pos_.reserve(held, stream_);
+    cell_pos.reserve(held, stream_);
     start_.reserve(cells + 1, stream_);
     if (!radix_cells_) {
-      sort_by_cell(held, pos_.get(), nullptr, cell_pos_.get());
+      sort_by_cell(held, pos_.get(), nullptr, cell_pos.get());
       return;
     }
     if (held > 0) {
@@ -912,8 +924,8 @@ class CudaDomainEngine final : public MdEngine {
                                                                      keys_.get(), index_.get());
       PW_CUDA_LAUNCH("shell_cell_keys");
       sort_cell_keys(held);
-      gather_positions<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), order_.get(),
-                                                                      pos_.get(), cell_pos_.get());
+      gather_positions<<<blocks_of(held), kDomainBlock, 0, stream_>>>(
+          int(held), order_.get(), pos_.get(), c, cell_pos.get());
       PW_CUDA_LAUNCH("gather_positions");
     }
     shell_cell_starts<<<blocks_of(cells + 1), kDomainBlock, 0, stream_>>>(
@@ -921,15 +933,45 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA_LAUNCH("shell_cell_starts");
   }
 
+  // domain_list's instances. C4: the candidates' type; Exact: mixed's float tests with the band
+  // decided in double.
+  template <class C4>
+  using ListKernel = void (*)(int, int, const C4*, const int*, ShellCellsP, double, double, int,
+                              int*, int*, int*, int*, unsigned char*, DomainBand);
+
   // The full lists of the local atoms over build_cells' cells; a list longer than the capacity
   // grows it and builds again.
   void build_list() {
+    if constexpr (kMixed) {
+      if (float_lists_) return build_list(list_kernel<float4, true>(), cell_pos_f_.get());
+    }
+    build_list(list_kernel<R4, false>(), cell_pos_.get());
+  }
+  template <class C4>
+  void build_list(ListKernel<C4> kernel, const C4* cell_pos) {
     const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     nbr_count_.reserve(n_, stream_);
+    // Mixed's float lists: the band of r_list decided in double, m = 2^-18 (extent + r_list) wide
+    // (a float offset from the shell's corner is within 2^-24 of the extent of the double: m is
+    // 64 times one rounding), as the single-GPU engine's.
+    double extent = 0;
+    for (int d = 0; d < 3; ++d) extent = std::max(extent, c.n[d] * c.width[d]);
+    const bool exact = !std::is_same_v<C4, R4>;
+    const double margin = exact ? std::ldexp(extent + r_list_, -18) : 0.0;
+    DomainBand band;
+    if constexpr (kMixed) {
+      if (exact) {
+        band.pos = pos_.get();
+        const double lo = std::max(0.0, r_list_ - margin);
+        band.lo2 = float(lo * lo);
+        band.r_list2 = r_list_ * r_list_;
+      }
+    }
+    const double hi = r_list_ + margin;
     // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
     // bounding box (float for single), far below the cell width.
-    const double screen = r_list_ * (1 + 1e-3);
+    const double screen = hi * (1 + 1e-3);
     if (overlap_) split_.reserve(2 * n_, stream_);
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
@@ -937,10 +979,10 @@ class CudaDomainEngine final : public MdEngine {
       if (n_ > 0) {
         constexpr int warps = kDomainBlock / 32;
         const int needed = int((cells + warps - 1) / warps);
-        list_kernel()<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
-            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
-            screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
-            counters_.get() + 5, overlap_ ? split_.get() : nullptr);
+        kernel<<<std::min(needed, list_blocks(kernel)), kDomainBlock, 0, stream_>>>(
+            int(cells), int(n_), cell_pos, start_.get(), c, hi * hi, screen * screen, capacity_,
+            nbr_.get(), nbr_count_.get(), counters_.get() + 4, counters_.get() + 5,
+            overlap_ ? split_.get() : nullptr, band);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -977,23 +1019,22 @@ class CudaDomainEngine final : public MdEngine {
 
   // domain_list with PAIRWISE_MD_LIST_MINB = 8, 12 or 16 resident blocks an SM asked of its
   // registers, else as many as they give.
-  using ListKernel = void (*)(int, int, const R4*, const int*, ShellCellsP, double, double, int,
-                              int*, int*, int*, int*, unsigned char*);
-  ListKernel list_kernel() const {
-    if (list_min_blocks_ == 8) return domain_list<R4, 8>;
-    if (list_min_blocks_ == 12) return domain_list<R4, 12>;
-    if (list_min_blocks_ == 16) return domain_list<R4, 16>;
-    return domain_list<R4>;
+  template <class C4, bool Exact>
+  ListKernel<C4> list_kernel() const {
+    if (list_min_blocks_ == 8) return domain_list<C4, 8, Exact>;
+    if (list_min_blocks_ == 12) return domain_list<C4, 12, Exact>;
+    if (list_min_blocks_ == 16) return domain_list<C4, 16, Exact>;
+    return domain_list<C4, 1, Exact>;
   }
 
-  // The resident blocks of domain_list (one wave), queried once.
-  int list_blocks() {
+  // The resident blocks of the build's domain_list (one wave), queried once.
+  template <class Kernel>
+  int list_blocks(Kernel kernel) {
     if (list_blocks_ == 0) {
       int dev = 0, sms = 0, per_sm = 0;
       PW_CUDA(cudaGetDevice(&dev));
       PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      PW_CUDA(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, list_kernel(), kDomainBlock, 0));
+      PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDomainBlock, 0));
       list_blocks_ = std::max(1, per_sm) * sms;
     }
     return list_blocks_;
@@ -1144,6 +1185,10 @@ class CudaDomainEngine final : public MdEngine {
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
   DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
+  // Mixed's float lists (PAIRWISE_MD_FLOAT_LISTS=0: the double tests): the candidates as float
+  // offsets from the shell's corner, the band of r_list decided in double (domain_list, Exact).
+  bool float_lists_ = false;
+  DeviceArray<float4> cell_pos_f_;
   // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
   // CUB's scratch.
   DeviceArray<double2> top2_;

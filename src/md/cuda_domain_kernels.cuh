@@ -424,6 +424,27 @@ __device__ __forceinline__ int shell_cell(const R4& p, const ShellCellsP& c, int
   return k < 0 ? 0 : (k >= c.n[d] ? c.n[d] - 1 : k);
 }
 
+// The exact band of mixed's float list tests (domain_list).
+struct DomainBand {
+  const Double4* pos = nullptr;  // the held atoms' double positions (Exact)
+  float lo2 = 0;                 // (r_list − m)²: float hits below it need no double test
+  double r_list2 = 0;            // the double build's test
+};
+
+// The list build's coordinates of a held position: itself, or (C4 float4 of a double position:
+// mixed's float lists) the float of its offset from the shell's corner, rounded once.
+template <class C4, class R4>
+__device__ __forceinline__ C4 shell_coordinates(const R4& p, const ShellCellsP& c) {
+  if constexpr (std::is_same_v<C4, R4>) {
+    return p;
+  } else {
+    C4 q;
+    q.x = float(double(p.x) - c.origin[0]), q.y = float(double(p.y) - c.origin[1]);
+    q.z = float(double(p.z) - c.origin[2]), q.w = 0;
+    return q;
+  }
+}
+
 // The shell-grid cell of each record (the local atoms are stored in cell order).
 template <class R4>
 __global__ void record_cell_keys(int n, const MoveRecord<R4>* __restrict__ rec, ShellCellsP c,
@@ -436,13 +457,13 @@ __global__ void record_cell_keys(int n, const MoveRecord<R4>* __restrict__ rec, 
 }
 
 // The held atoms' positions in cell order, each with its index in w (the list build's candidates).
-template <class R4>
+template <class R4, class C4>
 __global__ void gather_positions(int n, const int* __restrict__ order, const R4* __restrict__ pos,
-                                 R4* __restrict__ out) {
+                                 ShellCellsP c, C4* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int j = order[k];
-  R4 p = pos[j];
+  C4 p = shell_coordinates<C4>(pos[j], c);
   p.w = index_as<decltype(p.w)>(j);
   out[k] = p;
 }
@@ -504,10 +525,10 @@ __global__ void shell_cell_scatter(int n, const int* __restrict__ cell,
 // lane counting the smaller ones; larger cells by lane 0's insertion sort. With cpos set, the
 // items' positions in cell order, the index in w.
 constexpr int kOrderStage = 128;
-template <class R4>
+template <class R4, class C4>
 __global__ void __launch_bounds__(kDomainBlock)
     shell_cell_order(int cells, const int* __restrict__ start, int* __restrict__ order,
-                     const R4* __restrict__ pos, R4* __restrict__ cpos) {
+                     const R4* __restrict__ pos, ShellCellsP sc, C4* __restrict__ cpos) {
   __shared__ int staged[kDomainBlock / 32][kOrderStage];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int c = blockIdx.x * (kDomainBlock / 32) + w;
@@ -523,7 +544,7 @@ __global__ void __launch_bounds__(kDomainBlock)
       for (int m = 0; m < cnt; ++m) r += mine[m] < v;
       order[b + r] = v;
       if (cpos) {
-        R4 q = pos[v];
+        C4 q = shell_coordinates<C4>(pos[v], sc);
         q.w = index_as<decltype(q.w)>(v);
         cpos[b + r] = q;
       }
@@ -540,7 +561,7 @@ __global__ void __launch_bounds__(kDomainBlock)
     if (cpos)
       for (int k = b + lane; k < e; k += 32) {
         const int j = order[k];
-        R4 q = pos[j];
+        C4 q = shell_coordinates<C4>(pos[j], sc);
         q.w = index_as<decltype(q.w)>(j);
         cpos[k] = q;
       }
@@ -566,13 +587,21 @@ __global__ void __launch_bounds__(kDomainBlock)
 // again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose list has no
 // ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others (boundary).
 // MinB: resident blocks an SM asked of the register allocation (1: as many as its registers give).
-template <class R4, int MinB = 1>
+//
+// Exact (mixed; R4 = float4): the candidates are the float offsets of the double positions from
+// the shell's corner (rounded once: shell_coordinates), tested in float, single's arithmetic,
+// with r_list2 = (r_list + m)² for a margin m far above their rounding; a hit at r² ≥
+// band.lo2 = (r_list − m)² (a few per thousand) is decided again in double from the positions
+// (band.pos), with the double build's expression, so the lists are exactly the double build's, in
+// the same order (the single-GPU engine's exact band, cuda_md_lists.cuh).
+template <class R4, int MinB = 1, bool Exact = false>
 __global__ void __launch_bounds__(kDomainBlock, MinB)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
                 ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
                 int* __restrict__ nbr_count, int* overflow, int* next_cell,
-                unsigned char* __restrict__ split) {
+                unsigned char* __restrict__ split, DomainBand band) {
   using R = decltype(R4{}.x);
+  static_assert(!Exact || std::is_same_v<R, float>, "the exact band refines float tests");
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
   __shared__ int group[kDomainBlock / 32][8][32];  // [warp][slot][lane]
@@ -638,8 +667,18 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
         while (hits) {
           const int u = __ffs(hits) - 1;
           hits &= hits - 1;
-          const int j = index_of(bw[u].w);
-          if (j != i) append(j);
+          const R4 q = bw[u];
+          const int j = index_of(q.w);
+          if (j == i) continue;
+          if constexpr (Exact) {
+            const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+            if (dx * dx + dy * dy + dz * dz >= band.lo2) {
+              const Double4 a = band.pos[i], b = band.pos[j];
+              const double ex = a.x - b.x, ey = a.y - b.y, ez = a.z - b.z;
+              if (!(ex * ex + ey * ey + ez * ez < band.r_list2)) continue;
+            }
+          }
+          append(j);
         }
       };
       // The candidate stream, its ballot compaction and the staged row tail below repeat

@@ -9,9 +9,10 @@
 // a blow-up, and a domain thinner than the cutoff plus skin, ending every rank with the clear
 // error; the overlapped ghost exchange bit for bit as the plain step; the batched steps (rebuild
 // test on the device) bit for bit as the per-step host test; the device ghost stages and the
-// counting-sort cell lists bit for bit as the host stages and the radix sort. Skipped without a
-// CUDA device. Ranks sharing one GPU take GpuCollectives' MPI fallback (NCCL refuses two ranks on a
-// GPU), so this runs on a one-GPU machine.
+// counting-sort cell lists bit for bit as the host stages and the radix sort; mixed's float list
+// tests bit for bit as the double ones. Skipped without a CUDA device. Ranks sharing one GPU take
+// GpuCollectives' MPI fallback (NCCL refuses two ranks on a GPU), so this runs on a one-GPU
+// machine.
 #include <unistd.h>
 
 #include "md_problems.hpp"
@@ -157,6 +158,31 @@ TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) 
     }
     expect_same_csv(host.dir / "md.csv", device.dir / "md.csv", 0.0, {"wall_s"});
     expect_same_csv(host.dir / "md.csv", grown.dir / "md.csv", 0.0, {"wall_s"});
+  }
+}
+
+// Mixed's list build on float candidates (offsets from the shell's corner, the band of r_list
+// decided again in double) against the double tests (PAIRWISE_MD_FLOAT_LISTS=0): exactly the
+// same lists in the same order, so bit for bit the same thermo, on one rank (1x1x1) and on 2
+// (1x1x2).
+TEST(MdCudaMpi, MixedFloatListsGiveTheDoubleListsTrajectoryBitForBit) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const std::string problem = lammps_in_lj(40, "cuda", "mixed");
+  for (const int ranks : {1, 2}) {
+    auto run = [&](const std::string& lists) {
+      const std::string tag = "cuda-float-lists-" + lists + "-" + std::to_string(ranks);
+      const auto dir = fresh_dir("md-" + tag);
+      const auto file = write_file(dir / "md.toml", problem);
+      const std::string env = "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_FLOAT_LISTS=" + lists + " ";
+      const std::string launch = ranks > 1 ? mpirun(ranks) + "-x PAIRWISE_MD_FLOAT_LISTS " : "";
+      return MdRun{dir, shell(env + launch + binary() + " run " + file.string() + " --output " +
+                              dir.string())};
+    };
+    const MdRun doubles = run("0"), floats = run("1");
+    ASSERT_EQ(doubles.result.code, 0) << doubles.result.output;
+    ASSERT_EQ(floats.result.code, 0) << floats.result.output;
+    EXPECT_NE(floats.result.output.find("cuda domains"), std::string::npos) << floats.result.output;
+    expect_same_csv(doubles.dir / "md.csv", floats.dir / "md.csv", 0.0, {"wall_s"});
   }
 }
 
