@@ -250,6 +250,8 @@ class CudaDomainEngine final : public MdEngine {
     force_min_blocks_ = minb_env && *minb_env ? std::atoi(minb_env) : kMixedForceMinBlocks;
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
+    const char* x0_env = std::getenv("PAIRWISE_MD_FIXED_X0");
+    fixed_x0_ = use_fixed_ && !(x0_env && std::string(x0_env) == "0");
     for (int d = 0; d < 3; ++d) {
       const double period = 4 * r_list_;
       fixed_p_.lo[d] = cells_.origin[d];
@@ -512,7 +514,8 @@ class CudaDomainEngine final : public MdEngine {
     auto kick = [&](auto thermostat) {
       domain_kick_drift<R, decltype(thermostat)::value><<<kick_blocks(), kKickBlock, 0, stream_>>>(
           int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
-          fixed_p_, x0_.get(), top2_.get() + 1, kick_first, stop);
+          fixed_p_, x0_.get(), fixed_x0_ ? x0_fixed_.get() : nullptr, top2_.get() + 1, kick_first,
+          stop);
     };
     if (d.thermostat == 1)
       kick(std::integral_constant<int, 1>{});
@@ -605,9 +608,14 @@ class CudaDomainEngine final : public MdEngine {
     build_list();
     fix_positions(0);
     phase(3);
-    if (n_ > 0)
+    if (n_ > 0 && fixed_x0_) {
+      x0_fixed_.reserve(n_, stream_);
+      PW_CUDA(cudaMemcpyAsync(x0_fixed_.get(), fixed_.get(), n_ * sizeof(int4),
+                              cudaMemcpyDeviceToDevice, stream_));
+    } else if (n_ > 0) {
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
                               stream_));
+    }
     ++stats_.rebuilds;
   }
 
@@ -1150,6 +1158,10 @@ class CudaDomainEngine final : public MdEngine {
   int resort_every_ = kResortEvery, rebuilds_since_sort_ = 0;
   FixedP fixed_p_{};
   DeviceArray<int4> fixed_;  // the held atoms' fixed-point positions (use_fixed_)
+  // Mixed's rebuild test from the fixed-point copies (domain_kick_drift's x0_fixed; with
+  // use_fixed_ unless PAIRWISE_MD_FIXED_X0=0): the local atoms' copies at the last rebuild.
+  bool fixed_x0_ = false;
+  DeviceArray<int4> x0_fixed_;
   double r_list_ = 0;
   std::size_t total_ = 0, n_ = 0, held_ = 0;
   std::vector<std::uint32_t> ids_;  // by set_state slot (every rank reads the whole system)

@@ -76,7 +76,10 @@ __device__ __forceinline__ void block_top2(double d2, double2* out) {
 // (Langevin), with the random stream keyed by atom id and `step`; the
 // fixed-point copy of the new position when `fixed` is set (mixed, fixed_positions); and the
 // block's two largest |r − r_build|² for the rebuild test into block_top2[blockIdx.x] (in double;
-// a NaN counts as huge: the run then rebuilds and the driver reports the atom).
+// a NaN counts as huge: the run then rebuilds and the driver reports the atom). With `x0_fixed`
+// (mixed's fixed-point positions) r_build is the fixed-point copy taken at the rebuild and
+// r − r_build the difference of the two copies in quanta (within a quantum, 2.6e-9 σ at
+// r_list = 2.8 σ, of the double difference; 16 bytes read an atom instead of 32).
 template <class R, int Thermostat>
 __global__ void __launch_bounds__(kKickBlock)
     domain_kick_drift(int n, typename Vec4<R>::type* __restrict__ pos,
@@ -85,8 +88,8 @@ __global__ void __launch_bounds__(kKickBlock)
                       const unsigned* __restrict__ id, DynP dyn, unsigned long long step,
                       int4* __restrict__ fixed, FixedP fp,
                       const typename Vec4<R>::type* __restrict__ x0,
-                      double2* __restrict__ block_top, bool kick_first,
-                      const int* __restrict__ stop = nullptr) {
+                      const int4* __restrict__ x0_fixed, double2* __restrict__ block_top,
+                      bool kick_first, const int* __restrict__ stop = nullptr) {
   if (stop && *stop) return;  // the device rebuild test fired earlier in the batch (whole grid)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
@@ -109,12 +112,27 @@ __global__ void __launch_bounds__(kKickBlock)
     }
     pos[i] = p;
     if (kick_first || Thermostat == 1) vel[i] = v;
-    if (fixed) fixed[i] = fixed_of(p, fp);
-    const auto q = x0[i];
-    const double dx = double(p.x) - double(q.x), dy = double(p.y) - double(q.y),
-                 dz = double(p.z) - double(q.z);
-    d2 = dx * dx + dy * dy + dz * dz;
-    if (!(d2 == d2)) d2 = 1e300;
+    if (x0_fixed) {
+      const int4 u = fixed_of(p, fp), q = x0_fixed[i];
+      fixed[i] = u;
+      // The differences wrap modulo 2^32 quanta (the period, 4 r_list ≫ a move between builds).
+      const double dx = double(int(unsigned(u.x) - unsigned(q.x))) *
+                        (double(fp.quantum_hi[0]) + double(fp.quantum_lo[0]));
+      const double dy = double(int(unsigned(u.y) - unsigned(q.y))) *
+                        (double(fp.quantum_hi[1]) + double(fp.quantum_lo[1]));
+      const double dz = double(int(unsigned(u.z) - unsigned(q.z))) *
+                        (double(fp.quantum_hi[2]) + double(fp.quantum_lo[2]));
+      d2 = dx * dx + dy * dy + dz * dz;
+      const double sum = double(p.x) + double(p.y) + double(p.z);
+      if (!(sum - sum == 0)) d2 = 1e300;  // a NaN or infinite position
+    } else {
+      if (fixed) fixed[i] = fixed_of(p, fp);
+      const auto q = x0[i];
+      const double dx = double(p.x) - double(q.x), dy = double(p.y) - double(q.y),
+                   dz = double(p.z) - double(q.z);
+      d2 = dx * dx + dy * dy + dz * dz;
+      if (!(d2 == d2)) d2 = 1e300;
+    }
   }
   block_top2<kKickBlock>(d2, block_top + blockIdx.x);
 }

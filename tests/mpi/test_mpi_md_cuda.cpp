@@ -10,9 +10,9 @@
 // error; the overlapped ghost exchange bit for bit as the plain step; the batched steps (rebuild
 // test on the device) bit for bit as the per-step host test; the device ghost stages and the
 // counting-sort cell lists bit for bit as the host stages and the radix sort; mixed's float list
-// tests bit for bit as the double ones. Skipped without a CUDA device. Ranks sharing one GPU take
-// GpuCollectives' MPI fallback (NCCL refuses two ranks on a GPU), so this runs on a one-GPU
-// machine.
+// tests and fixed-point rebuild test bit for bit as the double ones. Skipped without a CUDA device.
+// Ranks sharing one GPU take GpuCollectives' MPI fallback (NCCL refuses two ranks on a GPU), so
+// this runs on a one-GPU machine.
 #include <unistd.h>
 
 #include "md_problems.hpp"
@@ -163,26 +163,33 @@ TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) 
 
 // Mixed's list build on float candidates (offsets from the shell's corner, the band of r_list
 // decided again in double) against the double tests (PAIRWISE_MD_FLOAT_LISTS=0): exactly the
-// same lists in the same order, so bit for bit the same thermo, on one rank (1x1x1) and on 2
-// (1x1x2).
-TEST(MdCudaMpi, MixedFloatListsGiveTheDoubleListsTrajectoryBitForBit) {
+// same lists in the same order; and the rebuild test from the fixed-point copies against the
+// double positions' (PAIRWISE_MD_FIXED_X0=0: the displacements within a quantum, 2.6e-9 σ, so the
+// same rebuild steps). So bit for bit the same thermo and rebuild counts, on one rank (1x1x1) and
+// on 2 (1x1x2).
+TEST(MdCudaMpi, MixedFloatListsAndFixedPointTestGiveTheDoubleTrajectoryBitForBit) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const std::string problem = lammps_in_lj(40, "cuda", "mixed");
   for (const int ranks : {1, 2}) {
-    auto run = [&](const std::string& lists) {
-      const std::string tag = "cuda-float-lists-" + lists + "-" + std::to_string(ranks);
+    auto run = [&](const std::string& name, const std::string& lists, const std::string& x0) {
+      const std::string tag = "cuda-float-lists-" + name + "-" + std::to_string(ranks);
       const auto dir = fresh_dir("md-" + tag);
       const auto file = write_file(dir / "md.toml", problem);
-      const std::string env = "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_FLOAT_LISTS=" + lists + " ";
-      const std::string launch = ranks > 1 ? mpirun(ranks) + "-x PAIRWISE_MD_FLOAT_LISTS " : "";
+      const std::string env = "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_FLOAT_LISTS=" + lists +
+                              " PAIRWISE_MD_FIXED_X0=" + x0 + " ";
+      const std::string launch =
+          ranks > 1 ? mpirun(ranks) + "-x PAIRWISE_MD_FLOAT_LISTS -x PAIRWISE_MD_FIXED_X0 " : "";
       return MdRun{dir, shell(env + launch + binary() + " run " + file.string() + " --output " +
                               dir.string())};
     };
-    const MdRun doubles = run("0"), floats = run("1");
-    ASSERT_EQ(doubles.result.code, 0) << doubles.result.output;
-    ASSERT_EQ(floats.result.code, 0) << floats.result.output;
-    EXPECT_NE(floats.result.output.find("cuda domains"), std::string::npos) << floats.result.output;
-    expect_same_csv(doubles.dir / "md.csv", floats.dir / "md.csv", 0.0, {"wall_s"});
+    const MdRun doubles = run("double", "0", "0"), lists = run("lists", "1", "0"),
+                both = run("both", "1", "1");
+    for (const MdRun* r : {&doubles, &lists, &both}) {
+      ASSERT_EQ(r->result.code, 0) << r->result.output;
+      EXPECT_NE(r->result.output.find("cuda domains"), std::string::npos) << r->result.output;
+    }
+    expect_same_csv(doubles.dir / "md.csv", lists.dir / "md.csv", 0.0, {"wall_s"});
+    expect_same_csv(doubles.dir / "md.csv", both.dir / "md.csv", 0.0, {"wall_s"});
   }
 }
 
