@@ -37,15 +37,19 @@
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
 // down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
-// stored in cell order (radix sort of the records' cells: neighbours in space are neighbours in
-// memory for the list build and the forces) at set_state and every 8th rebuild
+// stored in cell order (counting sort of the records' cells, sort_by_cell: neighbours in space are
+// neighbours in memory for the list build and the forces) at set_state and every 8th rebuild
 // (PAIRWISE_MD_RESORT), in between in the records' order, or (one domain on every axis) only
-// wrapped in place (wrap_in_place); then per stage ghost_flags + cub::DeviceSelect into
-// the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
-// domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
-// deterministic) and domain_list (a warp per cell: candidates screened against the home atoms'
-// bounding box, tested 32 at a time into hit masks, rows written in whole sectors; a count above
-// the capacity grows it and builds again). Thermo: domain_energy (half of each pair's energy and
+// wrapped in place (wrap_in_place); then the ghost stages: those of the leading axes with one
+// domain on the device (select_own_ghosts: ghost_stage_flags, ghost_stage_scan, ghost_stage_place,
+// the counts read back once), the others ghost_flags + cub::DeviceSelect into the kept send lists,
+// counts exchanged, positions and slots sent; then the cell list over the domain and its ghost
+// shell (counting sort, sort_by_cell: cells in index order, index order inside a cell,
+// deterministic; PAIRWISE_MD_CELL_SORT=radix: cub::DeviceRadixSort of the cell keys, the same
+// order) and domain_list (a warp per cell: candidates screened against the home atoms' bounding
+// box, tested 32 at a time into hit masks, rows written in whole sectors; mixed's tests in float
+// with the band of r_list decided in double; a count above the capacity grows it and builds
+// again). Thermo: domain_energy (half of each pair's energy and
 // virial per atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the
 // three numbers.
 //
@@ -53,8 +57,9 @@
 // pair arithmetic; mixed = double positions and velocities, float pair terms from fixed-point
 // displacements (period 4 r_list from the shell's corner: exact in quanta of 2.6e-9 σ, then one
 // rounding to float, as a double displacement rounded to float; PAIRWISE_MD_FIXED=0: taken in
-// double), double sums; double throughout. The rebuild test and the list distances are taken in
-// double.
+// double), double sums; double throughout. The rebuild test and the list distances are decided in
+// double (mixed: the test from the fixed-point copies, within a quantum; the lists' float tests
+// with the band decided in double).
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
