@@ -37,15 +37,19 @@
 // A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
 // records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
 // down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
-// stored in cell order (radix sort of the records' cells: neighbours in space are neighbours in
-// memory for the list build and the forces) at set_state and every 8th rebuild
+// stored in cell order (counting sort of the records' cells, sort_by_cell: neighbours in space are
+// neighbours in memory for the list build and the forces) at set_state and every 8th rebuild
 // (PAIRWISE_MD_RESORT), in between in the records' order, or (one domain on every axis) only
-// wrapped in place (wrap_in_place); then per stage ghost_flags + cub::DeviceSelect into
-// the kept send lists, counts exchanged, positions and slots sent; then the cell list over the
-// domain and its ghost shell (cub::DeviceRadixSort of the cell keys: cells in index order,
-// deterministic) and domain_list (a warp per cell: candidates screened against the home atoms'
-// bounding box, tested 32 at a time into hit masks, rows written in whole sectors; a count above
-// the capacity grows it and builds again). Thermo: domain_energy (half of each pair's energy and
+// wrapped in place (wrap_in_place); then the ghost stages: those of the leading axes with one
+// domain on the device (select_own_ghosts: ghost_stage_flags, ghost_stage_scan, ghost_stage_place,
+// the counts read back once), the others ghost_flags + cub::DeviceSelect into the kept send lists,
+// counts exchanged, positions and slots sent; then the cell list over the domain and its ghost
+// shell (counting sort, sort_by_cell: cells in index order, index order inside a cell,
+// deterministic; PAIRWISE_MD_CELL_SORT=radix: cub::DeviceRadixSort of the cell keys, the same
+// order) and domain_list (a warp per cell: candidates screened against the home atoms' bounding
+// box, tested 32 at a time into hit masks, rows written in whole sectors; mixed's tests in float
+// with the band of r_list decided in double; a count above the capacity grows it and builds
+// again). Thermo: domain_energy (half of each pair's energy and
 // virial per atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the
 // three numbers.
 //
@@ -53,10 +57,12 @@
 // pair arithmetic; mixed = double positions and velocities, float pair terms from fixed-point
 // displacements (period 4 r_list from the shell's corner: exact in quanta of 2.6e-9 σ, then one
 // rounding to float, as a double displacement rounded to float; PAIRWISE_MD_FIXED=0: taken in
-// double), double sums; double throughout. The rebuild test and the list distances are taken in
-// double.
+// double), double sums; double throughout. The rebuild test and the list distances are decided in
+// double (mixed: the test from the fixed-point copies, within a quantum; the lists' float tests
+// with the band decided in double).
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
@@ -227,18 +233,30 @@ class CudaDomainEngine final : public MdEngine {
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
     rebuilds_since_sort_ = 0;
+    const char* ghosts_env = std::getenv("PAIRWISE_MD_GHOSTS");
+    device_ghosts_ = !(ghosts_env && std::string(ghosts_env) == "host");
+    const char* slack_env = std::getenv("PAIRWISE_MD_GHOST_SLACK");
+    ghost_slack_ = slack_env && *slack_env ? std::max(0.0, std::atof(slack_env)) : 1.1;
+    ghost_capacity_ = 0;
+    const char* cell_sort_env = std::getenv("PAIRWISE_MD_CELL_SORT");
+    radix_cells_ = cell_sort_env && std::string(cell_sort_env) == "radix";
     const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
     batch_ = batch_env && *batch_env ? std::max(1, std::atoi(batch_env)) : kDefaultBatch;
     since_ = 0;  // set_state rebuilds
     // Mixed's fixed-point frame (fixed_positions): period 4 r_list from the shell's low corner.
     const char* list_minb_env = std::getenv("PAIRWISE_MD_LIST_MINB");
-    list_min_blocks_ =
-        list_minb_env && *list_minb_env ? std::atoi(list_minb_env) : kListMinBlocks<R>;
+    const char* float_env = std::getenv("PAIRWISE_MD_FLOAT_LISTS");
+    float_lists_ = kMixed && !(float_env && std::string(float_env) == "0");
+    list_min_blocks_ = list_minb_env && *list_minb_env ? std::atoi(list_minb_env)
+                       : float_lists_                  ? 0
+                                                       : kListMinBlocks<R>;
     list_blocks_ = 0;
     const char* minb_env = std::getenv("PAIRWISE_MD_FORCE_MINB");
     force_min_blocks_ = minb_env && *minb_env ? std::atoi(minb_env) : kMixedForceMinBlocks;
     const char* fixed_env = std::getenv("PAIRWISE_MD_FIXED");
     use_fixed_ = kMixed && !(fixed_env && std::string(fixed_env) == "0");
+    const char* x0_env = std::getenv("PAIRWISE_MD_FIXED_X0");
+    fixed_x0_ = use_fixed_ && !(x0_env && std::string(x0_env) == "0");
     for (int d = 0; d < 3; ++d) {
       const double period = 4 * r_list_;
       fixed_p_.lo[d] = cells_.origin[d];
@@ -501,7 +519,8 @@ class CudaDomainEngine final : public MdEngine {
     auto kick = [&](auto thermostat) {
       domain_kick_drift<R, decltype(thermostat)::value><<<kick_blocks(), kKickBlock, 0, stream_>>>(
           int(n_), pos_.get(), vel_.get(), force_.get(), id_.get(), d, step, fixed_local(),
-          fixed_p_, x0_.get(), top2_.get() + 1, kick_first, stop);
+          fixed_p_, x0_.get(), fixed_x0_ ? x0_fixed_.get() : nullptr, top2_.get() + 1, kick_first,
+          stop);
     };
     if (d.thermostat == 1)
       kick(std::integral_constant<int, 1>{});
@@ -594,9 +613,14 @@ class CudaDomainEngine final : public MdEngine {
     build_list();
     fix_positions(0);
     phase(3);
-    if (n_ > 0)
+    if (n_ > 0 && fixed_x0_) {
+      x0_fixed_.reserve(n_, stream_);
+      PW_CUDA(cudaMemcpyAsync(x0_fixed_.get(), fixed_.get(), n_ * sizeof(int4),
+                              cudaMemcpyDeviceToDevice, stream_));
+    } else if (n_ > 0) {
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
                               stream_));
+    }
     ++stats_.rebuilds;
   }
 
@@ -671,6 +695,12 @@ class CudaDomainEngine final : public MdEngine {
           int(m), moves_a_.get(), static_cast<const int*>(nullptr), pos_.get(), vel_.get(),
           image_.get(), id_.get(), slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
+    } else if (m > 0 && !radix_cells_) {
+      sort_by_cell(m, nullptr, moves_a_.get(), static_cast<R4*>(nullptr));
+      unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
+          int(m), moves_a_.get(), order_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
+          slot_.get());
+      PW_CUDA_LAUNCH("unpack_records");
     } else if (m > 0) {
       keys_.reserve(m, stream_), index_.reserve(m, stream_);
       sorted_keys_.reserve(m, stream_), order_.reserve(m, stream_);
@@ -683,6 +713,37 @@ class CudaDomainEngine final : public MdEngine {
           slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
+  }
+
+  // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
+  // start_ (cells + 1 entries), order_ (item indices in cell order, index order inside a cell:
+  // what sort_cell_keys gives) and, with `gathered` set, their positions in that order (the index
+  // in w). keys_ and index_ hold each item's cell and its arrival rank there.
+  template <class C4>
+  void sort_by_cell(std::size_t count, const R4* pos, const Record* rec, C4* gathered) {
+    const std::size_t cells = std::size_t(cells_.n[0]) * cells_.n[1] * cells_.n[2];
+    keys_.reserve(count, stream_), index_.reserve(count, stream_), order_.reserve(count, stream_);
+    cell_count_.reserve(cells + 1, stream_), start_.reserve(cells + 1, stream_);
+    PW_CUDA(cudaMemsetAsync(cell_count_.get(), 0, (cells + 1) * sizeof(int), stream_));
+    if (count > 0) {
+      shell_cell_count<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+          int(count), pos, rec, cells_, keys_.get(), index_.get(), cell_count_.get());
+      PW_CUDA_LAUNCH("shell_cell_count");
+    }
+    std::size_t bytes = 0;
+    PW_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, cell_count_.get(), start_.get(),
+                                          int(cells + 1), stream_));
+    scratch_.reserve(bytes, stream_);
+    PW_CUDA(cub::DeviceScan::ExclusiveSum(scratch_.get(), bytes, cell_count_.get(), start_.get(),
+                                          int(cells + 1), stream_));
+    if (count == 0) return;
+    shell_cell_scatter<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+        int(count), keys_.get(), index_.get(), start_.get(), order_.get());
+    PW_CUDA_LAUNCH("shell_cell_scatter");
+    constexpr int warps = kDomainBlock / 32;
+    shell_cell_order<<<int((cells + warps - 1) / warps), kDomainBlock, 0, stream_>>>(
+        int(cells), start_.get(), order_.get(), pos, cells_, gathered);
+    PW_CUDA_LAUNCH("shell_cell_order");
   }
 
   // keys_ (cells of the shell grid) and index_ of `count` items sorted into sorted_keys_ and
@@ -707,7 +768,11 @@ class CudaDomainEngine final : public MdEngine {
   // forward communication until the next rebuild.
   void exchange_ghosts() {
     std::size_t held = n_;
-    for (int d = 0; d < 3; ++d) {
+    int first_host = 0;  // the stages before it: one domain along the axis, selected on the device
+    if (device_ghosts_)
+      while (first_host < 3 && grid_.n[first_host] == 1) ++first_host;
+    if (first_host > 0) held = select_own_ghosts(first_host);
+    for (int d = first_host; d < 3; ++d) {
       const std::size_t count = held;
       fill_iota_to(count);
       flags_.reserve(2 * count, stream_);
@@ -760,6 +825,58 @@ class CudaDomainEngine final : public MdEngine {
     held_ = held;
   }
 
+  // The ghost stages [0, stages) (one domain along each of their axes: the ghosts are the domain's
+  // own periodic images, so nothing travels) on the device: ghost_stage_flags, ghost_stage_scan and
+  // ghost_stage_place a stage (the same send lists and ghost slots as the host stages' ghost_flags,
+  // DeviceSelect and pack_ghosts), the counts read back once; ghost slots sized from the shell's
+  // volume (or the last rebuild's count), grown and the stages redone when they do not fit. Returns
+  // the held count.
+  std::size_t select_own_ghosts(int stages) {
+    ghost_counts_.reserve(1, stream_);
+    for (;;) {
+      // Capacity: the shell's volume over the domain's times ghost_slack_, at least the last
+      // count's.
+      double ratio = 1;
+      for (int d = 0; d < stages; ++d)
+        ratio *= 1 + 2 * r_list_ / std::max(grid_.hi[d] - grid_.lo[d], 1e-300);
+      const std::size_t estimate = std::size_t(double(n_) * ratio * ghost_slack_) + 4096;
+      const std::size_t capacity = std::max({estimate, ghost_capacity_, n_ + 64});
+      pos_.reserve(capacity, stream_, true, n_), slot_.reserve(capacity, stream_, true, n_);
+      const std::size_t blocks = (capacity + kGhostBlock - 1) / kGhostBlock;
+      sides_.reserve(capacity, stream_), ghost_blocks_.reserve(blocks, stream_);
+      for (int d = 0; d < stages; ++d)
+        for (int side = 0; side < 2; ++side) send_[d][side].reserve(capacity, stream_);
+      PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
+      for (int d = 0; d < stages; ++d) {
+        GhostStageP<R> p{};
+        p.stage = d, p.d = d, p.capacity = int(capacity), p.first_held = d == 0 ? int(n_) : -1;
+        p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
+        p.shift0 = R(grid_.shift(d, 0)), p.shift1 = R(grid_.shift(d, 1));
+        ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
+            pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
+        PW_CUDA_LAUNCH("ghost_stage_flags");
+        ghost_stage_scan<<<1, 1024, 0, stream_>>>(p, ghost_counts_.get(), ghost_blocks_.get());
+        PW_CUDA_LAUNCH("ghost_stage_scan");
+        ghost_stage_place<<<int(blocks), kGhostBlock, 0, stream_>>>(
+            pos_.get(), slot_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(),
+            send_[d][0].get(), send_[d][1].get());
+        PW_CUDA_LAUNCH("ghost_stage_place");
+      }
+      GhostCounts c{};
+      PW_CUDA(cudaMemcpyAsync(&c, ghost_counts_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      if (c.overflow > 0) {  // counts past the overflowing stage are of clipped inputs: grow more
+        ghost_capacity_ = std::max(2 * capacity, std::size_t(c.overflow) * 5 / 4);
+        continue;
+      }
+      for (int d = 0; d < stages; ++d)
+        for (int side = 0; side < 2; ++side)
+          sent_[d][side] = received_[d][side] = std::size_t(c.sent[d][side]);
+      const std::size_t held = std::size_t(c.held[stages]);
+      return held;
+    }
+  }
+
   // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild:
   // per stage both sides packed in one launch (pack_ghost_sides), straight into the ghost slots
   // with one domain along d, else into send_pos_ (side 0, then side 1) and sent.
@@ -794,22 +911,34 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // The cell list over the domain and its ghost shell: the held atoms sorted by cell (index order
-  // inside a cell), their positions in that order (cell_pos_, the index in w), the cell starts.
+  // inside a cell), their build coordinates in that order (cell_pos_, or mixed's float offsets
+  // cell_pos_f_; the index in w), the cell starts.
   void build_cells() {
+    if constexpr (kMixed) {
+      if (float_lists_) return build_cells(cell_pos_f_);
+    }
+    build_cells(cell_pos_);
+  }
+  template <class C4>
+  void build_cells(DeviceArray<C4>& cell_pos) {
     const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     const std::size_t held = held_;
     keys_.reserve(held, stream_), index_.reserve(held, stream_);
     sorted_keys_.reserve(held, stream_), order_.reserve(held, stream_);
-    cell_pos_.reserve(held, stream_);
+    cell_pos.reserve(held, stream_);
     start_.reserve(cells + 1, stream_);
+    if (!radix_cells_) {
+      sort_by_cell(held, pos_.get(), nullptr, cell_pos.get());
+      return;
+    }
     if (held > 0) {
       shell_cell_keys<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), pos_.get(), c,
                                                                      keys_.get(), index_.get());
       PW_CUDA_LAUNCH("shell_cell_keys");
       sort_cell_keys(held);
-      gather_positions<<<blocks_of(held), kDomainBlock, 0, stream_>>>(int(held), order_.get(),
-                                                                      pos_.get(), cell_pos_.get());
+      gather_positions<<<blocks_of(held), kDomainBlock, 0, stream_>>>(
+          int(held), order_.get(), pos_.get(), c, cell_pos.get());
       PW_CUDA_LAUNCH("gather_positions");
     }
     shell_cell_starts<<<blocks_of(cells + 1), kDomainBlock, 0, stream_>>>(
@@ -817,15 +946,45 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA_LAUNCH("shell_cell_starts");
   }
 
+  // domain_list's instances. C4: the candidates' type; Exact: mixed's float tests with the band
+  // decided in double.
+  template <class C4>
+  using ListKernel = void (*)(int, int, const C4*, const int*, ShellCellsP, double, double, int,
+                              int*, int*, int*, int*, unsigned char*, DomainBand);
+
   // The full lists of the local atoms over build_cells' cells; a list longer than the capacity
   // grows it and builds again.
   void build_list() {
+    if constexpr (kMixed) {
+      if (float_lists_) return build_list(list_kernel<float4, true>(), cell_pos_f_.get());
+    }
+    build_list(list_kernel<R4, false>(), cell_pos_.get());
+  }
+  template <class C4>
+  void build_list(ListKernel<C4> kernel, const C4* cell_pos) {
     const ShellCellsP c = cells_;
     const std::size_t cells = std::size_t(c.n[0]) * c.n[1] * c.n[2];
     nbr_count_.reserve(n_, stream_);
+    // Mixed's float lists: the band of r_list decided in double, m = 2^-18 (extent + r_list) wide
+    // (a float offset from the shell's corner is within 2^-24 of the extent of the double: m is
+    // 64 times one rounding), as the single-GPU engine's.
+    double extent = 0;
+    for (int d = 0; d < 3; ++d) extent = std::max(extent, c.n[d] * c.width[d]);
+    const bool exact = !std::is_same_v<C4, R4>;
+    const double margin = exact ? std::ldexp(extent + r_list_, -18) : 0.0;
+    DomainBand band;
+    if constexpr (kMixed) {
+      if (exact) {
+        band.pos = pos_.get();
+        const double lo = std::max(0.0, r_list_ - margin);
+        band.lo2 = float(lo * lo);
+        band.r_list2 = r_list_ * r_list_;
+      }
+    }
+    const double hi = r_list_ + margin;
     // The screen's margin: far above the rounding of a candidate's distance to the home atoms'
     // bounding box (float for single), far below the cell width.
-    const double screen = r_list_ * (1 + 1e-3);
+    const double screen = hi * (1 + 1e-3);
     if (overlap_) split_.reserve(2 * n_, stream_);
     for (;;) {
       nbr_.reserve(n_ * std::size_t(capacity_), stream_);
@@ -833,10 +992,10 @@ class CudaDomainEngine final : public MdEngine {
       if (n_ > 0) {
         constexpr int warps = kDomainBlock / 32;
         const int needed = int((cells + warps - 1) / warps);
-        list_kernel()<<<std::min(needed, list_blocks()), kDomainBlock, 0, stream_>>>(
-            int(cells), int(n_), cell_pos_.get(), start_.get(), c, r_list_ * r_list_,
-            screen * screen, capacity_, nbr_.get(), nbr_count_.get(), counters_.get() + 4,
-            counters_.get() + 5, overlap_ ? split_.get() : nullptr);
+        kernel<<<std::min(needed, list_blocks(kernel)), kDomainBlock, 0, stream_>>>(
+            int(cells), int(n_), cell_pos, start_.get(), c, hi * hi, screen * screen, capacity_,
+            nbr_.get(), nbr_count_.get(), counters_.get() + 4, counters_.get() + 5,
+            overlap_ ? split_.get() : nullptr, band);
         PW_CUDA_LAUNCH("domain_list");
       }
       int overflow = 0;
@@ -873,23 +1032,22 @@ class CudaDomainEngine final : public MdEngine {
 
   // domain_list with PAIRWISE_MD_LIST_MINB = 8, 12 or 16 resident blocks an SM asked of its
   // registers, else as many as they give.
-  using ListKernel = void (*)(int, int, const R4*, const int*, ShellCellsP, double, double, int,
-                              int*, int*, int*, int*, unsigned char*);
-  ListKernel list_kernel() const {
-    if (list_min_blocks_ == 8) return domain_list<R4, 8>;
-    if (list_min_blocks_ == 12) return domain_list<R4, 12>;
-    if (list_min_blocks_ == 16) return domain_list<R4, 16>;
-    return domain_list<R4>;
+  template <class C4, bool Exact>
+  ListKernel<C4> list_kernel() const {
+    if (list_min_blocks_ == 8) return domain_list<C4, 8, Exact>;
+    if (list_min_blocks_ == 12) return domain_list<C4, 12, Exact>;
+    if (list_min_blocks_ == 16) return domain_list<C4, 16, Exact>;
+    return domain_list<C4, 1, Exact>;
   }
 
-  // The resident blocks of domain_list (one wave), queried once.
-  int list_blocks() {
+  // The resident blocks of the build's domain_list (one wave), queried once.
+  template <class Kernel>
+  int list_blocks(Kernel kernel) {
     if (list_blocks_ == 0) {
       int dev = 0, sms = 0, per_sm = 0;
       PW_CUDA(cudaGetDevice(&dev));
       PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      PW_CUDA(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, list_kernel(), kDomainBlock, 0));
+      PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDomainBlock, 0));
       list_blocks_ = std::max(1, per_sm) * sms;
     }
     return list_blocks_;
@@ -1005,6 +1163,10 @@ class CudaDomainEngine final : public MdEngine {
   int resort_every_ = kResortEvery, rebuilds_since_sort_ = 0;
   FixedP fixed_p_{};
   DeviceArray<int4> fixed_;  // the held atoms' fixed-point positions (use_fixed_)
+  // Mixed's rebuild test from the fixed-point copies (domain_kick_drift's x0_fixed; with
+  // use_fixed_ unless PAIRWISE_MD_FIXED_X0=0): the local atoms' copies at the last rebuild.
+  bool fixed_x0_ = false;
+  DeviceArray<int4> x0_fixed_;
   double r_list_ = 0;
   std::size_t total_ = 0, n_ = 0, held_ = 0;
   std::vector<std::uint32_t> ids_;  // by set_state slot (every rank reads the whole system)
@@ -1021,6 +1183,18 @@ class CudaDomainEngine final : public MdEngine {
   std::size_t sent_[3][2] = {}, received_[3][2] = {};
   DeviceArray<R4> send_pos_;
   DeviceArray<int> send_slot_, iota_;
+  // The device ghost stages (select_own_ghosts; PAIRWISE_MD_GHOSTS=host: the host stages).
+  bool device_ghosts_ = true;
+  std::size_t ghost_capacity_ = 0;  // at least this many held atoms (after an overflow)
+  // The ghost slots' estimate over the shell's volume (PAIRWISE_MD_GHOST_SLACK; 0 in a test: the
+  // first stages overflow, grow and are redone).
+  double ghost_slack_ = 1.1;
+  DeviceArray<GhostCounts> ghost_counts_;
+  DeviceArray<unsigned char> sides_;
+  DeviceArray<int2> ghost_blocks_;
+  // The cell lists by counting sort (sort_by_cell; PAIRWISE_MD_CELL_SORT=radix: cub's radix sort).
+  bool radix_cells_ = false;
+  DeviceArray<int> cell_count_;
   std::size_t iota_filled_ = 0;
   // Migration.
   DeviceArray<Record> moves_a_, moves_b_, send_down_, send_up_;
@@ -1028,6 +1202,10 @@ class CudaDomainEngine final : public MdEngine {
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
   DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
+  // Mixed's float lists (PAIRWISE_MD_FLOAT_LISTS=0: the double tests): the candidates as float
+  // offsets from the shell's corner, the band of r_list decided in double (domain_list, Exact).
+  bool float_lists_ = false;
+  DeviceArray<float4> cell_pos_f_;
   // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
   // CUB's scratch.
   DeviceArray<double2> top2_;

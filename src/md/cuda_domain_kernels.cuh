@@ -76,7 +76,10 @@ __device__ __forceinline__ void block_top2(double d2, double2* out) {
 // (Langevin), with the random stream keyed by atom id and `step`; the
 // fixed-point copy of the new position when `fixed` is set (mixed, fixed_positions); and the
 // block's two largest |r − r_build|² for the rebuild test into block_top2[blockIdx.x] (in double;
-// a NaN counts as huge: the run then rebuilds and the driver reports the atom).
+// a NaN counts as huge: the run then rebuilds and the driver reports the atom). With `x0_fixed`
+// (mixed's fixed-point positions) r_build is the fixed-point copy taken at the rebuild and
+// r − r_build the difference of the two copies in quanta (within a quantum, 2.6e-9 σ at
+// r_list = 2.8 σ, of the double difference; 16 bytes read an atom instead of 32).
 template <class R, int Thermostat>
 __global__ void __launch_bounds__(kKickBlock)
     domain_kick_drift(int n, typename Vec4<R>::type* __restrict__ pos,
@@ -85,8 +88,8 @@ __global__ void __launch_bounds__(kKickBlock)
                       const unsigned* __restrict__ id, DynP dyn, unsigned long long step,
                       int4* __restrict__ fixed, FixedP fp,
                       const typename Vec4<R>::type* __restrict__ x0,
-                      double2* __restrict__ block_top, bool kick_first,
-                      const int* __restrict__ stop = nullptr) {
+                      const int4* __restrict__ x0_fixed, double2* __restrict__ block_top,
+                      bool kick_first, const int* __restrict__ stop = nullptr) {
   if (stop && *stop) return;  // the device rebuild test fired earlier in the batch (whole grid)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double d2 = 0;
@@ -109,12 +112,27 @@ __global__ void __launch_bounds__(kKickBlock)
     }
     pos[i] = p;
     if (kick_first || Thermostat == 1) vel[i] = v;
-    if (fixed) fixed[i] = fixed_of(p, fp);
-    const auto q = x0[i];
-    const double dx = double(p.x) - double(q.x), dy = double(p.y) - double(q.y),
-                 dz = double(p.z) - double(q.z);
-    d2 = dx * dx + dy * dy + dz * dz;
-    if (!(d2 == d2)) d2 = 1e300;
+    if (x0_fixed) {
+      const int4 u = fixed_of(p, fp), q = x0_fixed[i];
+      fixed[i] = u;
+      // The differences wrap modulo 2^32 quanta (the period, 4 r_list ≫ a move between builds).
+      const double dx = double(int(unsigned(u.x) - unsigned(q.x))) *
+                        (double(fp.quantum_hi[0]) + double(fp.quantum_lo[0]));
+      const double dy = double(int(unsigned(u.y) - unsigned(q.y))) *
+                        (double(fp.quantum_hi[1]) + double(fp.quantum_lo[1]));
+      const double dz = double(int(unsigned(u.z) - unsigned(q.z))) *
+                        (double(fp.quantum_hi[2]) + double(fp.quantum_lo[2]));
+      d2 = dx * dx + dy * dy + dz * dz;
+      const double sum = double(p.x) + double(p.y) + double(p.z);
+      if (!(sum - sum == 0)) d2 = 1e300;  // a NaN or infinite position
+    } else {
+      if (fixed) fixed[i] = fixed_of(p, fp);
+      const auto q = x0[i];
+      const double dx = double(p.x) - double(q.x), dy = double(p.y) - double(q.y),
+                   dz = double(p.z) - double(q.z);
+      d2 = dx * dx + dy * dy + dz * dz;
+      if (!(d2 == d2)) d2 = 1e300;
+    }
   }
   block_top2<kKickBlock>(d2, block_top + blockIdx.x);
 }
@@ -279,10 +297,170 @@ __global__ void pack_ghost_sides(int n0, int n1, const int* __restrict__ list0,
   (high ? out1 : out0)[k] = p;
 }
 
+// ---- device ghost selection (one domain along the stage's axis: the ghosts are the domain's
+// own periodic images). Per stage three launches and no host round trip: ghost_stage_flags
+// (each held atom's sides, the count of each side per block), ghost_stage_scan (one block: the
+// blocks' exclusive offsets and the stage's totals, kept on the device), ghost_stage_place (each
+// kept atom's rank in its block by ballots: its entry in the send list and its shifted copy and
+// slot in the ghost slots, side 0 then side 1, each in index order: the ghosts of ghost_flags +
+// DeviceSelect + pack_ghosts, in the same slots). The counts are read back once after the last
+// device stage. The grids cover the capacity; the blocks past the stage's held atoms return.
+
+constexpr int kGhostBlock = 512;  // atoms a block of ghost_stage_flags and ghost_stage_place
+
+// Device counts of the ghost stages: held[s] (the atoms, local and ghosts, at the start of stage
+// s; held[3] at the end), sent[s][side], and the largest held count that did not fit (0: none).
+struct GhostCounts {
+  int held[4];
+  int sent[3][2];
+  int overflow;
+};
+
+// One stage's parameters: the axis, the faces' edges (as ghost_flags), the shifts of the two
+// sides, the capacity of the ghost slots (pos and slot), `first_held` (≥ 0: the held count at
+// the start, the first device stage; −1: counts->held[stage]).
+template <class R>
+struct GhostStageP {
+  int stage, d, capacity, first_held;
+  double low_edge, high_edge;
+  R shift0, shift1;
+};
+
+template <class R>
+__device__ __forceinline__ int stage_held(const GhostStageP<R>& p, const GhostCounts* counts) {
+  const int held = p.first_held >= 0 ? p.first_held : counts->held[p.stage];
+  return held < p.capacity ? held : p.capacity;  // after an overflow: redone, never read past
+}
+
+// side bits (1: to the low neighbour, 2: to the high one) of held atom i; block counts of each.
+template <class R4, class R>
+__global__ void __launch_bounds__(kGhostBlock)
+    ghost_stage_flags(const R4* __restrict__ pos, GhostStageP<R> p, const GhostCounts* counts,
+                      unsigned char* __restrict__ sides, int2* __restrict__ block_counts) {
+  const int held = stage_held(p, counts);
+  if (int(blockIdx.x) * kGhostBlock >= held) return;
+  const int i = blockIdx.x * kGhostBlock + threadIdx.x;
+  bool low = false, high = false;
+  if (i < held) {
+    const double x = coordinate(pos[i], p.d);
+    low = x < p.low_edge, high = x >= p.high_edge;
+    sides[i] = (unsigned char)(int(low) | (int(high) << 1));
+  }
+  const int n_low = __syncthreads_count(low), n_high = __syncthreads_count(high);
+  if (threadIdx.x == 0) block_counts[blockIdx.x] = make_int2(n_low, n_high);
+}
+
+// One block of 1,024 threads: block_counts → exclusive offsets (in place), the stage's sent
+// counts and the next stage's held count; an overflow of the ghost slots recorded.
+template <class R>
+__global__ void __launch_bounds__(1024)
+    ghost_stage_scan(GhostStageP<R> p, GhostCounts* counts, int2* __restrict__ block_counts) {
+  const int held = stage_held(p, counts);
+  const int blocks = (held + kGhostBlock - 1) / kGhostBlock;
+  const int per = (blocks + 1023) / 1024, t = threadIdx.x;
+  const int b0 = min(blocks, t * per), b1 = min(blocks, b0 + per);
+  int2 s = make_int2(0, 0);
+  for (int b = b0; b < b1; ++b) s.x += block_counts[b].x, s.y += block_counts[b].y;
+  __shared__ int2 warp_sums[32];
+  const int lane = t & 31, w = t >> 5;
+  int2 x = s;  // inclusive warp scan
+  for (int o = 1; o < 32; o <<= 1) {
+    const int ya = __shfl_up_sync(0xffffffffu, x.x, o), yb = __shfl_up_sync(0xffffffffu, x.y, o);
+    if (lane >= o) x.x += ya, x.y += yb;
+  }
+  if (lane == 31) warp_sums[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    const int2 ws = warp_sums[lane];
+    int2 y = ws;
+    for (int o = 1; o < 32; o <<= 1) {
+      const int za = __shfl_up_sync(0xffffffffu, y.x, o), zb = __shfl_up_sync(0xffffffffu, y.y, o);
+      if (lane >= o) y.x += za, y.y += zb;
+    }
+    warp_sums[lane] = make_int2(y.x - ws.x, y.y - ws.y);  // exclusive
+    if (lane == 31) {
+      counts->sent[p.stage][0] = y.x, counts->sent[p.stage][1] = y.y;
+      const long long next = (long long)held + y.x + y.y;
+      counts->held[p.stage + 1] = int(next);
+      if (p.first_held >= 0) counts->held[p.stage] = held;
+      if (next > p.capacity && counts->overflow < next) counts->overflow = int(next);
+    }
+  }
+  __syncthreads();
+  int2 run = make_int2(warp_sums[w].x + x.x - s.x, warp_sums[w].y + x.y - s.y);
+  for (int b = b0; b < b1; ++b) {
+    const int2 c = block_counts[b];
+    block_counts[b] = run;
+    run.x += c.x, run.y += c.y;
+  }
+}
+
+// The kept atoms of the stage into the send lists and the ghost slots (see above).
+template <class R4, class R>
+__global__ void __launch_bounds__(kGhostBlock)
+    ghost_stage_place(R4* pos, int* slot, GhostStageP<R> p, const GhostCounts* counts,
+                      const unsigned char* __restrict__ sides, const int2* __restrict__ offsets,
+                      int* __restrict__ send0, int* __restrict__ send1) {
+  const int held = stage_held(p, counts);
+  if (int(blockIdx.x) * kGhostBlock >= held || counts->overflow) return;
+  const int i = blockIdx.x * kGhostBlock + threadIdx.x;
+  const int s = i < held ? sides[i] : 0;
+  const bool low = s & 1, high = s & 2;
+  const unsigned m0 = __ballot_sync(0xffffffffu, low), m1 = __ballot_sync(0xffffffffu, high);
+  __shared__ int2 warp_counts[kGhostBlock / 32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  if (lane == 0) warp_counts[w] = make_int2(__popc(m0), __popc(m1));
+  __syncthreads();
+  if (!low && !high) return;
+  int2 before = offsets[blockIdx.x];
+  for (int k = 0; k < w; ++k) before.x += warp_counts[k].x, before.y += warp_counts[k].y;
+  const unsigned below = (1u << lane) - 1u;
+  const int out0 = counts->sent[p.stage][0];
+  const R4 q = pos[i];
+  auto place = [&](int k, int* send, int ghost, R shift) {
+    send[k] = i;
+    R4 g = q;
+    if (p.d == 0) g.x += shift;
+    if (p.d == 1) g.y += shift;
+    if (p.d == 2) g.z += shift;
+    pos[held + ghost] = g;
+    slot[held + ghost] = slot[i];
+  };
+  if (low) {
+    const int k = before.x + __popc(m0 & below);
+    place(k, send0, k, p.shift0);
+  }
+  if (high) {
+    const int k = before.y + __popc(m1 & below);
+    place(k, send1, out0 + k, p.shift1);
+  }
+}
+
 template <class R4>
 __device__ __forceinline__ int shell_cell(const R4& p, const ShellCellsP& c, int d) {
   const int k = int((coordinate(p, d) - c.origin[d]) / c.width[d]);
   return k < 0 ? 0 : (k >= c.n[d] ? c.n[d] - 1 : k);
+}
+
+// The exact band of mixed's float list tests (domain_list).
+struct DomainBand {
+  const Double4* pos = nullptr;  // the held atoms' double positions (Exact)
+  float lo2 = 0;                 // (r_list − m)²: float hits below it need no double test
+  double r_list2 = 0;            // the double build's test
+};
+
+// The list build's coordinates of a held position: itself, or (C4 float4 of a double position:
+// mixed's float lists) the float of its offset from the shell's corner, rounded once.
+template <class C4, class R4>
+__device__ __forceinline__ C4 shell_coordinates(const R4& p, const ShellCellsP& c) {
+  if constexpr (std::is_same_v<C4, R4>) {
+    return p;
+  } else {
+    C4 q;
+    q.x = float(double(p.x) - c.origin[0]), q.y = float(double(p.y) - c.origin[1]);
+    q.z = float(double(p.z) - c.origin[2]), q.w = 0;
+    return q;
+  }
 }
 
 // The shell-grid cell of each record (the local atoms are stored in cell order).
@@ -297,13 +475,13 @@ __global__ void record_cell_keys(int n, const MoveRecord<R4>* __restrict__ rec, 
 }
 
 // The held atoms' positions in cell order, each with its index in w (the list build's candidates).
-template <class R4>
+template <class R4, class C4>
 __global__ void gather_positions(int n, const int* __restrict__ order, const R4* __restrict__ pos,
-                                 R4* __restrict__ out) {
+                                 ShellCellsP c, C4* __restrict__ out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int j = order[k];
-  R4 p = pos[j];
+  C4 p = shell_coordinates<C4>(pos[j], c);
   p.w = index_as<decltype(p.w)>(j);
   out[k] = p;
 }
@@ -334,6 +512,80 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
   start[c] = lo;
 }
 
+// ---- the cell list by counting sort (the single-GPU engine's scheme, cuda_md_lists.cuh):
+// shell_cell_count (each item's cell and its arrival rank there, by atomics), an exclusive scan
+// of the counts (the cell starts), shell_cell_scatter, then shell_cell_order sorts each cell's
+// items by index (whatever order the atomics gave: the same order as a stable radix sort of the
+// cell keys) and, for the list build, gathers their positions with the index in w.
+
+// The cell of item i: held position pos[i], or record rec[i] (pos null).
+template <class R4>
+__global__ void shell_cell_count(int n, const R4* __restrict__ pos,
+                                 const MoveRecord<R4>* __restrict__ rec, ShellCellsP c,
+                                 int* __restrict__ cell, int* __restrict__ rank,
+                                 int* __restrict__ count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const R4 p = pos ? pos[i] : rec[i].pos;
+  const int k = shell_cell(p, c, 0) + c.n[0] * (shell_cell(p, c, 1) + c.n[1] * shell_cell(p, c, 2));
+  cell[i] = k;
+  rank[i] = atomicAdd(&count[k], 1);
+}
+
+__global__ void shell_cell_scatter(int n, const int* __restrict__ cell,
+                                   const int* __restrict__ rank, const int* __restrict__ start,
+                                   int* __restrict__ order) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) order[start[cell[i]] + rank[i]] = i;
+}
+
+// A warp per cell: its items (up to kOrderStage, staged in shared memory) ranked by index, each
+// lane counting the smaller ones; larger cells by lane 0's insertion sort. With cpos set, the
+// items' positions in cell order, the index in w.
+constexpr int kOrderStage = 128;
+template <class R4, class C4>
+__global__ void __launch_bounds__(kDomainBlock)
+    shell_cell_order(int cells, const int* __restrict__ start, int* __restrict__ order,
+                     const R4* __restrict__ pos, ShellCellsP sc, C4* __restrict__ cpos) {
+  __shared__ int staged[kDomainBlock / 32][kOrderStage];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int c = blockIdx.x * (kDomainBlock / 32) + w;
+  if (c >= cells) return;
+  const int b = start[c], e = start[c + 1], cnt = e - b;
+  int* mine = staged[w];
+  if (cnt <= kOrderStage) {
+    for (int k = lane; k < cnt; k += 32) mine[k] = order[b + k];
+    __syncwarp();
+    for (int k = lane; k < cnt; k += 32) {
+      const int v = mine[k];
+      int r = 0;
+      for (int m = 0; m < cnt; ++m) r += mine[m] < v;
+      order[b + r] = v;
+      if (cpos) {
+        C4 q = shell_coordinates<C4>(pos[v], sc);
+        q.w = index_as<decltype(q.w)>(v);
+        cpos[b + r] = q;
+      }
+    }
+  } else {
+    if (lane == 0)
+      for (int k = b + 1; k < e; ++k) {
+        const int v = order[k];
+        int q = k - 1;
+        while (q >= b && order[q] > v) order[q + 1] = order[q], --q;
+        order[q + 1] = v;
+      }
+    __syncwarp();
+    if (cpos)
+      for (int k = b + lane; k < e; k += 32) {
+        const int j = order[k];
+        C4 q = shell_coordinates<C4>(pos[j], sc);
+        q.w = index_as<decltype(q.w)>(j);
+        cpos[k] = q;
+      }
+  }
+}
+
 // The full neighbour lists of the local atoms (every other local atom and every ghost within
 // r_list; r² < r_list² taken in R: double for mixed and double, as the cpu domain engine's, float
 // for single), row-major, rows `capacity` ints apart (a multiple of 8). A warp per cell of the
@@ -353,13 +605,21 @@ __global__ void shell_cell_starts(int cells, int n, const int* __restrict__ sort
 // again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose list has no
 // ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others (boundary).
 // MinB: resident blocks an SM asked of the register allocation (1: as many as its registers give).
-template <class R4, int MinB = 1>
+//
+// Exact (mixed; R4 = float4): the candidates are the float offsets of the double positions from
+// the shell's corner (rounded once: shell_coordinates), tested in float, single's arithmetic,
+// with r_list2 = (r_list + m)² for a margin m far above their rounding; a hit at r² ≥
+// band.lo2 = (r_list − m)² (a few per thousand) is decided again in double from the positions
+// (band.pos), with the double build's expression, so the lists are exactly the double build's, in
+// the same order (the single-GPU engine's exact band, cuda_md_lists.cuh).
+template <class R4, int MinB = 1, bool Exact = false>
 __global__ void __launch_bounds__(kDomainBlock, MinB)
     domain_list(int cells, int n, const R4* __restrict__ cell_pos, const int* __restrict__ start,
                 ShellCellsP c, double r_list2, double screen2, int capacity, int* __restrict__ nbr,
                 int* __restrict__ nbr_count, int* overflow, int* next_cell,
-                unsigned char* __restrict__ split) {
+                unsigned char* __restrict__ split, DomainBand band) {
   using R = decltype(R4{}.x);
+  static_assert(!Exact || std::is_same_v<R, float>, "the exact band refines float tests");
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
   __shared__ int group[kDomainBlock / 32][8][32];  // [warp][slot][lane]
@@ -425,8 +685,18 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
         while (hits) {
           const int u = __ffs(hits) - 1;
           hits &= hits - 1;
-          const int j = index_of(bw[u].w);
-          if (j != i) append(j);
+          const R4 q = bw[u];
+          const int j = index_of(q.w);
+          if (j == i) continue;
+          if constexpr (Exact) {
+            const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+            if (dx * dx + dy * dy + dz * dz >= band.lo2) {
+              const Double4 a = band.pos[i], b = band.pos[j];
+              const double ex = a.x - b.x, ey = a.y - b.y, ez = a.z - b.z;
+              if (!(ex * ex + ey * ey + ez * ez < band.r_list2)) continue;
+            }
+          }
+          append(j);
         }
       };
       // The candidate stream, its ballot compaction and the staged row tail below repeat

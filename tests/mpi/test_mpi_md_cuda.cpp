@@ -8,9 +8,11 @@
 // pair terms summed in another order: 1e-4 over 20 steps); a neighbour capacity that overflows;
 // a blow-up, and a domain thinner than the cutoff plus skin, ending every rank with the clear
 // error; the overlapped ghost exchange bit for bit as the plain step; the batched steps (rebuild
-// test on the device) bit for bit as the per-step host test. Skipped without a CUDA
-// device. Ranks sharing one GPU take GpuCollectives' MPI fallback (NCCL refuses two ranks on a
-// GPU), so this runs on a one-GPU machine.
+// test on the device) bit for bit as the per-step host test; the device ghost stages and the
+// counting-sort cell lists bit for bit as the host stages and the radix sort; mixed's float list
+// tests and fixed-point rebuild test bit for bit as the double ones. Skipped without a CUDA device.
+// Ranks sharing one GPU take GpuCollectives' MPI fallback (NCCL refuses two ranks on a GPU), so
+// this runs on a one-GPU machine.
 #include <unistd.h>
 
 #include "md_problems.hpp"
@@ -117,6 +119,77 @@ TEST(MdCudaMpi, OverlappedGhostExchangeGivesTheSameTrajectoryBitForBit) {
     EXPECT_NE(on.result.output.find("overlapped"), std::string::npos) << on.result.output;
     EXPECT_EQ(off.result.output.find("overlapped"), std::string::npos) << off.result.output;
     expect_same_thermo(off, on, 0.0);
+  }
+}
+
+// The ghost stages selected on the device (one domain along the axis: counts read back once)
+// and the cell lists by counting sort against the host stages (PAIRWISE_MD_GHOSTS=host: flags,
+// DeviceSelect and a host round trip a stage) and cub's radix sort (PAIRWISE_MD_CELL_SORT=radix):
+// the same ghosts in the same slots and the same cell order, so bit for bit the same thermo in
+// double, on one rank (1x1x1: every stage on the device) and on 2 (1x1x2: x and y on the device,
+// z through the ranks), the locals re-sorted every second rebuild (the records' counting sort);
+// and with the ghost slots' estimate at nothing (PAIRWISE_MD_GHOST_SLACK=0: they overflow, grow
+// and the stages are redone).
+TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const std::string problem = lammps_in_lj(60, "cuda");
+  for (const int ranks : {1, 2}) {
+    auto run = [&](const std::string& name, const std::string& vars) {
+      const std::string tag = "cuda-ghosts-" + name + "-" + std::to_string(ranks);
+      const auto dir = fresh_dir("md-" + tag);
+      const auto file = write_file(dir / "md.toml", problem);
+      const std::string env = "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_RESORT=2 " + vars + " ";
+      const std::string launch =
+          ranks > 1 ? mpirun(ranks) +
+                          "-x PAIRWISE_MD_RESORT -x PAIRWISE_MD_GHOSTS -x PAIRWISE_MD_CELL_SORT "
+                          "-x PAIRWISE_MD_GHOST_SLACK "
+                    : "";
+      return MdRun{dir, shell(env + launch + binary() + " run " + file.string() + " --output " +
+                              dir.string())};
+    };
+    const MdRun host = run("host", "PAIRWISE_MD_GHOSTS=host PAIRWISE_MD_CELL_SORT=radix");
+    const MdRun device = run("device", "PAIRWISE_MD_GHOSTS=device PAIRWISE_MD_CELL_SORT=counting");
+    const MdRun grown = run("grown", "PAIRWISE_MD_GHOST_SLACK=0");
+    for (const MdRun* r : {&host, &device, &grown}) {
+      ASSERT_EQ(r->result.code, 0) << r->result.output;
+      EXPECT_NE(r->result.output.find(ranks == 1 ? "cuda domains 1x1x1" : "cuda domains 1x1x2"),
+                std::string::npos)
+          << r->result.output;
+    }
+    expect_same_csv(host.dir / "md.csv", device.dir / "md.csv", 0.0, {"wall_s"});
+    expect_same_csv(host.dir / "md.csv", grown.dir / "md.csv", 0.0, {"wall_s"});
+  }
+}
+
+// Mixed's list build on float candidates (offsets from the shell's corner, the band of r_list
+// decided again in double) against the double tests (PAIRWISE_MD_FLOAT_LISTS=0): exactly the
+// same lists in the same order; and the rebuild test from the fixed-point copies against the
+// double positions' (PAIRWISE_MD_FIXED_X0=0: the displacements within a quantum, 2.6e-9 σ, so the
+// same rebuild steps). So bit for bit the same thermo and rebuild counts, on one rank (1x1x1) and
+// on 2 (1x1x2).
+TEST(MdCudaMpi, MixedFloatListsAndFixedPointTestGiveTheDoubleTrajectoryBitForBit) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const std::string problem = lammps_in_lj(40, "cuda", "mixed");
+  for (const int ranks : {1, 2}) {
+    auto run = [&](const std::string& name, const std::string& lists, const std::string& x0) {
+      const std::string tag = "cuda-float-lists-" + name + "-" + std::to_string(ranks);
+      const auto dir = fresh_dir("md-" + tag);
+      const auto file = write_file(dir / "md.toml", problem);
+      const std::string env = "env PAIRWISE_MD_DOMAINS=1 PAIRWISE_MD_FLOAT_LISTS=" + lists +
+                              " PAIRWISE_MD_FIXED_X0=" + x0 + " ";
+      const std::string launch =
+          ranks > 1 ? mpirun(ranks) + "-x PAIRWISE_MD_FLOAT_LISTS -x PAIRWISE_MD_FIXED_X0 " : "";
+      return MdRun{dir, shell(env + launch + binary() + " run " + file.string() + " --output " +
+                              dir.string())};
+    };
+    const MdRun doubles = run("double", "0", "0"), lists = run("lists", "1", "0"),
+                both = run("both", "1", "1");
+    for (const MdRun* r : {&doubles, &lists, &both}) {
+      ASSERT_EQ(r->result.code, 0) << r->result.output;
+      EXPECT_NE(r->result.output.find("cuda domains"), std::string::npos) << r->result.output;
+    }
+    expect_same_csv(doubles.dir / "md.csv", lists.dir / "md.csv", 0.0, {"wall_s"});
+    expect_same_csv(doubles.dir / "md.csv", both.dir / "md.csv", 0.0, {"wall_s"});
   }
 }
 
