@@ -237,6 +237,9 @@ class CudaDomainEngine final : public MdEngine {
     device_ghosts_ = !(ghosts_env && std::string(ghosts_env) == "host");
     const char* slack_env = std::getenv("PAIRWISE_MD_GHOST_SLACK");
     ghost_slack_ = slack_env && *slack_env ? std::max(0.0, std::atof(slack_env)) : 1.1;
+    const char* forward_env = std::getenv("PAIRWISE_MD_FORWARD");
+    compose_forward_ = !(forward_env && std::string(forward_env) == "stages");
+    own_stages_ = 0;
     ghost_capacity_ = 0;
     const char* cell_sort_env = std::getenv("PAIRWISE_MD_CELL_SORT");
     radix_cells_ = cell_sort_env && std::string(cell_sort_env) == "radix";
@@ -611,13 +614,12 @@ class CudaDomainEngine final : public MdEngine {
     build_cells();
     phase(2);
     build_list();
-    fix_positions(0);
+    // Mixed: the fixed-point copies of the held atoms, and of the local ones into x0_fixed_ (the
+    // rebuild test's build positions) in the same pass.
+    if (n_ > 0 && fixed_x0_) x0_fixed_.reserve(n_, stream_);
+    fix_positions(0, nullptr, fixed_x0_ ? x0_fixed_.get() : nullptr);
     phase(3);
-    if (n_ > 0 && fixed_x0_) {
-      x0_fixed_.reserve(n_, stream_);
-      PW_CUDA(cudaMemcpyAsync(x0_fixed_.get(), fixed_.get(), n_ * sizeof(int4),
-                              cudaMemcpyDeviceToDevice, stream_));
-    } else if (n_ > 0) {
+    if (n_ > 0 && !fixed_x0_) {
       PW_CUDA(cudaMemcpyAsync(x0_.get(), pos_.get(), n_ * sizeof(R4), cudaMemcpyDeviceToDevice,
                               stream_));
     }
@@ -772,6 +774,7 @@ class CudaDomainEngine final : public MdEngine {
     if (device_ghosts_)
       while (first_host < 3 && grid_.n[first_host] == 1) ++first_host;
     if (first_host > 0) held = select_own_ghosts(first_host);
+    own_stages_ = compose_forward_ ? first_host : 0;
     for (int d = first_host; d < 3; ++d) {
       const std::size_t count = held;
       fill_iota_to(count);
@@ -844,6 +847,7 @@ class CudaDomainEngine final : public MdEngine {
       pos_.reserve(capacity, stream_, true, n_), slot_.reserve(capacity, stream_, true, n_);
       const std::size_t blocks = (capacity + kGhostBlock - 1) / kGhostBlock;
       sides_.reserve(capacity, stream_), ghost_blocks_.reserve(blocks, stream_);
+      if (compose_forward_) origin_.reserve(capacity - n_, stream_);
       for (int d = 0; d < stages; ++d)
         for (int side = 0; side < 2; ++side) send_[d][side].reserve(capacity, stream_);
       PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
@@ -852,6 +856,7 @@ class CudaDomainEngine final : public MdEngine {
         p.stage = d, p.d = d, p.capacity = int(capacity), p.first_held = d == 0 ? int(n_) : -1;
         p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
         p.shift0 = R(grid_.shift(d, 0)), p.shift1 = R(grid_.shift(d, 1));
+        p.locals = int(n_);
         ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
             pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
         PW_CUDA_LAUNCH("ghost_stage_flags");
@@ -859,7 +864,7 @@ class CudaDomainEngine final : public MdEngine {
         PW_CUDA_LAUNCH("ghost_stage_scan");
         ghost_stage_place<<<int(blocks), kGhostBlock, 0, stream_>>>(
             pos_.get(), slot_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(),
-            send_[d][0].get(), send_[d][1].get());
+            send_[d][0].get(), send_[d][1].get(), compose_forward_ ? origin_.get() : nullptr);
         PW_CUDA_LAUNCH("ghost_stage_place");
       }
       GhostCounts c{};
@@ -878,11 +883,26 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild:
-  // per stage both sides packed in one launch (pack_ghost_sides), straight into the ghost slots
-  // with one domain along d, else into send_pos_ (side 0, then side 1) and sent.
+  // the device stages' (own_stages_) in one launch from their local atoms (forward_own_ghosts);
+  // then per stage both sides packed in one launch (pack_ghost_sides), straight into the ghost
+  // slots with one domain along d, else into send_pos_ (side 0, then side 1) and sent.
   void forward_ghost_positions(const int* stop = nullptr) {
     std::size_t next = n_;
-    for (int d = 0; d < 3; ++d) {
+    if (own_stages_ > 0) {
+      OwnShifts<R> shifts{};
+      std::size_t count = 0;
+      for (int d = 0; d < own_stages_; ++d) {
+        count += sent_[d][0] + sent_[d][1];
+        for (int side = 0; side < 2; ++side) shifts.shift[d][side] = R(grid_.shift(d, side));
+      }
+      if (count > 0) {
+        forward_own_ghosts<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+            int(count), int(n_), origin_.get(), pos_.get(), shifts, stop);
+        PW_CUDA_LAUNCH("forward_own_ghosts");
+      }
+      next += count;
+    }
+    for (int d = own_stages_; d < 3; ++d) {
       const std::size_t out0 = sent_[d][0], out1 = sent_[d][1];
       const std::size_t in0 = received_[d][0], in1 = received_[d][1];
       const bool self = grid_.n[d] == 1;  // then in0 = out0 and in1 = out1
@@ -1126,13 +1146,14 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // Mixed: the fixed-point copy of the held atoms' positions from `first` on (the local atoms'
-  // come from domain_kick_drift between rebuilds).
-  void fix_positions(std::size_t first, const int* stop = nullptr) {
+  // come from domain_kick_drift between rebuilds); `snapshot` (when set): also the local atoms'
+  // copies there.
+  void fix_positions(std::size_t first, const int* stop = nullptr, int4* snapshot = nullptr) {
     if (!use_fixed_ || held_ == 0) return;
     fixed_.reserve(held_, stream_);
     if (held_ > first)
       fixed_positions<<<blocks_of(held_ - first), kDomainBlock, 0, stream_>>>(
-          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get(), stop);
+          int(first), int(held_), pos_.get(), fixed_p_, fixed_.get(), stop, snapshot, int(n_));
     PW_CUDA_LAUNCH("fixed_positions");
   }
   int4* fixed_local() { return use_fixed_ ? fixed_.get() : nullptr; }
@@ -1192,6 +1213,12 @@ class CudaDomainEngine final : public MdEngine {
   DeviceArray<GhostCounts> ghost_counts_;
   DeviceArray<unsigned char> sides_;
   DeviceArray<int2> ghost_blocks_;
+  // The forward positions of the device stages' ghosts in one launch (forward_own_ghosts, from
+  // each ghost's local atom and shifts in origin_; PAIRWISE_MD_FORWARD=stages: a launch a stage):
+  // own_stages_, the stages it covers since the last rebuild (0: none).
+  bool compose_forward_ = true;
+  int own_stages_ = 0;
+  DeviceArray<int2> origin_;
   // The cell lists by counting sort (sort_by_cell; PAIRWISE_MD_CELL_SORT=radix: cub's radix sort).
   bool radix_cells_ = false;
   DeviceArray<int> cell_count_;

@@ -324,6 +324,7 @@ struct GhostStageP {
   int stage, d, capacity, first_held;
   double low_edge, high_edge;
   R shift0, shift1;
+  int locals;  // the local atoms (ghost slots start there)
 };
 
 template <class R>
@@ -400,7 +401,7 @@ template <class R4, class R>
 __global__ void __launch_bounds__(kGhostBlock)
     ghost_stage_place(R4* pos, int* slot, GhostStageP<R> p, const GhostCounts* counts,
                       const unsigned char* __restrict__ sides, const int2* __restrict__ offsets,
-                      int* __restrict__ send0, int* __restrict__ send1) {
+                      int* __restrict__ send0, int* __restrict__ send1, int2* origin) {
   const int held = stage_held(p, counts);
   if (int(blockIdx.x) * kGhostBlock >= held || counts->overflow) return;
   const int i = blockIdx.x * kGhostBlock + threadIdx.x;
@@ -417,7 +418,10 @@ __global__ void __launch_bounds__(kGhostBlock)
   const unsigned below = (1u << lane) - 1u;
   const int out0 = counts->sent[p.stage][0];
   const R4 q = pos[i];
-  auto place = [&](int k, int* send, int ghost, R shift) {
+  // origin (when set): the ghost's local atom and its shifts (forward_own_ghosts).
+  int2 from = make_int2(i, 0);
+  if (origin && i >= p.locals) from = origin[i - p.locals];
+  auto place = [&](int k, int* send, int ghost, R shift, int side) {
     send[k] = i;
     R4 g = q;
     if (p.d == 0) g.x += shift;
@@ -425,15 +429,42 @@ __global__ void __launch_bounds__(kGhostBlock)
     if (p.d == 2) g.z += shift;
     pos[held + ghost] = g;
     slot[held + ghost] = slot[i];
+    if (origin) origin[held + ghost - p.locals] = make_int2(from.x, from.y | (side + 1) << 2 * p.d);
   };
   if (low) {
     const int k = before.x + __popc(m0 & below);
-    place(k, send0, k, p.shift0);
+    place(k, send0, k, p.shift0, 0);
   }
   if (high) {
     const int k = before.y + __popc(m1 & below);
-    place(k, send1, out0 + k, p.shift1);
+    place(k, send1, out0 + k, p.shift1, 1);
   }
+}
+
+// The shifts of the device ghost stages: along axis d, shift[d][side] (GhostStageP's shift0,
+// shift1).
+template <class R>
+struct OwnShifts {
+  R shift[3][2];
+};
+
+// The forward positions of the device stages' ghosts (one domain along their axes: the domain's
+// own periodic images) in one launch instead of one a stage: ghost k (slot locals + k) is local
+// atom origin[k].x shifted along each axis d whose 2-bit field (origin[k].y >> 2 d) & 3 is set,
+// by shift[d][field − 1]. Each axis takes at most one addition, in the same R arithmetic as the
+// stage that made the ghost (pack_ghost_sides): the same positions to the bit.
+template <class R4, class R>
+__global__ void forward_own_ghosts(int count, int locals, const int2* __restrict__ origin, R4* pos,
+                                   OwnShifts<R> s, const int* __restrict__ stop) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count || (stop && *stop)) return;
+  const int2 o = origin[k];
+  R4 g = pos[o.x];
+  const int fx = o.y & 3, fy = o.y >> 2 & 3, fz = o.y >> 4 & 3;
+  if (fx) g.x += s.shift[0][fx - 1];
+  if (fy) g.y += s.shift[1][fy - 1];
+  if (fz) g.z += s.shift[2][fz - 1];
+  pos[locals + k] = g;
 }
 
 template <class R4>
@@ -749,12 +780,18 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
 // over a period S = 4 r_list from the shell grid's low corner instead of the box: every pair of a
 // list is closer than r_list + skin < S / 2 when its force is taken, so the 32-bit difference is
 // that displacement exactly in quanta of S / 2^32 ≈ 2.6e-9 σ at r_list = 2.8 σ).
+// `snapshot` (when set): also the copies of atoms [first, snapshot_end) there (the rebuild test's
+// build positions, x0_fixed: one pass instead of a device copy after it).
 template <class R4>
 __global__ void fixed_positions(int first, int last, const R4* __restrict__ pos, FixedP f,
-                                int4* __restrict__ fixed, const int* __restrict__ stop = nullptr) {
+                                int4* __restrict__ fixed, const int* __restrict__ stop = nullptr,
+                                int4* __restrict__ snapshot = nullptr, int snapshot_end = 0) {
   const int i = first + blockIdx.x * blockDim.x + threadIdx.x;
   if (stop && *stop) return;
-  if (i < last) fixed[i] = fixed_of(pos[i], f);
+  if (i >= last) return;
+  const int4 u = fixed_of(pos[i], f);
+  fixed[i] = u;
+  if (snapshot && i < snapshot_end) snapshot[i] = u;
 }
 
 // The pair forces on each local atom over its full list (P arithmetic from displacements taken

@@ -129,7 +129,9 @@ TEST(MdCudaMpi, OverlappedGhostExchangeGivesTheSameTrajectoryBitForBit) {
 // double, on one rank (1x1x1: every stage on the device) and on 2 (1x1x2: x and y on the device,
 // z through the ranks), the locals re-sorted every second rebuild (the records' counting sort);
 // and with the ghost slots' estimate at nothing (PAIRWISE_MD_GHOST_SLACK=0: they overflow, grow
-// and the stages are redone).
+// and the stages are redone). The device stages' forward positions in one launch from each
+// ghost's local atom and shifts (the default) against a launch a stage (PAIRWISE_MD_FORWARD=stages)
+// and the host stages' forward (their send lists, a stage at a time).
 TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const std::string problem = lammps_in_lj(60, "cuda");
@@ -142,7 +144,7 @@ TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) 
       const std::string launch =
           ranks > 1 ? mpirun(ranks) +
                           "-x PAIRWISE_MD_RESORT -x PAIRWISE_MD_GHOSTS -x PAIRWISE_MD_CELL_SORT "
-                          "-x PAIRWISE_MD_GHOST_SLACK "
+                          "-x PAIRWISE_MD_GHOST_SLACK -x PAIRWISE_MD_FORWARD "
                     : "";
       return MdRun{dir, shell(env + launch + binary() + " run " + file.string() + " --output " +
                               dir.string())};
@@ -150,7 +152,8 @@ TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) 
     const MdRun host = run("host", "PAIRWISE_MD_GHOSTS=host PAIRWISE_MD_CELL_SORT=radix");
     const MdRun device = run("device", "PAIRWISE_MD_GHOSTS=device PAIRWISE_MD_CELL_SORT=counting");
     const MdRun grown = run("grown", "PAIRWISE_MD_GHOST_SLACK=0");
-    for (const MdRun* r : {&host, &device, &grown}) {
+    const MdRun stages = run("stages", "PAIRWISE_MD_FORWARD=stages");
+    for (const MdRun* r : {&host, &device, &grown, &stages}) {
       ASSERT_EQ(r->result.code, 0) << r->result.output;
       EXPECT_NE(r->result.output.find(ranks == 1 ? "cuda domains 1x1x1" : "cuda domains 1x1x2"),
                 std::string::npos)
@@ -158,6 +161,7 @@ TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) 
     }
     expect_same_csv(host.dir / "md.csv", device.dir / "md.csv", 0.0, {"wall_s"});
     expect_same_csv(host.dir / "md.csv", grown.dir / "md.csv", 0.0, {"wall_s"});
+    expect_same_csv(host.dir / "md.csv", stages.dir / "md.csv", 0.0, {"wall_s"});
   }
 }
 
