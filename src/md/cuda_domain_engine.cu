@@ -12,7 +12,10 @@
 //                       the build (block top-2; one merge block), downloaded (16 bytes) and
 //                       all-gathered on the host: Liu et al.'s d1 + d2 > skin over every rank, so
 //                       all rebuild at the same step
-//   forward ghosts      per stage (x, y, z): pack_ghost_sides gathers both sides' kept send
+//   forward ghosts      the leading stages selected on the device (one domain along their
+//                       axes) in one launch, forward_own_ghosts: each ghost from its local atom
+//                       plus its stages' shifts (PAIRWISE_MD_FORWARD=stages: a launch a stage);
+//                       then per stage (x, y, z): pack_ghost_sides gathers both sides' kept send
 //                       lists' positions plus their periodic shifts; an axis with one domain
 //                       packs straight into its own ghost slots, else the packed buffer goes to
 //                       the neighbour through GpuCollectives::sendrecv (NCCL send/recv, or MPI
