@@ -96,10 +96,6 @@ struct ForceArgs {
   // -1/s (and the jerk's) and multiplies by m once at the end (2 fewer FP32 instructions per pair
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
-  // 1 / (the largest mass) when every mass is positive and within 1e12 of the largest, else 0:
-  // single's Newton-3 GA with general masses then takes the scaled-source kernel (newton3::kScaled:
-  // 18 FP32 instructions a pair instead of 19), whose sums are in units of the largest mass.
-  float mass_scale = 0;
   // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it).
   int ds_flush_tiles = 4;
   const void* jpos = nullptr;  // float4 or double4 [n_j]
@@ -159,9 +155,6 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
-// Whether single's Newton-3 GA with general masses takes the scaled-source kernel
-// (newton3::kScaled): ForceArgs::mass_scale > 0, and PAIRWISE_CUDA_SCALED_MASS is not 0.
-bool newton3_scaled_mass(float mass_scale);
 // The newton3::PositionMode of a precision's Newton-3 kernels: mixed takes double-single
 // displacements (kMixedDs); PAIRWISE_CUDA_MIXED_GROUP=1 takes FP32 offsets from the source groups'
 // origins instead (kMixedGroup, the particles in a Morton order; an experiment, not the default:

@@ -11,7 +11,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -95,14 +94,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     host_m_ = p.m;
     equal_mass_ = !p.m.empty() && p.m.front() > 0.0 &&
                   std::all_of(p.m.begin(), p.m.end(), [&](double m) { return m == p.m.front(); });
-    // The scaled-source kernel (ForceArgs::mass_scale): masses m / max m in [1e-12, 1], so that
-    // (m / max m)^(3/2) / s³ stays within FP32's range wherever the equal-mass 1/s³ does.
-    mass_scale_ = 0;
-    if (!p.m.empty()) {
-      const auto [lo, hi] = std::minmax_element(p.m.begin(), p.m.end());
-      const float scale = float(1.0 / *hi);  // 0 or +inf where 1/max m is outside FP32's range
-      if (*lo > 0 && *lo >= 1e-12 * *hi && std::isnormal(scale)) mass_scale_ = scale;
-    }
     state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
     for (int a = 0; a < cuda::kStateArrays; ++a)
       state_.p[a] = state_buf_.as<double>() + std::size_t(a) * std::max(n_, 1);
@@ -276,15 +267,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
     if (p.newton3)
       return "newton3" + tile + (cuda::newton3_equal_mass(equal_mass_) ? " equal-mass" : "") +
-             (scaled_mass(jerk) ? " scaled-mass" : "") + mixed_positions();
+             mixed_positions();
     if (p.small) return "small" + tile;
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
-  }
-
-  // Single's general-mass GA with the scaled-source kernel (launch_newton3 makes the same choice).
-  bool scaled_mass(bool jerk) const {
-    return options_.precision == Precision::single && !jerk &&
-           !cuda::newton3_equal_mass(equal_mass_) && cuda::newton3_scaled_mass(mass_scale_);
   }
 
   // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records.
@@ -443,7 +428,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.potential = potential;
     a.guard_zero = guard;
     a.equal_mass = equal_mass_;
-    a.mass_scale = mass_scale_;
     a.jpos = jpos_.as<void>();
     a.jlo = jlo_.as<void>();
     a.jvel = jvel_.as<void>();
@@ -598,7 +582,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
   bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
-  float mass_scale_ = 0;                           // ForceArgs::mass_scale
   std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
   // Mixed Newton-3: the spatial order of the particles (cuda::morton_order) and its sort keys.
   DeviceBuffer order_, keys_;

@@ -56,23 +56,6 @@ __global__ void __launch_bounds__(kBlockThreads,
   newton3::newton3_body<PlummerPair, kJerk, kPot, kGuard, kUnit, kMode, kI>(a, g);
 }
 
-// The scaled-source GA kernel at kI = 8 capped for 3 blocks/SM (168 registers) instead of 4 (128,
-// where ptxas spills 32 bytes): PAIRWISE_CUDA_SCALED_BLOCKS=3, for the measurement in
-// docs/performance.md.
-template <bool kGuard>
-__global__ void __launch_bounds__(kBlockThreads, 3)
-    newton3_scaled3_kernel(const Newton3Args a, const Newton3Grid g) {
-  newton3::newton3_body<PlummerPair, false, true, kGuard, false, newton3::kScaled, 8>(a, g);
-}
-
-int scaled_blocks_per_sm() {
-  static const int blocks = [] {
-    const char* env = std::getenv("PAIRWISE_CUDA_SCALED_BLOCKS");
-    return env != nullptr && std::atoi(env) == 3 ? 3 : kUnitGaMinBlocks;
-  }();
-  return blocks;
-}
-
 // Rounds the exact sums to double, removes the self term of φ (the pair (i, i) of the diagonal
 // tile added -m_i/ε, in float, as physics::self_potential computes it; -1/ε with equal masses,
 // whose sums are then multiplied by m in double; nothing with a custom pair term, which skips the
@@ -82,18 +65,15 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
   if (i >= a.n_j) return;
   const std::size_t n = std::size_t(a.n_j);
   const int comps = a.jerk ? 7 : 4;
-  const bool unit = a.equal_mass, scaled = a.mass_scale > 0;
+  const bool unit = a.equal_mass;
   const int p = a.order ? a.order[i] : i;  // the particle of sorted index i
   for (int c = 0; c < comps; ++c) {
     unsigned long long* words = a.exact + std::size_t(c) * engine::kExactWords * n + i;
     double v = engine::exact_value(reinterpret_cast<const long long*>(words), n);
     const double m = a.state.p[kM][p];
-    // The scaled-source kernel's sums are in units of 1/mass_scale, its masses float(m)·mass_scale.
-    const float m_self = unit ? 1.0f : scaled ? float(m) * a.mass_scale : float(m);
     if (c == kPot && a.potential && a.custom_newton3 == nullptr && a.remove_self)
-      v -= double(physics::self_potential(m_self, float(a.eps2)));
+      v -= double(physics::self_potential(unit ? 1.0f : float(m), float(a.eps2)));
     if (unit) v *= m;
-    if (scaled) v /= double(a.mass_scale);
 #pragma unroll
     for (int w = 0; w < engine::kExactWords; ++w) words[std::size_t(w) * n] = 0;
     a.out[std::size_t(c) * n + p] = v;
@@ -121,22 +101,6 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
                      : pick_guard_unit<false, false, kMode, 8>(guard, unit);
   return potential ? pick_guard_unit<false, true, kMode, 4>(guard, unit)
                    : pick_guard_unit<false, false, kMode, 4>(guard, unit);
-}
-
-// The scaled-source kernels (newton3::kScaled): GA only, general masses.
-KernelFn pick_scaled(bool potential, bool guard, int k_i) {
-  using newton3::kScaled;
-  if (k_i == 8 && potential && scaled_blocks_per_sm() == 3)
-    return guard ? newton3_scaled3_kernel<true> : newton3_scaled3_kernel<false>;
-  if (k_i == 8)
-    return potential ? (guard ? newton3_kernel<false, true, true, false, kScaled, 8>
-                              : newton3_kernel<false, true, false, false, kScaled, 8>)
-                     : (guard ? newton3_kernel<false, false, true, false, kScaled, 8>
-                              : newton3_kernel<false, false, false, false, kScaled, 8>);
-  return potential ? (guard ? newton3_kernel<false, true, true, false, kScaled, 4>
-                            : newton3_kernel<false, true, false, false, kScaled, 4>)
-                   : (guard ? newton3_kernel<false, false, true, false, kScaled, 4>
-                            : newton3_kernel<false, false, false, false, kScaled, 4>);
 }
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
@@ -191,14 +155,6 @@ bool newton3_spatial_order(Precision precision) {
   return newton3_position_mode(precision) == newton3::kMixedGroup;
 }
 
-bool newton3_scaled_mass(float mass_scale) {
-  static const bool off = [] {
-    const char* env = std::getenv("PAIRWISE_CUDA_SCALED_MASS");
-    return env != nullptr && std::atoi(env) == 0;
-  }();
-  return mass_scale > 0 && !off;
-}
-
 bool newton3_equal_mass(bool equal_masses) {
   static const bool off = [] {
     const char* env = std::getenv("PAIRWISE_CUDA_EQUAL_MASS");
@@ -231,15 +187,11 @@ void launch_newton3(const ForceArgs& args) {
   }();
   int blocks = args.plan.i_blocks;
   // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
-  // equal-mass and scaled-source ones have kUnitGaMinBlocks.
+  // equal-mass one has kUnitGaMinBlocks.
   const bool ds = a.precision == Precision::mixed;
-  // Single's GA with general positive masses: the scaled-source kernel (newton3::kScaled).
-  const bool scaled =
-      !a.custom_newton3 && !ds && !a.jerk && !a.equal_mass && newton3_scaled_mass(a.mass_scale);
-  if (!a.custom_newton3 && (a.equal_mass || scaled) && !ds && !a.jerk && a.potential && k_i == 8) {
+  if (!a.custom_newton3 && a.equal_mass && !ds && !a.jerk && a.potential && k_i == 8) {
     const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
-    const int per_sm = scaled ? scaled_blocks_per_sm() : kUnitGaMinBlocks;
-    blocks = int(std::min<long long>((long long)blocks * per_sm / 3,
+    blocks = int(std::min<long long>((long long)blocks * kUnitGaMinBlocks / 3,
                                      std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
   }
   Newton3Grid g = grid_of(n, k_i, blocks);
@@ -253,17 +205,12 @@ void launch_newton3(const ForceArgs& args) {
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
-  if (!scaled) a.mass_scale = 0;  // the finalize: sums in units of 1/mass_scale
-  n3.mass_scale = a.mass_scale;
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {
     void* params[] = {&n3, &g};
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
-  } else if (scaled) {
-    pick_scaled(a.potential, a.guard_zero, k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3,
-                                                                                                g);
   } else {
     pick(newton3_position_mode(a.precision), a.jerk, a.potential, a.guard_zero, a.equal_mass,
          k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);

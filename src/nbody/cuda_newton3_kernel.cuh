@@ -37,8 +37,6 @@ struct Newton3Args {
   // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
   // displacements (the closest pairs, in the particles' spatial order).
   int ds_band = 2;
-  // kScaled: 1 / (the largest mass); the masses enter as m·mass_scale (cuda_gravity.cuh).
-  float mass_scale = 1;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -56,9 +54,8 @@ namespace newton3 {
 // Positions in the loop (the kernels' kMode): float (single precision); double-single, every
 // displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets of the sources
 // from their 32-source group's origin against double-single offsets of the targets, the particles
-// in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment); single precision
-// with scaled sources (general positive masses, GA only: newton3_body describes it).
-enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2, kScaled = 3 };
+// in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2 };
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
@@ -75,12 +72,8 @@ constexpr float kFarUnit = 1e25f;
 constexpr int kUnitGaMinBlocks = 4;
 // Mixed precision (kMixedDs, kMixedGroup: 3 more registers per target, the targets' low parts) at
 // GA kI = 8 takes 3 blocks/SM with or without equal masses.
-// The scaled-source kernel (kScaled) needs no target mass in the target's sums: 4 blocks/SM as the
-// equal-mass one.
 constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
-  return (!jerk && pot && k_i == 8)
-             ? ((unit && mode == kSingle) || mode == kScaled ? kUnitGaMinBlocks : 3)
-             : 4;
+  return (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3) : 4;
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
 constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
@@ -273,25 +266,6 @@ __device__ __forceinline__ void rotate(Sum& s) {
   }
 }
 
-// 1/x from the special-function unit (about 1 ulp): √m_j = 1/r_j of a scaled source.
-__device__ __forceinline__ float approx_rcp(float x) {
-  float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// kScaled: a source as (r x, r y, r z, r), r = 1/√m̂, m̂ = m·mass_scale in (0, 1] (the pair rsqrt's
-// approximation: every use of r sees the same rounded value, so the effective m̂ is 1/r², within
-// ~2 ulp). A pad sits at
-// kFarUnit with r = 1e-30: d' = 1e25, s'² overflows to +inf, 1/s' = 0, and √m = 1/r = 1e30 stays
-// finite, so every term with a pad is exactly zero.
-constexpr float kPadScale = 1e-30f;
-__device__ __forceinline__ float4 scaled_source(float4 p, float mass_scale, bool real) {
-  if (!real) return make_float4(kFarUnit, kFarUnit, kFarUnit, kPadScale);
-  const float r = pairwise::rsqrt(p.w * mass_scale);
-  return make_float4(r * p.x, r * p.y, r * p.z, r);
-}
-
 // Splits a + b into hi = fl(a + b) and lo = b - (hi - a), the part of b that hi lost (exact when
 // |a| >= |b|: Fast2Sum).
 __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo) {
@@ -317,16 +291,7 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
 // error is the source's rounding, u/2·|x_j - o_g|: small when the group is compact. Diagonal tiles
 // (the closest pairs) also stage each source's residual e_j = (x_j - o_g) - s_j and take
 // (s_j - t_hi) + (e_j - t_lo): kMixedDs's accuracy, and exactly zero for the pair (i, i).
-// kMode == kScaled (single precision, every mass positive, GA; Pair = PlummerPair): each source is
-// staged scaled by r_j = 1/√m_j (scaled_source), x'_j = r_j x_j. Then d' = fma(-r_j, x_i, x'_j) =
-// r_j d (one FFMA per coordinate, as single's FADD), s'² = |d'|² + ε² r_j² = r_j² s², and
-//   m_j d / s³ = d' / s'³,   m_j / s = √m_j / s'   (the target's sums: no mass multiply),
-//   m_i d / s³ = r_j² (m_i d' / s'³),   m_i / s = r_j (m_i / s')   (the source's sums, scaled by
-// r_j² and r_j once, at its flush): 18 FP32/MUFU instructions a pair against the general kernel's
-// 19 (equal masses: 17), plus per source step ε² r_j² (2 FMUL) and √m_j = 1/r_j (1 MUFU.RCP),
-// shared by kI pairs. The pair (i, i) of a diagonal tile is taken at d = 0 (x'_i - r_i x_i is not
-// exactly 0), its φ term -m_i/ε as physics::accumulate_accel adds it (removed again by the
-// finalize). Both mixed modes flush the targets' float sums to the exact accumulator after every
+// Both mixed modes flush the targets' float sums to the exact accumulator after every
 // Newton3Args::ds_flush_tiles tiles (4 by default: no float sum runs over more than 4B sources; a
 // source's sums over B targets), where single's run over a warp's whole row chunk.
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
@@ -334,8 +299,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
   constexpr bool kHiLo = kMode == kMixedDs;    // double-single displacements
   constexpr bool kGrp = kMode == kMixedGroup;  // offsets from the source groups' origins
-  constexpr bool kScl = kMode == kScaled;      // scaled sources (general masses, GA)
-  static_assert(!kScl || (!kJerk && !kUnit), "the scaled-source kernel is GA with general masses");
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -422,7 +385,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           const float4 v = i < n ? jvel[i] : zero;
           vi[k][0] = v.x, vi[k][1] = v.y, vi[k][2] = v.z;
         }
-        if constexpr (kScl) pi[k].w *= a.mass_scale;
         acc[k] = Sum{};
       }
     }
@@ -451,7 +413,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           for (int c = 0; c < 6; ++c) origins[6 * u + c] = o[c];
         }
       }
-      if constexpr (kScl) p = scaled_source(p, a.mass_scale, j < n);
       s_pos[wib][u][lane] = p;
       if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
       if constexpr (kJerk) {
@@ -480,33 +441,16 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           if constexpr (kDs) lo = s_lo[wib][u][e];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
-            if constexpr (kScl) {  // scaled source p = (r x', r y', r z', r): see above
-              const bool me = u == k && s == 0;  // the pair (i, i): d = 0, φ -= m_i/ε
-              const F r = p.w;
-              const F dx = me ? F(0) : fmadd(-r, pi[k].x, p.x);
-              const F dy = me ? F(0) : fmadd(-r, pi[k].y, p.y);
-              const F dz = me ? F(0) : fmadd(-r, pi[k].z, p.z);
-              const F e2 = me ? ctx.eps2 : ctx.eps2 * (r * r);
-              const F s2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, e2)));
-              F inv = pairwise::rsqrt(s2);
-              if constexpr (kGuard) inv = s2 > F(0) ? inv : F(0);
-              const F inv3 = inv * (inv * inv);
-              acc[k].ax = fmadd(inv3, dx, acc[k].ax);
-              acc[k].ay = fmadd(inv3, dy, acc[k].ay);
-              acc[k].az = fmadd(inv3, dz, acc[k].az);
-              if constexpr (kPot) acc[k].pot -= (me ? pi[k].w : approx_rcp(r)) * inv;
+            // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
+            const bool self = Pair::kSelfExcluded && u == k && s == 0;
+            F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+            if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
+              dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
+            if constexpr (kJerk) {
+              Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
+                                              v.z - vi[k][2], mass(p), self, acc[k]);
             } else {
-              // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
-              const bool self = Pair::kSelfExcluded && u == k && s == 0;
-              F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
-              if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
-                dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
-              if constexpr (kJerk) {
-                Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
-                                                v.z - vi[k][2], mass(p), self, acc[k]);
-              } else {
-                Pair::template one<kPot, kGuard>(ctx, dx, dy, dz, mass(p), self, acc[k]);
-              }
+              Pair::template one<kPot, kGuard>(ctx, dx, dy, dz, mass(p), self, acc[k]);
             }
           }
         }
@@ -529,58 +473,29 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
             [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
             if constexpr (kJerk) v = sv[e];
             if constexpr (kDsPair) lo = s_lo[wib][u][e];
-            if constexpr (kScl) {  // scaled source p = (r x', r y', r z', r): see above
-              const F r = p.w, e2 = ctx.eps2 * (r * r);
-              [[maybe_unused]] const F sqrt_m = kPot ? approx_rcp(r) : F(0);
-              F dx[kI], dy[kI], dz[kI], inv[kI];
+            F dx[kI], dy[kI], dz[kI], s2[kI];
+            typename Pair::Stage st[kI];
 #pragma unroll
-              for (int k = 0; k < kI; ++k) {
-                dx[k] = fmadd(-r, pi[k].x, p.x);
-                dy[k] = fmadd(-r, pi[k].y, p.y);
-                dz[k] = fmadd(-r, pi[k].z, p.z);
-                const F s2 = fmadd(dx[k], dx[k], fmadd(dy[k], dy[k], fmadd(dz[k], dz[k], e2)));
-                inv[k] = pairwise::rsqrt(s2);
-                if constexpr (kGuard) inv[k] = s2 > F(0) ? inv[k] : F(0);
+            for (int k = 0; k < kI; ++k) {
+              dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
+              if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
+                dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+              } else if constexpr (kGrp) {  // minus the low part of the target's offset
+                dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
               }
+              s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
+            }
 #pragma unroll
-              for (int k = 0; k < kI; ++k) {
-                const F inv3 = inv[k] * (inv[k] * inv[k]), w_i = pi[k].w * inv3;
-                acc[k].ax = fmadd(inv3, dx[k], acc[k].ax);
-                acc[k].ay = fmadd(inv3, dy[k], acc[k].ay);
-                acc[k].az = fmadd(inv3, dz[k], acc[k].az);
-                fj.ax = fmadd(-w_i, dx[k], fj.ax);
-                fj.ay = fmadd(-w_i, dy[k], fj.ay);
-                fj.az = fmadd(-w_i, dz[k], fj.az);
-                if constexpr (kPot) {
-                  acc[k].pot = fmadd(-sqrt_m, inv[k], acc[k].pot);
-                  fj.pot = fmadd(-pi[k].w, inv[k], fj.pot);
-                }
-              }
-            } else {
-              F dx[kI], dy[kI], dz[kI], s2[kI];
-              typename Pair::Stage st[kI];
+            for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
 #pragma unroll
-              for (int k = 0; k < kI; ++k) {
-                dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
-                if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
-                  dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
-                } else if constexpr (kGrp) {  // minus the low part of the target's offset
-                  dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
-                }
-                s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
-              }
-#pragma unroll
-              for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
-#pragma unroll
-              for (int k = 0; k < kI; ++k) {
-                if constexpr (kJerk) {
-                  Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
-                                                   v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
-                                                   mass(p), s2[k], st[k], acc[k], fj);
-                } else {
-                  Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p),
-                                                    s2[k], st[k], acc[k], fj);
-                }
+            for (int k = 0; k < kI; ++k) {
+              if constexpr (kJerk) {
+                Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
+                                                 v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
+                                                 mass(p), s2[k], st[k], acc[k], fj);
+              } else {
+                Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k],
+                                                  st[k], acc[k], fj);
               }
             }
             rotate<kJerk, kPot>(fj);
@@ -599,12 +514,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           flush_staged(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
         } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
           const int j = J * B + 32 * u + lane;
-          if constexpr (kScl) {  // m_i d/s³ = r_j² (m_i d'/s'³), m_i/s = r_j (m_i/s')
-            const F r = s_pos[wib][u][lane].w;
-            const F r2 = r * r;
-            fj.ax *= r2, fj.ay *= r2, fj.az *= r2;
-            if constexpr (kPot) fj.pot *= r;
-          }
           if (j < n) {
             const std::size_t nn = std::size_t(n);
             engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
