@@ -34,9 +34,12 @@ inline std::string binary() {
       .string();
 }
 
-// Runs `pairwise <args>` in `dir` (a shell command line; arguments are quoted by the caller).
-inline Result run_pairwise(const std::filesystem::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && '" + binary() + "' " + args + " 2>&1";
+// Runs `pairwise <args>` in `dir` (a shell command line; arguments are quoted by the caller), after
+// `prefix` (shell text before the binary: environment assignments, `ulimit ...;`), if any.
+inline Result run_pairwise(const std::filesystem::path& dir, const std::string& args,
+                           const std::string& prefix = "") {
+  const std::string command =
+      "cd '" + dir.string() + "' && " + prefix + " '" + binary() + "' " + args + " 2>&1";
   Result r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;

@@ -27,20 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// `pairwise <args>` in `dir` with environment assignments before it.
-Result run_with_env(const fs::path& dir, const std::string& env, const std::string& args) {
-  const std::string command =
-      "cd '" + dir.string() + "' && " + env + " '" + binary() + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 struct Workload {
   const char* name;
   const char* config;      // TOML text, written as run.toml
@@ -124,7 +110,7 @@ class Restart : public CliTest, public ::testing::WithParamInterface<Workload> {
       fs::remove(dir_ / w.final_file);
       fs::remove(dir_ / "run.ckpt");
       const Result stopped =
-          run_with_env(dir_, "PAIRWISE_TEST_SIGNAL_AT_STEP=" + std::to_string(k), "run run.toml");
+          run_pairwise(dir_, "run run.toml", "PAIRWISE_TEST_SIGNAL_AT_STEP=" + std::to_string(k));
       ASSERT_EQ(stopped.code, 128 + SIGTERM) << stopped.output;
       EXPECT_NE(stopped.output.find("stopped by SIGTERM"), std::string::npos) << stopped.output;
       EXPECT_FALSE(fs::exists(dir_ / w.final_file));
@@ -396,9 +382,9 @@ TEST_F(CheckpointErrors, FullDiskStopsWithThePathAndKeepsThePreviousCheckpoint) 
   // checkpoint's size); SIGXFSZ ignored, so the write fails with EFBIG.
   const std::uintmax_t limit_kib = ckpt_.size() / 1024 / 2;
   ASSERT_GT(limit_kib, 2u);
-  const Result r =
-      run_with_env(dir_, "ulimit -f " + std::to_string(limit_kib) + "; trap '' XFSZ;",
-                   "run run.toml --restart run.ckpt --set integrator.steps=60 --set output.csv=''");
+  const Result r = run_pairwise(
+      dir_, "run run.toml --restart run.ckpt --set integrator.steps=60 --set output.csv=''",
+      "ulimit -f " + std::to_string(limit_kib) + "; trap '' XFSZ;");
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("error: writing the checkpoint failed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("the previous checkpoint is kept, "), std::string::npos) << r.output;
@@ -415,7 +401,7 @@ TEST_F(CliTest, FullDiskInAGrowingOutputNamesItAndTheLastCheckpoint) {
         "workload = 'md'\n[system]\ncells = '3 3 3'\n[force_field]\ncutoff = 2.0\n"
         "[integrator]\nsteps = 40\n[run]\nbackend = 'cpu'\nprecision = 'double'\n[output]\n"
         "dump_every = 20\ncheckpoint_every = 10\nprogress = false\n");
-  const Result r = run_with_env(dir_, "trap '' XFSZ; prlimit --fsize=12288", "run run.toml");
+  const Result r = run_pairwise(dir_, "run run.toml", "trap '' XFSZ; prlimit --fsize=12288");
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(
       r.output.find("error: writing the output file failed (disk full or file size limit?), "),
@@ -432,7 +418,7 @@ TEST_F(CliTest, FullDiskInAGrowingOutputNamesItAndTheLastCheckpoint) {
 TEST_F(CliTest, FredholmStopsBetweenPartialWavesWithoutTheNodeFile) {
   const fs::path example = fs::path(PAIRWISE_TEST_DATA) / ".." / ".." / "examples";
   fs::copy_file(example / "fredholm-square-well.toml", dir_ / "w.toml");
-  const Result r = run_with_env(dir_, "PAIRWISE_TEST_SIGNAL_AT_STEP=1", "run w.toml");
+  const Result r = run_pairwise(dir_, "run w.toml", "PAIRWISE_TEST_SIGNAL_AT_STEP=1");
   EXPECT_EQ(r.code, 128 + SIGTERM) << r.output;
   EXPECT_NE(r.output.find("stopped by SIGTERM after l = 1"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "fredholm-square-well.nodes.csv"));

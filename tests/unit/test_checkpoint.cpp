@@ -13,10 +13,13 @@
 #include "core/checkpoint.hpp"
 #include "core/io/growing_file.hpp"
 #include "core/signals.hpp"
+#include "error_message.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise {
 namespace {
+
+using pairwise::test::error_of;
 
 namespace fs = std::filesystem;
 
@@ -30,15 +33,6 @@ fs::path fresh_dir(const std::string& name) {
 std::vector<unsigned char> bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Checkpoint, Crc32MatchesTheStandardCheckValue) {
@@ -70,7 +64,7 @@ TEST(Checkpoint, FieldsRoundTripAndThePreviousFileIsKept) {
   EXPECT_EQ(r.i32s(), (std::vector<int>{3, -4}));
   EXPECT_EQ(r.u32s(), (std::vector<std::uint32_t>{5u}));
   r.expect_end();
-  EXPECT_NE(message_of([&] { r.u64(); }).find("payload ends early"), std::string::npos);
+  EXPECT_NE(error_of([&] { r.u64(); }).find("payload ends early"), std::string::npos);
   for (const auto& e : fs::directory_iterator(d))
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
   fs::remove_all(d);
@@ -91,16 +85,16 @@ TEST(Checkpoint, DamagedFilesAreRefusedBeforeAnyFieldIsRead) {
   }
   auto flipped = good;
   flipped[good.size() - 3] ^= 0x80;
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_of([&] {
               CheckpointReader::from_bytes(flipped, "f.ckpt");
             }).find("corrupted checkpoint: the CRC-32 checksum does not match, f.ckpt"),
             std::string::npos);
   const std::vector<unsigned char> cut(good.begin(), good.end() - 8);
-  EXPECT_NE(message_of([&] { CheckpointReader::from_bytes(cut, "t"); }).find("truncated"),
+  EXPECT_NE(error_of([&] { CheckpointReader::from_bytes(cut, "t"); }).find("truncated"),
             std::string::npos);
   auto future = good;
   future[8] = 99;
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_of([&] {
               CheckpointReader::from_bytes(future, "v");
             }).find("checkpoint format version 99"),
             std::string::npos);
@@ -109,7 +103,7 @@ TEST(Checkpoint, DamagedFilesAreRefusedBeforeAnyFieldIsRead) {
   huge.u64(std::uint64_t(1) << 60);
   huge.save(d / "h.ckpt");
   CheckpointReader h = CheckpointReader::load(d / "h.ckpt");
-  EXPECT_NE(message_of([&] { h.f64s(); }).find("exceeds the payload"), std::string::npos);
+  EXPECT_NE(error_of([&] { h.f64s(); }).find("exceeds the payload"), std::string::npos);
   fs::remove_all(d);
 }
 
@@ -119,7 +113,7 @@ TEST(Checkpoint, AnotherConfigurationIsRefusedNamingTheFirstDifferentKey) {
   const fs::path d = fresh_dir("config");
   w.save(d / "c.ckpt");
   auto check = [&](std::string_view workload, std::string_view text) {
-    return message_of([&] {
+    return error_of([&] {
       CheckpointReader r = CheckpointReader::load(d / "c.ckpt");
       check_checkpoint_header(r, workload, text);
     });

@@ -4,21 +4,13 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "error_message.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::config {
 namespace {
 
-// The message of the pairwise::Error that `f` throws ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using pairwise::test::error_of;
 
 TEST(DidYouMean, FindsCloseNamesOnly) {
   const std::string keys[] = {"integrator", "dt", "eta", "dt_max"};

@@ -7,11 +7,14 @@
 #include <string>
 
 #include "core/io/pdb.hpp"
+#include "error_message.hpp"
 #include "ljc/pdb_molecule.hpp"
 #include "pairwise/error.hpp"
 
 namespace pairwise::ljc {
 namespace {
+
+using pairwise::test::error_of;
 
 constexpr const char* kWaterDimerPdb =
     "REMARK two TIP3P waters\n"
@@ -38,17 +41,6 @@ std::vector<io::AtomRecord> atoms() {
 ParameterTable table(const std::string& text) {
   std::istringstream in(text);
   return parse_parameter_table(in, "t.prm");
-}
-
-// The message of the pairwise::Error that f throws ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(LjcPdb, ParametersFromTheTable) {

@@ -8,26 +8,20 @@
 #include <sstream>
 
 #include "core/config.hpp"
+#include "error_message.hpp"
 #include "md/run.hpp"
 #include "md/system.hpp"
 #include "pairwise/error.hpp"
 
 namespace {
 
-using namespace pairwise;
+using pairwise::test::error_of;
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using namespace pairwise;
 
 TEST(MdErrors, BoxShorterThanTwiceCutoffPlusSkin) {
   md::System s = md::make_lattice("fcc", 0.8442, {3, 3, 3});  // L = 5.04 < 5.6
-  const std::string m = message_of([&] { md::validate(s, 0.3, false); });
+  const std::string m = error_of([&] { md::validate(s, 0.3, false); });
   EXPECT_NE(m.find("shorter than 2 (cutoff + skin) = 5.6"), std::string::npos) << m;
   md::validate(s, 0.0, false);  // 5.04 >= 5.0 with no skin
 }
@@ -35,7 +29,7 @@ TEST(MdErrors, BoxShorterThanTwiceCutoffPlusSkin) {
 TEST(MdErrors, OverlappingAtomsUnlessAllowed) {
   md::System s = md::make_lattice("fcc", 0.8442, {4, 4, 4});
   s.atoms.x[5] = s.atoms.x[9] + 0.3, s.atoms.y[5] = s.atoms.y[9], s.atoms.z[5] = s.atoms.z[9];
-  const std::string m = message_of([&] { md::validate(s, 0.3, false); });
+  const std::string m = error_of([&] { md::validate(s, 0.3, false); });
   EXPECT_NE(m.find("atoms overlap"), std::string::npos) << m;
   EXPECT_NE(m.find("atom ids 6 and 10"), std::string::npos) << m;
   md::validate(s, 0.3, true);
@@ -44,12 +38,12 @@ TEST(MdErrors, OverlappingAtomsUnlessAllowed) {
 TEST(MdErrors, UnknownAtomTypeAndNonFinite) {
   md::System s = md::make_lattice("sc", 0.5, {5, 5, 5});
   s.atoms.type[7] = 2;
-  std::string m = message_of([&] { md::validate(s, 0.3, false); });
+  std::string m = error_of([&] { md::validate(s, 0.3, false); });
   EXPECT_NE(m.find("unknown atom type 2"), std::string::npos) << m;
   EXPECT_NE(m.find("atom id 8"), std::string::npos) << m;
   s.atoms.type[7] = 1;
   s.atoms.vx[3] = std::nan("");
-  m = message_of([&] { md::validate(s, 0.3, false); });
+  m = error_of([&] { md::validate(s, 0.3, false); });
   EXPECT_NE(m.find("non-finite"), std::string::npos) << m;
 }
 
@@ -63,12 +57,8 @@ std::filesystem::path scratch(const std::string& name) {
 TEST(MdErrors, BlowUpIsReportedWithStepAndAtomAndLeavesNoFiles) {
   const auto dir = scratch("blowup");
   // Two atoms 0.3 σ apart (allowed at start): the repulsion launches them out of the box.
-  const std::string toml = R"(workload = "md"
-[system]
-lattice = "sc"
-density = 0.3
-cells = "8 8 8"
-temperature = 0.5
+  // The run's settings after each [system]'s own lines.
+  const std::string rest = R"(
 allow_overlap = true
 [integrator]
 dt = 0.005
@@ -81,6 +71,12 @@ dump_every = 10
 final_data = "final.data"
 progress = false
 )";
+  const std::string toml = R"(workload = "md"
+[system]
+lattice = "sc"
+density = 0.3
+cells = "8 8 8"
+temperature = 0.5)" + rest;
   auto config = config::Config::parse(toml, (dir / "blow.toml").string());
   config.set_base_directory(dir);
   md::MdRunConfig rc = md::read_md_config(config);
@@ -91,24 +87,12 @@ progress = false
   io::write_lammps_data(data, md::data_from_system(s));
   auto config2 = config::Config::parse(R"(workload = "md"
 [system]
-data_file = "start.data"
-allow_overlap = true
-[integrator]
-dt = 0.005
-steps = 50
-[run]
-backend = "cpu"
-[output]
-thermo_every = 10
-dump_every = 10
-final_data = "final.data"
-progress = false
-)",
+data_file = "start.data")" + rest,
                                        (dir / "blow.toml").string());
   config2.set_base_directory(dir);
   rc = md::read_md_config(config2);
   std::ostringstream out;
-  const std::string m = message_of([&] { md::run_md(rc, out); });
+  const std::string m = error_of([&] { md::run_md(rc, out); });
   EXPECT_NE(m.find("blew up"), std::string::npos) << m;
   EXPECT_NE(m.find("by step 10"), std::string::npos) << m;
   EXPECT_TRUE(m.find("atom id 1") != std::string::npos || m.find("atom id 2") != std::string::npos)
@@ -131,7 +115,7 @@ progress = false
 
 TEST(MdErrors, ConfigKeysAreChecked) {
   auto bad = [](const std::string& toml) {
-    return message_of([&] {
+    return error_of([&] {
       auto c = config::Config::parse("workload = \"md\"\n" + toml, "x.toml");
       md::read_md_config(c);
     });

@@ -16,6 +16,7 @@
 #include "core/io/opendx.hpp"
 #include "core/io/pdb.hpp"
 #include "core/io/pqr.hpp"
+#include "error_message.hpp"
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
 #include "potmap/map.hpp"
@@ -23,21 +24,12 @@
 
 namespace {
 
+using pairwise::test::error_of;
+
 namespace fs = std::filesystem;
 using namespace pairwise;
 
 const fs::path kData = PAIRWISE_TEST_DATA;
-
-// The message of the pairwise::Error that f throws ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 fs::path temp_dir() {
   const auto* info = testing::UnitTest::GetInstance()->current_test_info();

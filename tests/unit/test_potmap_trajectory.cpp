@@ -19,6 +19,7 @@
 #include "core/io/lammps_data.hpp"
 #include "core/io/opendx.hpp"
 #include "core/io/trajectory.hpp"
+#include "error_message.hpp"
 #include "pairwise/error.hpp"
 #include "pairwise/physics/coulomb_potential.hpp"
 #include "potmap/frames.hpp"
@@ -26,19 +27,11 @@
 
 namespace {
 
+using pairwise::test::error_of;
+
 namespace fs = std::filesystem;
 using namespace pairwise;
 using namespace pairwise::potmap;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 fs::path temp_dir() {
   static int n = 0;

@@ -174,60 +174,10 @@ std::string cuda_driver_unavailable_reason() {
 }
 
 CompiledKernel compile_cuda_source(const std::string& source, bool use_cache) {
-  const auto start = std::chrono::steady_clock::now();
-  CompiledKernel k;
-  k.arch = driver().arch;
-  const std::string arch = "sm_" + std::to_string(k.arch);
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx",
-                static_cast<unsigned long long>(fnv1a(source + "|" + arch + "|" PAIRWISE_VERSION)));
-  const fs::path file = cache_directory() / (std::string(name) + "." + arch + ".cubin");
-  k.cache_file = file.string();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  if (use_cache) {
-    std::ifstream in(file, std::ios::binary);
-    if (in) {
-      k.cubin.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (!k.cubin.empty()) {
-        k.from_cache = true;
-        k.seconds = elapsed();
-        return k;
-      }
-    }
-  }
-  Nvrtc& n = nvrtc();
-  void* prog = nullptr;
-  if (n.create(&prog, source.c_str(), "pairwise_formula.cu", 0, nullptr, nullptr) != 0)
-    throw Error("nvrtcCreateProgram failed", "formula CUDA kernels");
-  const std::string arch_option = "--gpu-architecture=" + arch;
-  const char* options[] = {arch_option.c_str(), "--std=c++17", "-default-device"};
-  const int rc = n.compile(prog, 3, options);
-  std::size_t size = 0;
-  n.log_size(prog, &size);
-  std::string log(size, '\0');
-  if (size) n.log(prog, log.data());
-  if (rc != 0) {
-    n.destroy(&prog);
-    throw Error("NVRTC could not compile the generated kernel: " + log, "formula CUDA kernels");
-  }
-  n.cubin_size(prog, &size);
-  k.cubin.resize(size);
-  n.cubin(prog, k.cubin.data());
-  n.destroy(&prog);
-  k.seconds = elapsed();
-  if (use_cache) {
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    const fs::path tmp = file.string() + ".tmp" + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out.write(k.cubin.data(), std::streamsize(k.cubin.size()));
-    }
-    fs::rename(tmp, file, ec);  // a cache that cannot be written only costs the next compile
-  }
-  return k;
+  CudaProgram p;  // no headers, name expressions or extra options; device 0's arch
+  p.source = source;
+  p.use_cache = use_cache;
+  return compile_cuda_program(p);
 }
 
 std::string nvrtc_unavailable_reason() {
