@@ -188,11 +188,11 @@ class CpuEngine final : public HostEngine {
   template <bool SF, bool Shifted>
   void pair_forces() {
     const PeriodicShifts shift = periodic_shifts();
+    const std::array<double, 3> box = length_;
     const std::ptrdiff_t count = std::ptrdiff_t(n());
     const int threads = omp_get_max_threads();
     buffer_.resize(std::size_t(threads) * 3 * n());
     packed_.resize(n());
-    const double Lx = length_[0], Ly = length_[1], Lz = length_[2];
     const int T = table_.types;
     const int cap = list_.capacity;
     const int* nb_count = list_.count.data();
@@ -217,17 +217,7 @@ class CpuEngine final : public HostEngine {
         for (int k = 0; k < nb_count[i]; ++k) {
           int j = list[k];
           P dx, dy, dz;
-          if constexpr (Shifted) {
-            const int c = j & 31;
-            j >>= 5;
-            dx = P(xi - (pk[j].x + shift[0][c]));
-            dy = P(yi - (pk[j].y + shift[1][c]));
-            dz = P(zi - (pk[j].z + shift[2][c]));
-          } else {
-            dx = P(engine::minimum_image(xi - pk[j].x, Lx));
-            dy = P(engine::minimum_image(yi - pk[j].y, Ly));
-            dz = P(engine::minimum_image(zi - pk[j].z, Lz));
-          }
+          neighbor_displacement<Shifted>(pk, xi, yi, zi, shift, box, j, dx, dy, dz);
           const P r2 = dx * dx + dy * dy + dz * dz;
           const physics::LjPairParams<P>& p = T == 1 ? row[0] : row[pk[j].type];
           // Branch-free cutoff: the pair terms of pairs beyond rc are selected away.
@@ -318,11 +308,11 @@ class CpuEngine final : public HostEngine {
   template <bool Shifted>
   void pair_forces_custom() {
     const PeriodicShifts shift = periodic_shifts();
+    const std::array<double, 3> box = length_;
     const std::ptrdiff_t count = std::ptrdiff_t(n());
     const int threads = omp_get_max_threads();
     buffer_.resize(std::size_t(threads) * 3 * n());
     packed_.resize(n());
-    const double Lx = length_[0], Ly = length_[1], Lz = length_[2];
     const int T = table_.types;
     const int cap = list_.capacity;
     const int* nb_count = list_.count.data();
@@ -374,17 +364,7 @@ class CpuEngine final : public HostEngine {
         for (int k = 0; k < nb_count[i]; ++k) {
           int j = list[k];
           P dx, dy, dz;
-          if constexpr (Shifted) {
-            const int c = j & 31;
-            j >>= 5;
-            dx = P(xi - (pk[j].x + shift[0][c]));
-            dy = P(yi - (pk[j].y + shift[1][c]));
-            dz = P(zi - (pk[j].z + shift[2][c]));
-          } else {
-            dx = P(engine::minimum_image(xi - pk[j].x, Lx));
-            dy = P(engine::minimum_image(yi - pk[j].y, Ly));
-            dz = P(engine::minimum_image(zi - pk[j].z, Lz));
-          }
+          neighbor_displacement<Shifted>(pk, xi, yi, zi, shift, box, j, dx, dy, dz);
           const P r2 = dx * dx + dy * dy + dz * dz;
           const int tj = pk[j].type;
           const std::size_t pair = std::size_t(ti) * T + tj;
@@ -425,6 +405,27 @@ class CpuEngine final : public HostEngine {
     double x, y, z;
     int type;
   };
+
+  // x_i - x_j of neighbour entry `j` (decoded to the atom index in place), in the pair precision P:
+  // with a shifted list the entry is (j << 5) | image code and the image's offset is added to x_j
+  // (no minimum image needed); else the minimum image of the difference in the box `L` (by value:
+  // a copy the force loop's stores cannot alias).
+  template <bool Shifted>
+  static void neighbor_displacement(const Pos* pk, double xi, double yi, double zi,
+                                    const PeriodicShifts& shift, const std::array<double, 3> L,
+                                    int& j, P& dx, P& dy, P& dz) {
+    if constexpr (Shifted) {
+      const int c = j & 31;
+      j >>= 5;
+      dx = P(xi - (pk[j].x + shift[0][c]));
+      dy = P(yi - (pk[j].y + shift[1][c]));
+      dz = P(zi - (pk[j].z + shift[2][c]));
+    } else {
+      dx = P(engine::minimum_image(xi - pk[j].x, L[0]));
+      dy = P(engine::minimum_image(yi - pk[j].y, L[1]));
+      dz = P(engine::minimum_image(zi - pk[j].z, L[2]));
+    }
+  }
   std::vector<Pos> packed_;
   double r_list_ = 0;
   int radius_ = 1;  // half-stencil radius in cells
