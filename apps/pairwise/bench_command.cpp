@@ -16,6 +16,7 @@ namespace {
 struct BenchArgs {
   BenchFlags flags;
   std::vector<std::size_t> sizes;
+  bool no_variants = false;
 };
 
 }  // namespace
@@ -32,9 +33,12 @@ Command add_nbody_bench(CLI::App& bench) {
   args->flags.add_backend(nbody);
   args->flags.add_repeats(nbody);
   args->flags.add_no_cpu(nbody);
+  nbody->add_flag("--no-variants", args->no_variants,
+                  "Only GA, GAJ and block steps (skip GA-nopot and the formula cases)");
   return {nbody, [args] {
             nbody::BenchOptions options;
             if (!args->sizes.empty()) options.sizes = args->sizes;
+            options.variants = !args->no_variants;
             args->flags.apply_to(options);
             return nbody::run_nbody_bench(options);
           }};

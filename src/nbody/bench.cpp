@@ -216,7 +216,8 @@ int run_nbody_bench(const BenchOptions& options) {
 
 #ifdef PAIRWISE_HAVE_CUDA
         // GA without the potential term: the 12 FP32 instructions + 1 rsqrt interaction.
-        if (const double t = cuda_time_accel_without_potential(*k, reps); t > 0)
+        if (const double t = options.variants ? cuda_time_accel_without_potential(*k, reps) : 0;
+            t > 0)
           add(*k, n, "GA-nopot", t, n2, 19, reps,
               {{"potential", false}, {"note", "acceleration only, no potential accumulation"}});
 #endif
@@ -236,7 +237,7 @@ int run_nbody_bench(const BenchOptions& options) {
         last_rate[key + "/GAJ"] = add(*k, n, "GAJ", gaj, n2, 42, reps, params);
 
         // Plummer as a formula (cuda only: the host backends' formula path is not a speed path).
-        if (backend == BackendKind::cuda && prec != Precision::double_) {
+        if (options.variants && backend == BackendKind::cuda && prec != Precision::double_) {
           run.next_case();
           const FormulaTimes f = time_formula_plummer(backend, prec, p, reps, reps);
           for (const auto& [name, sec, flops, path, builtin] :
@@ -266,7 +267,7 @@ int run_nbody_bench(const BenchOptions& options) {
 
         // The same block steps with Plummer as a formula (cuda only, every precision: the split
         // path compiled by NVRTC, nbody/cuda_formula_split.hpp, evaluating the active targets).
-        if (backend == BackendKind::cuda) {
+        if (options.variants && backend == BackendKind::cuda) {
           run.next_case();
           auto fk = formula_plummer_kernel(backend, prec, p);
           const double formula_block = time_block_steps(*fk, p, n_active, reps);

@@ -17,6 +17,7 @@ struct BenchOptions {
   std::vector<Precision> precisions = {Precision::single, Precision::mixed, Precision::double_};
   bool compare_cpu = true;  // also time the cpu backend (up to a size that keeps the run short)
   int repeats = 10;         // timed repetitions per case; the median is reported
+  bool variants = true;     // also the variant cases: GA-nopot and Plummer as a formula
   std::string json_path;    // empty: no JSON file
 };
 

@@ -46,12 +46,20 @@ inline Result shell(const std::string& command, int limit_s = 120) {
   return r;
 }
 
+// $PAIRWISE_MPIEXEC and $PAIRWISE_BINARY, where set, replace the paths this test was built with
+// (a build carried to a GPU machine: its mpirun and the binary's place differ there).
+inline std::string from_env_or(const char* name, const char* built_with) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : built_with;
+}
+
 inline std::string mpirun(int ranks) {
-  return std::string(PAIRWISE_MPIEXEC) + " --oversubscribe -np " + std::to_string(ranks) + " ";
+  return from_env_or("PAIRWISE_MPIEXEC", PAIRWISE_MPIEXEC) + " --oversubscribe -np " +
+         std::to_string(ranks) + " ";
 }
 
 inline std::string binary() {
-  return PAIRWISE_BINARY;
+  return from_env_or("PAIRWISE_BINARY", PAIRWISE_BINARY);
 }
 
 // The directories fresh_dir made, removed when the test program ends.

@@ -60,9 +60,8 @@ TEST(FredholmMpi, OneRankWithBadInputEndsEveryRank) {
     out << in.rdbuf() << "\n[extra]\nnot_a_key = 1\n";
   }
   const std::string args = " fredholm --backend cpu --n 7 --output " + dir.string() + " ";
-  const Result r = shell(std::string(PAIRWISE_MPIEXEC) + " --oversubscribe -np 2 " + binary() +
-                             args + kProblem + " : -np 1 " + binary() + args + bad.string(),
-                         60);
+  const Result r = shell(
+      mpirun(2) + binary() + args + kProblem + " : -np 1 " + binary() + args + bad.string(), 60);
   EXPECT_NE(r.code, 0) << r.output;
   EXPECT_NE(r.code, 124) << "the ranks hung:\n" << r.output;
   EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
