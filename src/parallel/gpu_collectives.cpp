@@ -226,6 +226,11 @@ std::unique_ptr<GpuCollectives> make_gpu_collectives(Communicator& comm) {
   // NVLink multicast (NVLS) stays off unless the user turns it on: on shared GPU hosts a program
   // using it can put the host's GPUs out of service (docs/distributed.md).
   setenv("NCCL_NVLS_ENABLE", "0", 0);
+  // The connections between the GPUs made in ncclCommInitRank, not lazily at each kind of
+  // operation's first call (NCCL >= 2.22's default), so that a run's first all-gather or
+  // send/recv costs what every later one does (measured: the first 131 MB all-gather of a potmap
+  // on 2 H200s took ~170 ms with lazy connections). The user's setting wins.
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
   NcclApi api;
   const std::string shared = shared_gpu(comm);  // the same on every rank
   std::string why = shared.empty() ? api.load() : shared + ": NCCL needs one GPU per rank";

@@ -496,37 +496,66 @@ MapResult run(const Atoms& atoms, const Lattice& l, const MapOptions& o,
   return r;
 }
 
-// A rank's slab of a map across ranks, whole (no memory-budget slabs), into `d_out` (FP64 device
-// memory, the slab's points): the same plan, binning and sums as run() on the slab's lattice.
-// Returns the custom φ's note (empty for the Coulomb sums).
+// A rank's slab of a map across ranks, whole (no memory-budget slabs): the same plan, binning and
+// sums as run() on the slab's lattice. The constructor does what run() does before its timed
+// region (plan, custom φ kernels, atoms packed and uploaded, buffers allocated); sum() is what
+// run() times (binning and sums), plus the FP32 sums widened into the FP64 block `d_out`.
+class SlabOnDevice {
+ public:
+  virtual ~SlabOnDevice() = default;
+  virtual void sum(double* d_out) = 0;
+  virtual std::string note() const = 0;  // the custom φ's note (empty for the Coulomb sums)
+};
+
 template <class T, class Out, int M>
-std::string slab_on_device(const Atoms& atoms, const Lattice& slab, const MapOptions& o,
-                           double* d_out) {
-  const int n = int(atoms.size());
-  const Plan<T> plan = make_plan<T>(slab, o);
-  std::unique_ptr<PhiKernels<T, Out, M>> phi;
-  if (o.custom) phi = std::make_unique<PhiKernels<T, Out, M>>(*o.custom, plan);
-  const std::vector<D4> host_atoms = pack_atoms(atoms);
-  Workspace<T> ws;
-  ws.reserve(plan, n);
-  PW_CUDA(
-      cudaMemcpy(ws.abs.p, host_atoms.data(), std::size_t(n) * sizeof(D4), cudaMemcpyHostToDevice));
-  bin(ws, plan, n, nullptr);
-  Slab s = plan.whole;
-  s.i0 = 0;
-  s.planes = s.nx;
-  if constexpr (std::is_same_v<Out, double>) {
-    sum_slab<T, Out, M>(ws, plan, n, s, d_out, nullptr, phi.get());
-  } else {  // FP32 sums widened into the FP64 block
-    const std::size_t points = slab.size();
-    Buffer<Out> d_map(points);
-    sum_slab<T, Out, M>(ws, plan, n, s, d_map.p, nullptr, phi.get());
-    const int tb = 256;
-    widen_map<<<unsigned((points + tb - 1) / tb), tb>>>(d_map.p, d_out, (long long)points);
-    PW_CUDA_LAUNCH("potmap widen_map");
-    PW_CUDA(cudaDeviceSynchronize());  // d_map is freed next
+class SlabSums final : public SlabOnDevice {
+ public:
+  SlabSums(const Atoms& atoms, const Lattice& slab, const MapOptions& o)
+      : n_(int(atoms.size())), points_(slab.size()), plan_(make_plan<T>(slab, o)) {
+    if (o.custom) phi_ = std::make_unique<PhiKernels<T, Out, M>>(*o.custom, plan_);
+    const std::vector<D4> host_atoms = pack_atoms(atoms);
+    ws_.reserve(plan_, n_);
+    PW_CUDA(cudaMemcpy(ws_.abs.p, host_atoms.data(), std::size_t(n_) * sizeof(D4),
+                       cudaMemcpyHostToDevice));
+    if constexpr (!std::is_same_v<Out, double>) map_.reset(points_);
   }
-  return phi ? phi->note() : std::string();
+  void sum(double* d_out) override {
+    bin(ws_, plan_, n_, nullptr);
+    Slab s = plan_.whole;
+    s.i0 = 0;
+    s.planes = s.nx;
+    if constexpr (std::is_same_v<Out, double>) {
+      sum_slab<T, Out, M>(ws_, plan_, n_, s, d_out, nullptr, phi_.get());
+    } else {  // FP32 sums widened into the FP64 block
+      sum_slab<T, Out, M>(ws_, plan_, n_, s, map_.p, nullptr, phi_.get());
+      const int tb = 256;
+      widen_map<<<unsigned((points_ + tb - 1) / tb), tb>>>(map_.p, d_out, (long long)points_);
+      PW_CUDA_LAUNCH("potmap widen_map");
+    }
+  }
+  std::string note() const override { return phi_ ? phi_->note() : std::string(); }
+
+ private:
+  int n_;
+  std::size_t points_;
+  Plan<T> plan_;
+  std::unique_ptr<PhiKernels<T, Out, M>> phi_;
+  Workspace<T> ws_;
+  Buffer<Out> map_;
+};
+
+std::unique_ptr<SlabOnDevice> make_slab_sums(const Atoms& atoms, const Lattice& slab,
+                                             const MapOptions& o) {
+  switch (o.precision) {
+    case Precision::double_:
+      return std::make_unique<SlabSums<double, double, kPlain>>(atoms, slab, o);
+    case Precision::mixed:
+      return std::make_unique<SlabSums<float, float, kWide>>(atoms, slab, o);
+    case Precision::single:
+      break;
+  }
+  if (o.kahan) return std::make_unique<SlabSums<float, float, kKahan>>(atoms, slab, o);
+  return std::make_unique<SlabSums<float, float, kPlain>>(atoms, slab, o);
 }
 
 // acc = combine(acc, map) point by point in FP64 (first: acc = map).
@@ -735,31 +764,24 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
 
   Buffer<double> all(std::size_t(ranks) * block);
   double* const mine = all.p + std::size_t(rank) * block;  // in place, as NCCL allows
-  Events ev;
-  PW_CUDA(cudaEventRecord(ev.start));
-  std::string note;
-  if (slab.counts[0] > 0 && atoms.size() > 0) {
-    switch (options.precision) {
-      case Precision::double_:
-        note = slab_on_device<double, double, kPlain>(atoms, slab, options, mine);
-        break;
-      case Precision::mixed:
-        note = slab_on_device<float, float, kWide>(atoms, slab, options, mine);
-        break;
-      case Precision::single:
-        note = options.kahan ? slab_on_device<float, float, kKahan>(atoms, slab, options, mine)
-                             : slab_on_device<float, float, kPlain>(atoms, slab, options, mine);
-        break;
-    }
-  }
+  const bool sums = slab.counts[0] > 0 && atoms.size() > 0;
+  std::unique_ptr<SlabOnDevice> slab_sums;
+  if (sums) slab_sums = make_slab_sums(atoms, slab, options);
   // Zeros where nothing was summed: the whole block (no planes, or no atom reaches them), or the
   // padding after a smaller slab (sent, never read: zeroed so that no uninitialized memory moves).
-  const std::size_t summed = slab.counts[0] > 0 && atoms.size() > 0 ? slab.size() : 0;
+  const std::size_t summed = sums ? slab.size() : 0;
   if (summed < block) PW_CUDA(cudaMemset(mine + summed, 0, (block - summed) * sizeof(double)));
   PW_CUDA(cudaDeviceSynchronize());
+  // Timed as the one-rank map is (binning and sums, not the set-up above), plus the all-gather;
+  // the ranks start together so that the slowest rank's sums are in every rank's time.
+  comm.barrier();
+  Events ev;
+  PW_CUDA(cudaEventRecord(ev.start));
+  if (slab_sums) slab_sums->sum(mine);
   gpu->allgather(mine, all.p, block * sizeof(double), nullptr);
   PW_CUDA(cudaEventRecord(ev.stop));
   PW_CUDA(cudaEventSynchronize(ev.stop));
+  const std::string note = slab_sums ? slab_sums->note() : std::string();
   float ms = 0;
   PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
   MapResult r;

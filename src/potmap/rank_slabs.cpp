@@ -30,13 +30,16 @@ MapResult map_across_ranks(BackendKind backend, const Atoms& atoms, const Lattic
       reaching = atoms;
     }
   }
-  const std::string ranks = "; " + parallel::describe_ranks(backend == BackendKind::cuda ? 1 : 0);
+  // Described once the map is made: the GPU collectives' transport is known only then.
+  const auto ranks = [&] {
+    return "; " + parallel::describe_ranks(backend == BackendKind::cuda ? 1 : 0);
+  };
   // cuda: the slabs are all-gathered on the GPUs (std::nullopt where the map does not fit there).
   if (backend == BackendKind::cuda) {
     std::optional<MapResult> on_gpus = cuda_map_across_ranks(reaching, slab, lattice, options);
     if (on_gpus) {
       comm.allreduce_max(std::span<double>(&on_gpus->seconds, 1));  // the slowest rank's
-      on_gpus->device += ranks;
+      on_gpus->device += ranks();
       return std::move(*on_gpus);
     }
   }
@@ -57,7 +60,7 @@ MapResult map_across_ranks(BackendKind backend, const Atoms& atoms, const Lattic
   // The map is done when the slowest rank's slab is.
   comm.allreduce_max(std::span<double>(&result.seconds, 1));
   if (result.device.empty()) result.device = std::string(to_string(backend));
-  result.device += ranks + ", slabs of x-planes all-gathered through host memory";
+  result.device += ranks() + ", slabs of x-planes all-gathered through host memory";
   return result;
 }
 
