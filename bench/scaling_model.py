@@ -119,8 +119,38 @@ def potmap():
             compute - frames * gpu_s / p + allreduce_time(points * 8, p))
 
 
+def measured(path="bench/results/2026-11-28-NVIDIA-H200-x4-{}.json"):
+    """The measured points (4 H200s, session 15) beside the model: parallel efficiency
+    rate(P) / (P * rate(1)) per case, and md projected to 8 GPUs from the measured step times."""
+    import json
+    import os
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    for suite in ("nbody", "fredholm", "md", "potmap"):
+        records = json.load(open(os.path.join(here, path.format(suite))))
+        by_case = {}
+        for r in records:
+            case = r["case"].split(" GPU")[0].rsplit(",", 1)[0] if suite in ("md", "potmap") else r["case"]
+            ranks = r["params"].get("ranks", 1)
+            n = r["n"] // ranks if "weak" in case else r["n"]  # weak: per GPU
+            by_case.setdefault((case, n), {})[ranks] = r["value"]
+        for (case, n), rates in sorted(by_case.items()):
+            one = rates.get(1)
+            if not one:
+                continue
+            effs = "  ".join(f"P={p}: {v / (p * one):5.3f}" for p, v in sorted(rates.items()))
+            print(f"measured {suite:8s} {case:32s} N={n:>9}  {effs}")
+    # md, weak at 2,048,000 atoms per GPU: the step grew by ~140 us per decomposed axis from 2 to 4
+    # GPUs (942 -> 1,086 us; 662 us on one GPU). A 2x2x2 grid on 8 adds a third axis.
+    steps = {1: 662e-6, 2: 942e-6, 4: 1086e-6}
+    steps[8] = steps[4] + (steps[4] - steps[2])
+    for p in (1, 2, 4, 8):
+        print(f"md weak 2,048,000/GPU  P={p}: step {steps[p]*1e6:6.0f} us, efficiency "
+              f"{steps[1] / steps[p]:4.2f}" + ("  (projected)" if p == 8 else "  (measured)"))
+
+
 if __name__ == "__main__":
     nbody()
     md()
     fredholm()
     potmap()
+    measured()

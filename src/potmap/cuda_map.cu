@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cub/cub.cuh>
 #include <memory>
 #include <optional>
@@ -775,15 +776,20 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
   // Timed as the one-rank map is (binning and sums, not the set-up above), plus the all-gather;
   // the ranks start together so that the slowest rank's sums are in every rank's time.
   comm.barrier();
-  Events ev;
+  Events ev, summed_at;  // summed_at.start: this rank's sums done (the all-gather's share apart)
   PW_CUDA(cudaEventRecord(ev.start));
   if (slab_sums) slab_sums->sum(mine);
+  PW_CUDA(cudaEventRecord(summed_at.start));
   gpu->allgather(mine, all.p, block * sizeof(double), nullptr);
   PW_CUDA(cudaEventRecord(ev.stop));
   PW_CUDA(cudaEventSynchronize(ev.stop));
   const std::string note = slab_sums ? slab_sums->note() : std::string();
-  float ms = 0;
+  float ms = 0, sums_ms = 0;
   PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+  PW_CUDA(cudaEventElapsedTime(&sums_ms, ev.start, summed_at.start));
+  // The slowest rank's sums: the rest of the time is the all-gather (and the wait for that rank).
+  double slowest_sums_ms = sums_ms;
+  comm.allreduce_max(std::span<double>(&slowest_sums_ms, 1));
   MapResult r;
   r.values.resize(lattice.size());
   for (int q = 0; q < ranks; ++q) {  // each rank's planes, without the padding
@@ -795,8 +801,11 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
   r.backend = BackendKind::cuda;
   r.precision = options.precision;
   r.seconds = ms * 1e-3;  // the slab and the all-gather
+  char sums_text[96];
+  std::snprintf(sums_text, sizeof sums_text, "; the slowest rank's sums %.3f ms of the %.3f",
+                slowest_sums_ms, double(ms));
   r.device = device + note + "; slabs of x-planes all-gathered on the GPUs (" + gpu->name() +
-             ", blocks of " + std::to_string(block * sizeof(double)) + " bytes)";
+             ", blocks of " + std::to_string(block * sizeof(double)) + " bytes" + sums_text + ")";
   return r;
 }
 
