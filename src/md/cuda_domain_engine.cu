@@ -230,9 +230,15 @@ class CudaDomainEngine final : public MdEngine {
     }
     // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
     // domain, i.e. when ghost positions travel between ranks).
+    // The batched steps across ranks (PAIRWISE_MD_BATCH_RANKS=1; off by default until measured on
+    // several GPUs): the rebuild test on the device from the ranks' all-gathered top-2, so K steps
+    // are launched with no host decision; they take the plain step (overlap off by default).
+    const char* batch_ranks_env = std::getenv("PAIRWISE_MD_BATCH_RANKS");
+    batch_ranks_ = batch_ranks_env && std::string(batch_ranks_env) == "1";
     const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
-    overlap_ = overlap_env && *overlap_env ? std::string(overlap_env) != "0"
-                                           : grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1;
+    overlap_ = overlap_env && *overlap_env
+                   ? std::string(overlap_env) != "0"
+                   : !batch_ranks_ && (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
     rebuilds_since_sort_ = 0;
@@ -317,6 +323,8 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaStreamSynchronize(stream_));
     name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_;
     if (overlap_) name_ += ", ghost exchange overlapped with the interior forces";
+    if (batch_ranks_ && !one_domain() && batch_ > 1 && !overlap_ && !profile_)
+      name_ += ", batched steps across ranks (rebuild test on the GPUs)";
     if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(1);
   }
 
@@ -337,7 +345,9 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   void advance(std::uint64_t first_step, int steps) override {
-    if (batch_ > 1 && !profile_ && !overlap_ && n_ > 0 && one_domain()) {
+    // One domain: a single rank, batched when it holds atoms. Across ranks every rank takes the
+    // same path (the choice depends on settings only), since the batches' collectives pair up.
+    if (batch_ > 1 && !profile_ && !overlap_ && (one_domain() ? n_ > 0 : batch_ranks_)) {
       advance_batched(first_step, steps);
       return;
     }
@@ -559,10 +569,8 @@ class CudaDomainEngine final : public MdEngine {
       for (int j = 0; j < count; ++j) {
         const std::uint64_t step = first_step + std::uint64_t(k + j);
         const bool ahead = k + j + 1 < steps && d.thermostat != 2;
-        kick_drift(step, !kicked_ahead, stop_.get());
-        merge_and_test<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get(),
-                                                       options_.skin, j, stop_.get());
-        PW_CUDA_LAUNCH("merge_and_test");
+        if (n_ > 0) kick_drift(step, !kicked_ahead, stop_.get());
+        device_rebuild_test(j);
         forward_ghost_positions(stop_.get());
         fix_positions(n_, stop_.get());
         compute_forces(true, step, ahead, stop_.get());
@@ -584,6 +592,29 @@ class CudaDomainEngine final : public MdEngine {
       k = s + 1;
     }
     PW_CUDA(cudaStreamSynchronize(stream_));
+  }
+
+  // The batched steps' rebuild test on the device for step `k` of the batch (stop_ set when it
+  // fires): one domain, merge_and_test; across ranks, every rank's merged top-2 all-gathered on the
+  // GPUs (16 bytes a rank, stream-ordered with NCCL) and tested alike by ranks_top2_test. After the
+  // test has fired the later steps' collectives still run, carrying unchanged values (their kicks
+  // and packs return at once), so that the ranks' collectives keep pairing up.
+  void device_rebuild_test(int k) {
+    top2_.reserve(std::size_t(kick_blocks()) + 1, stream_);
+    if (one_domain()) {
+      merge_and_test<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get(),
+                                                     options_.skin, k, stop_.get());
+      PW_CUDA_LAUNCH("merge_and_test");
+      return;
+    }
+    // No atom (an empty domain): a top-2 of zeros, as rebuild_test's.
+    merge_block_top2<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get());
+    PW_CUDA_LAUNCH("merge_block_top2");
+    const int ranks = comm_.size();
+    rank_top2_.reserve(std::size_t(ranks), stream_);
+    gpu_->allgather(top2_.get(), rank_top2_.get(), sizeof(double2), stream_);
+    ranks_top2_test<<<1, 1, 0, stream_>>>(ranks, rank_top2_.get(), options_.skin, k, stop_.get());
+    PW_CUDA_LAUNCH("ranks_top2_test");
   }
 
   // Liu et al.'s test over every rank, from domain_kick_drift's block top-2 pairs.
@@ -917,17 +948,26 @@ class CudaDomainEngine final : public MdEngine {
             R(grid_.shift(d, 0)), R(grid_.shift(d, 1)), target0, target1, stop);
         PW_CUDA_LAUNCH("pack_ghost_sides");
       }
+      // In a batch (`stop` given) the messages stay ordered on the stream with no host wait (NCCL;
+      // the MPI fallback waits all the same). After the test has fired the packs return at once
+      // and what travels is never read: the rebuild that follows sends every ghost anew.
+      auto sendrecv = [&](const R4* send, std::size_t out, int to, R4* recv, std::size_t in,
+                          int from) {
+        if (stop)
+          gpu_->sendrecv_async(send, out * sizeof(R4), to, recv, in * sizeof(R4), from, stream_);
+        else
+          gpu_->sendrecv(send, out * sizeof(R4), to, recv, in * sizeof(R4), from, stream_);
+      };
       if (grid_.n[d] == 2) {
         // Both neighbours are one rank, and the two sides' ghosts are adjacent slots on both
         // ranks, so the sides travel as one message each way.
         const int other = grid_.neighbour(d, 1);
-        gpu_->sendrecv(send_pos_.get(), (out0 + out1) * sizeof(R4), other, pos_.get() + next,
-                       (in0 + in1) * sizeof(R4), other, stream_);
+        sendrecv(send_pos_.get(), out0 + out1, other, pos_.get() + next, in0 + in1, other);
       } else if (grid_.n[d] > 2) {
-        gpu_->sendrecv(send_pos_.get(), out0 * sizeof(R4), grid_.neighbour(d, -1),
-                       pos_.get() + next, in0 * sizeof(R4), grid_.neighbour(d, 1), stream_);
-        gpu_->sendrecv(send_pos_.get() + out0, out1 * sizeof(R4), grid_.neighbour(d, 1),
-                       pos_.get() + next + in0, in1 * sizeof(R4), grid_.neighbour(d, -1), stream_);
+        sendrecv(send_pos_.get(), out0, grid_.neighbour(d, -1), pos_.get() + next, in0,
+                 grid_.neighbour(d, 1));
+        sendrecv(send_pos_.get() + out0, out1, grid_.neighbour(d, 1), pos_.get() + next + in0, in1,
+                 grid_.neighbour(d, -1));
       }
       next += in0 + in1;
     }
@@ -1239,9 +1279,11 @@ class CudaDomainEngine final : public MdEngine {
   // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
   // CUB's scratch.
   DeviceArray<double2> top2_;
+  DeviceArray<double2> rank_top2_;  // every rank's merged top-2 (the batched steps across ranks)
   // The batched steps (advance_batched): steps a batch (PAIRWISE_MD_BATCH; 1: the per-step host
   // test), the device's stop flag and the step it fired at.
   int batch_ = kDefaultBatch;
+  bool batch_ranks_ = false;  // PAIRWISE_MD_BATCH_RANKS=1: batched steps across ranks
   // Steps since the last rebuild in advance_batched, and the steps between the last two (a
   // rebuild's step counted in the interval it ends): the next batch's length.
   int since_ = 0, last_interval_ = 1 << 20;

@@ -168,6 +168,19 @@ __global__ void __launch_bounds__(kMergeBlock)
   if (threadIdx.x == 0 && sqrt(top.x) + sqrt(top.y) > skin) stop[0] = 1, stop[1] = k;
 }
 
+// The batched steps' rebuild test across ranks (PAIRWISE_MD_BATCH_RANKS=1): every rank's merged
+// top-2 (merge_block_top2, all-gathered: `ranks` pairs of squared displacements) merged again,
+// then Liu et al.'s d1 + d2 > skin as rebuild_needed_on_any_rank takes it on the host (the two
+// largest of all ranks' values: the same numbers, so the same decision, on every rank); the stop
+// flag as merge_and_test's. One thread: a few ranks' pairs.
+__global__ void ranks_top2_test(int ranks, const double2* __restrict__ rank_top2, double skin,
+                                int k, int* stop) {
+  if (*stop) return;
+  double a1 = 0, a2 = 0;
+  for (int r = 0; r < ranks; ++r) merge_top2(a1, a2, rank_top2[r].x, rank_top2[r].y);
+  if (sqrt(a1) + sqrt(a2) > skin) stop[0] = 1, stop[1] = k;
+}
+
 // Into the box [lo, hi) along every axis, counting crossings in the image flags (DomainGrid::wrap
 // in double), and the atom's record for the migration.
 template <class R4>

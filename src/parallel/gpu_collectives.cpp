@@ -200,12 +200,16 @@ class Nccl final : public GpuCollectives {
   }
   void sendrecv(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
                 std::size_t recv_bytes, int from, void* stream) override {
+    sendrecv_async(d_send, send_bytes, to, d_recv, recv_bytes, from, stream);
+    check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "sendrecv (NCCL)");
+  }
+  void sendrecv_async(const void* d_send, std::size_t send_bytes, int to, void* d_recv,
+                      std::size_t recv_bytes, int from, void* stream) override {
     auto s = static_cast<cudaStream_t>(stream);
     check(api_.group_start(), "ncclGroupStart");
     if (send_bytes) check(api_.send(d_send, send_bytes, ncclUint8, to, comm_, s), "ncclSend");
     if (recv_bytes) check(api_.recv(d_recv, recv_bytes, ncclUint8, from, comm_, s), "ncclRecv");
     check(api_.group_end(), "ncclGroupEnd");
-    check_cuda(cudaStreamSynchronize(s), "sendrecv (NCCL)");
   }
 
  private:

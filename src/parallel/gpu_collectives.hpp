@@ -32,6 +32,13 @@ class GpuCollectives {
   // agree on the sizes (exchange them first); either may be 0. Returns when the receive is done.
   virtual void sendrecv(const void* device_send, std::size_t send_bytes, int to, void* device_recv,
                         std::size_t recv_bytes, int from, void* stream) = 0;
+  // As sendrecv, but may return before the receive has landed: the transfer is ordered on
+  // `stream` (work queued there after it sees the data) and the host does not wait (NCCL); the
+  // MPI fallback stages through host memory and returns when done, as sendrecv.
+  virtual void sendrecv_async(const void* device_send, std::size_t send_bytes, int to,
+                              void* device_recv, std::size_t recv_bytes, int from, void* stream) {
+    sendrecv(device_send, send_bytes, to, device_recv, recv_bytes, from, stream);
+  }
 };
 
 // Needs the CUDA backend; throws pairwise::Error in a build without it. With one rank, returns

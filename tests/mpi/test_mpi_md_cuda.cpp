@@ -229,6 +229,45 @@ TEST(MdCudaMpi, BatchedStepsGiveTheSameTrajectoryAndRebuildsBitForBit) {
   }
 }
 
+// The batched steps across ranks (PAIRWISE_MD_BATCH_RANKS=1: the rebuild test on the GPUs from the
+// ranks' all-gathered top-2, the ghost positions sent with no host wait) against the per-step host
+// test of the plain step (=0; both PAIRWISE_MD_OVERLAP=0): the same kernels in the same order, so
+// bit for bit the same thermo and rebuild counts; 2 ranks (1x1x2) in double and mixed, 3 ranks
+// with an empty domain (7 atoms) with Langevin and Andersen; batches of 3 and 8.
+TEST(MdCudaMpi, BatchedStepsAcrossRanksGiveTheSameTrajectoryBitForBit) {
+  if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
+  const auto seven = fresh_dir("md-cuda-batch-ranks-seven");
+  struct Case {
+    std::string name, problem;
+    int ranks;
+  };
+  const std::vector<Case> cases = {{"double", lammps_in_lj(60, "cuda"), 2},
+                                   {"mixed", lammps_in_lj(40, "cuda", "mixed"), 2},
+                                   {"langevin", seven_atoms(seven, "langevin", "cuda"), 3},
+                                   {"andersen", seven_atoms(seven, "andersen", "cuda"), 3}};
+  for (const Case& c : cases) {
+    auto run = [&](const std::string& tag, const std::string& vars) {
+      const auto dir = fresh_dir("md-cuda-batch-ranks-" + c.name + "-" + tag);
+      const auto file = write_file(dir / "md.toml", c.problem);
+      const std::string launch = mpirun(c.ranks) +
+                                 "-x PAIRWISE_MD_OVERLAP -x PAIRWISE_MD_BATCH "
+                                 "-x PAIRWISE_MD_BATCH_RANKS ";
+      return MdRun{dir, shell("env PAIRWISE_MD_OVERLAP=0 " + vars + " " + launch + binary() +
+                              " run " + file.string() + " --output " + dir.string())};
+    };
+    const MdRun host = run("host", "PAIRWISE_MD_BATCH=8 PAIRWISE_MD_BATCH_RANKS=0");
+    const MdRun three = run("3", "PAIRWISE_MD_BATCH=3 PAIRWISE_MD_BATCH_RANKS=1");
+    const MdRun eight = run("8", "PAIRWISE_MD_BATCH=8 PAIRWISE_MD_BATCH_RANKS=1");
+    for (const MdRun* r : {&host, &three, &eight})
+      ASSERT_EQ(r->result.code, 0) << c.name << "\n" << r->result.output;
+    const std::string batched = "batched steps across ranks";
+    EXPECT_EQ(host.result.output.find(batched), std::string::npos) << host.result.output;
+    EXPECT_NE(three.result.output.find(batched), std::string::npos) << three.result.output;
+    expect_same_csv(host.dir / "md.csv", three.dir / "md.csv", 0.0, {"wall_s"});
+    expect_same_csv(host.dir / "md.csv", eight.dir / "md.csv", 0.0, {"wall_s"});
+  }
+}
+
 TEST(MdCudaMpi, BlowUpOnThreeRanksIsAClearError) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   expect_blow_up_is_a_clear_error("cuda", 3);
