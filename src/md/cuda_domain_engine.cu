@@ -228,13 +228,13 @@ class CudaDomainEngine final : public MdEngine {
       cells_.n[d] = std::max(1, int(extent / cell_min));
       cells_.width[d] = extent / cells_.n[d];
     }
-    // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
-    // domain, i.e. when ghost positions travel between ranks).
     // The batched steps across ranks (PAIRWISE_MD_BATCH_RANKS=1; off by default until measured on
     // several GPUs): the rebuild test on the device from the ranks' all-gathered top-2, so K steps
     // are launched with no host decision; they take the plain step (overlap off by default).
     const char* batch_ranks_env = std::getenv("PAIRWISE_MD_BATCH_RANKS");
     batch_ranks_ = batch_ranks_env && std::string(batch_ranks_env) == "1";
+    // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
+    // domain, i.e. when ghost positions travel between ranks, unless the steps are batched).
     const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
     overlap_ = overlap_env && *overlap_env
                    ? std::string(overlap_env) != "0"
@@ -323,7 +323,7 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaStreamSynchronize(stream_));
     name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_;
     if (overlap_) name_ += ", ghost exchange overlapped with the interior forces";
-    if (batch_ranks_ && !one_domain() && batch_ > 1 && !overlap_ && !profile_)
+    if (!one_domain() && batched())
       name_ += ", batched steps across ranks (rebuild test on the GPUs)";
     if (comm_.size() > 1) name_ += "; " + parallel::describe_ranks(1);
   }
@@ -345,9 +345,7 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   void advance(std::uint64_t first_step, int steps) override {
-    // One domain: a single rank, batched when it holds atoms. Across ranks every rank takes the
-    // same path (the choice depends on settings only), since the batches' collectives pair up.
-    if (batch_ > 1 && !profile_ && !overlap_ && (one_domain() ? n_ > 0 : batch_ranks_)) {
+    if (batched()) {
       advance_batched(first_step, steps);
       return;
     }
@@ -546,6 +544,13 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   bool one_domain() const { return grid_.n[0] == 1 && grid_.n[1] == 1 && grid_.n[2] == 1; }
+
+  // Whether advance() takes advance_batched. One domain: a single rank, batched when it holds
+  // atoms. Across ranks every rank takes the same path (the choice depends on settings only),
+  // since the batches' collectives pair up.
+  bool batched() const {
+    return batch_ > 1 && !profile_ && !overlap_ && (one_domain() ? n_ > 0 : batch_ranks_);
+  }
 
   // The steps with one domain on every axis (every ghost stage a device copy) in batches of at
   // most batch_ (PAIRWISE_MD_BATCH), ending a step before the last interval between rebuilds

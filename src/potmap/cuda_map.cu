@@ -787,20 +787,24 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
   // Timed as the one-rank map is (binning and sums, not the set-up above), plus the all-gather;
   // the ranks start together so that the slowest rank's sums are in every rank's time.
   comm.barrier();
-  Events ev, summed_at;  // summed_at.start: this rank's sums done (the all-gather's share apart)
+  Events ev;
+  cudaEvent_t sums_done =
+      nullptr;  // this rank's sums done: the rest is the all-gather (and the wait)
+  PW_CUDA(cudaEventCreate(&sums_done));
   PW_CUDA(cudaEventRecord(ev.start));
   if (slab_sums) slab_sums->sum(mine);
-  PW_CUDA(cudaEventRecord(summed_at.start));
+  PW_CUDA(cudaEventRecord(sums_done));
   gpu->allgather(mine, all.p, block * sizeof(double), nullptr);
   PW_CUDA(cudaEventRecord(ev.stop));
   PW_CUDA(cudaEventSynchronize(ev.stop));
   const std::string note = slab_sums ? slab_sums->note() : std::string();
   float ms = 0, sums_ms = 0;
   PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-  PW_CUDA(cudaEventElapsedTime(&sums_ms, ev.start, summed_at.start));
-  // The slowest rank's sums: the rest of the time is the all-gather (and the wait for that rank).
-  double slowest_sums_ms = sums_ms;
-  comm.allreduce_max(std::span<double>(&slowest_sums_ms, 1));
+  PW_CUDA(cudaEventElapsedTime(&sums_ms, ev.start, sums_done));
+  cudaEventDestroy(sums_done);
+  // The slowest rank's sums and whole time, in one all-reduce.
+  double slowest_ms[2] = {sums_ms, ms};
+  comm.allreduce_max(std::span<double>(slowest_ms, 2));
   MapResult r;
   r.values.resize(lattice.size());
   for (int q = 0; q < ranks; ++q) {  // each rank's planes, without the padding
@@ -811,10 +815,10 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
   }
   r.backend = BackendKind::cuda;
   r.precision = options.precision;
-  r.seconds = ms * 1e-3;  // the slab and the all-gather
+  r.seconds = slowest_ms[1] * 1e-3;  // the slowest rank's slab and the all-gather
   char sums_text[96];
   std::snprintf(sums_text, sizeof sums_text, "; the slowest rank's sums %.3f ms of the %.3f",
-                slowest_sums_ms, double(ms));
+                slowest_ms[0], slowest_ms[1]);
   r.device = device + note + "; slabs of x-planes all-gathered on the GPUs (" + gpu->name() +
              ", blocks of " + std::to_string(block * sizeof(double)) + " bytes" + sums_text + ")";
   return r;

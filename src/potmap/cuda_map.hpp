@@ -31,9 +31,9 @@ std::unique_ptr<FrameMaps> cuda_frame_maps(const Lattice& lattice, const MapOpti
 // that reach it) summed into its block of a device buffer of P equal blocks (padded to the largest
 // slab, as NCCL requires), all-gathered in place on the GPUs through parallel::GpuCollectives
 // (NCCL when it loads, else MPI through host memory), then every rank's planes downloaded into
-// the whole map. MapResult::seconds covers the slab and the all-gather. std::nullopt (on every
-// rank) when the gathered map does not fit in some rank's free device memory: the caller then
-// takes the host path.
+// the whole map. MapResult::seconds is the slowest rank's slab and all-gather (the same on every
+// rank). std::nullopt (on every rank) when the gathered map does not fit in some rank's free
+// device memory: the caller then takes the host path.
 std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice& slab,
                                                const Lattice& lattice, const MapOptions& options);
 

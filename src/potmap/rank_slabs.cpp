@@ -37,8 +37,7 @@ MapResult map_across_ranks(BackendKind backend, const Atoms& atoms, const Lattic
   // cuda: the slabs are all-gathered on the GPUs (std::nullopt where the map does not fit there).
   if (backend == BackendKind::cuda) {
     std::optional<MapResult> on_gpus = cuda_map_across_ranks(reaching, slab, lattice, options);
-    if (on_gpus) {
-      comm.allreduce_max(std::span<double>(&on_gpus->seconds, 1));  // the slowest rank's
+    if (on_gpus) {  // its seconds are already the slowest rank's
       on_gpus->device += ranks();
       return std::move(*on_gpus);
     }

@@ -263,6 +263,7 @@ TEST(MdCudaMpi, BatchedStepsAcrossRanksGiveTheSameTrajectoryBitForBit) {
     const std::string batched = "batched steps across ranks";
     EXPECT_EQ(host.result.output.find(batched), std::string::npos) << host.result.output;
     EXPECT_NE(three.result.output.find(batched), std::string::npos) << three.result.output;
+    EXPECT_NE(eight.result.output.find(batched), std::string::npos) << eight.result.output;
     expect_same_csv(host.dir / "md.csv", three.dir / "md.csv", 0.0, {"wall_s"});
     expect_same_csv(host.dir / "md.csv", eight.dir / "md.csv", 0.0, {"wall_s"});
   }
