@@ -26,10 +26,11 @@
 //                       each pair computed for its own atom (4 threads per atom, 16-byte index
 //                       loads, no atomics, no reverse communication), + the second half kick
 //                       (domain_andersen after it for Andersen)
-// The batched steps (PAIRWISE_MD_BATCH=K > 1, the default K = 8; one domain on every axis, not
-// overlapped, not profiled): K steps launched with no host decision, the rebuild test
-// taken on the device (merge_and_test), every later kernel of the batch returning at once once it
-// fires; one 8-byte download a batch instead of 16 bytes and a synchronization a step
+// The batched steps (PAIRWISE_MD_BATCH=K > 1, the default K = 8; one domain on every axis, or
+// across ranks with PAIRWISE_MD_BATCH_RANKS=1; not profiled): K steps launched with no host
+// decision, the rebuild test taken on the device (merge_and_test; across ranks ranks_top2_test on
+// the NCCL all-gathered top-2 of every rank), every later kernel of the batch returning at once
+// once it fires; one 8-byte download a batch instead of 16 bytes and a synchronization a step
 // (advance_batched).
 // The overlapped step (PAIRWISE_MD_OVERLAP; default on when an axis has more than one domain):
 // domain_list flags the local atoms whose list holds no ghost (interior), DeviceSelect keeps the
@@ -37,24 +38,27 @@
 // interior atoms on interior_stream_ (after an event on the kick) while the forward exchange
 // runs on stream_, then over the boundary atoms on stream_, which waits for the interior's event
 // (Andersen after both): each atom's arithmetic as in one launch, the trajectory bit for bit.
-// A rebuild (at set_state and when the test fires): wrap_and_pack (local atoms into the box, as
-// records), then per axis with more than one domain classify_moves + cub::DeviceSelect (stay,
-// down, up), the counts exchanged on the host, the records through sendrecv, and the local atoms
-// stored in cell order (counting sort of the records' cells, sort_by_cell: neighbours in space are
-// neighbours in memory for the list build and the forces) at set_state and every 8th rebuild
-// (PAIRWISE_MD_RESORT), in between in the records' order, or (one domain on every axis) only
-// wrapped in place (wrap_in_place); then the ghost stages: those of the leading axes with one
-// domain on the device (select_own_ghosts: ghost_stage_flags, ghost_stage_scan, ghost_stage_place,
-// the counts read back once), the others ghost_flags + cub::DeviceSelect into the kept send lists,
-// counts exchanged, positions and slots sent; then the cell list over the domain and its ghost
-// shell (counting sort, sort_by_cell: cells in index order, index order inside a cell,
-// deterministic; PAIRWISE_MD_CELL_SORT=radix: cub::DeviceRadixSort of the cell keys, the same
-// order) and domain_list (a warp per cell: candidates screened against the home atoms' bounding
-// box, tested 32 at a time into hit masks, rows written in whole sectors; mixed's tests in float
-// with the band of r_list decided in double; a count above the capacity grows it and builds
-// again). Thermo: domain_energy (half of each pair's energy and
-// virial per atom) and the kinetic energy, block sums, sum_partials, then a host all-reduce of the
-// three numbers.
+// stream_ has the highest priority and interior_stream_ the lowest, so the exchange's kernels
+// (packing, NCCL's) take SMs as the interior's blocks retire.
+// A rebuild (at set_state and when the test fires): wrap_in_place (local atoms into the box),
+// then per axis with more than one domain classify_leavers + cub::DeviceSelect of the leavers'
+// indices (down, up, all), the leavers packed as records and their slots refilled by the stayers
+// above the new count (fill_holes), the counts exchanged on the host, the records through
+// sendrecv and unpacked after the kept atoms; the local atoms stored in cell order (counting sort
+// of the records' cells, sort_by_cell: neighbours in space are neighbours in memory for the list
+// build and the forces) at set_state and every 8th rebuild (PAIRWISE_MD_RESORT), in between in the
+// slots they had (arrivals after them), or (one domain on every axis) only wrapped in place; then
+// the ghost stages: those of the leading axes with one domain on the device (select_own_ghosts:
+// ghost_stage_flags, ghost_stage_scan, ghost_stage_place, the counts read back once), the others
+// ghost_flags + cub::DeviceSelect into the kept send lists, counts exchanged, positions and slots
+// sent; then the cell list over the domain and its ghost shell (counting sort, sort_by_cell: cells
+// in index order, index order inside a cell, deterministic; PAIRWISE_MD_CELL_SORT=radix:
+// cub::DeviceRadixSort of the cell keys, the same order) and domain_list (a warp per cell:
+// candidates screened against the home atoms' bounding box, tested 32 at a time into hit masks,
+// rows written in whole sectors; mixed's tests in float with the band of r_list decided in double;
+// a count above the capacity grows it and builds again). Thermo: domain_energy (half of each pair's
+// energy and virial per atom) and the kinetic energy, block sums, sum_partials, then a host
+// all-reduce of the three numbers.
 //
 // Precision as the single-GPU cuda engine's storage: single = float positions, velocities and
 // pair arithmetic; mixed = double positions and velocities, float pair terms from fixed-point
@@ -167,8 +171,13 @@ class CudaDomainEngine final : public MdEngine {
   CudaDomainEngine(const EngineOptions& o, Communicator& comm) : options_(o), comm_(comm) {
     std::string note;
     resolve_backend(BackendKind::cuda, &note);
-    PW_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    PW_CUDA(cudaStreamCreateWithFlags(&interior_stream_, cudaStreamNonBlocking));
+    // stream_ (the exchanges: packing kernels and NCCL's) at the highest priority, the interior
+    // forces at the lowest: the block scheduler then gives the exchange's blocks the SMs as the
+    // interior's blocks retire, instead of after the whole interior launch.
+    int lowest = 0, highest = 0;
+    PW_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    PW_CUDA(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, highest));
+    PW_CUDA(cudaStreamCreateWithPriority(&interior_stream_, cudaStreamNonBlocking, lowest));
     PW_CUDA(cudaEventCreateWithFlags(&kicked_, cudaEventDisableTiming));
     PW_CUDA(cudaEventCreateWithFlags(&interior_done_, cudaEventDisableTiming));
     device_ = current_device_name();
@@ -230,15 +239,14 @@ class CudaDomainEngine final : public MdEngine {
     }
     // The batched steps across ranks (PAIRWISE_MD_BATCH_RANKS=1; off by default until measured on
     // several GPUs): the rebuild test on the device from the ranks' all-gathered top-2, so K steps
-    // are launched with no host decision; they take the plain step (overlap off by default).
+    // are launched with no host decision, each overlapped as the per-step path's.
     const char* batch_ranks_env = std::getenv("PAIRWISE_MD_BATCH_RANKS");
     batch_ranks_ = batch_ranks_env && std::string(batch_ranks_env) == "1";
     // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
-    // domain, i.e. when ghost positions travel between ranks, unless the steps are batched).
+    // domain, i.e. when ghost positions travel between ranks; batched or not).
     const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
-    overlap_ = overlap_env && *overlap_env
-                   ? std::string(overlap_env) != "0"
-                   : !batch_ranks_ && (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
+    overlap_ = overlap_env && *overlap_env ? std::string(overlap_env) != "0"
+                                           : (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
     rebuilds_since_sort_ = 0;
@@ -549,7 +557,7 @@ class CudaDomainEngine final : public MdEngine {
   // atoms. Across ranks every rank takes the same path (the choice depends on settings only),
   // since the batches' collectives pair up.
   bool batched() const {
-    return batch_ > 1 && !profile_ && !overlap_ && (one_domain() ? n_ > 0 : batch_ranks_);
+    return batch_ > 1 && !profile_ && (one_domain() ? n_ > 0 && !overlap_ : batch_ranks_);
   }
 
   // The steps with one domain on every axis (every ghost stage a device copy) in batches of at
@@ -576,9 +584,23 @@ class CudaDomainEngine final : public MdEngine {
         const bool ahead = k + j + 1 < steps && d.thermostat != 2;
         if (n_ > 0) kick_drift(step, !kicked_ahead, stop_.get());
         device_rebuild_test(j);
-        forward_ghost_positions(stop_.get());
-        fix_positions(n_, stop_.get());
-        compute_forces(true, step, ahead, stop_.get());
+        if (overlap_ && n_ > 0) {
+          // As the per-step overlapped step, the interior launched after the test (it must see
+          // the stop flag: its forces also apply the next step's first half kick).
+          PW_CUDA(cudaEventRecord(kicked_, stream_));
+          PW_CUDA(cudaStreamWaitEvent(interior_stream_, kicked_, 0));
+          launch_forces(true, ahead, interior_.get(), n_interior_, interior_stream_, stop_.get());
+          PW_CUDA(cudaEventRecord(interior_done_, interior_stream_));
+          forward_ghost_positions(stop_.get());
+          fix_positions(n_, stop_.get());
+          launch_forces(true, ahead, boundary_.get(), n_boundary_, stream_, stop_.get());
+          PW_CUDA(cudaStreamWaitEvent(stream_, interior_done_, 0));
+          andersen(true, step, stop_.get());
+        } else {
+          forward_ghost_positions(stop_.get());
+          fix_positions(n_, stop_.get());
+          compute_forces(true, step, ahead, stop_.get());
+        }
         kicked_ahead = ahead;
       }
       int fired[2] = {0, 0};  // the stop flag, the step's index in the batch
@@ -667,76 +689,37 @@ class CudaDomainEngine final : public MdEngine {
 
   // Wraps the local atoms and (`across_ranks`) sends those outside the domain to the neighbour
   // owning them, one axis at a time (as the cpu domain engine: stays, then those from above, then
-  // from below); then stores them in cell order (the shell grid's cells, index order inside a
-  // cell: deterministic), so that the atoms of a warp are neighbours in space and the list build
-  // and the forces gather from the same few cells.
+  // from below; migrate_leavers); then, at set_state and every resort_every_-th rebuild, stores
+  // them in cell order (the shell grid's cells, index order inside a cell: deterministic), so that
+  // the atoms of a warp are neighbours in space and the list build and the forces gather from the
+  // same few cells.
   void migrate(bool across_ranks) {
-    const std::size_t n = n_;
-    // Stored in cell order at set_state and every resort_every_-th rebuild; in between the atoms
-    // keep their slots (those arriving from other ranks after the staying ones): an atom moves
-    // less than skin / 2 between two builds, so the order stays close to the cells' and the sort
-    // (≈ 0.4 ms of the 0.5 at 2 M atoms) is skipped.
+    // In between the atoms keep their slots (those arriving from other ranks after the staying
+    // ones): an atom moves less than skin / 2 between two builds, so the order stays close to
+    // the cells' and the sort (≈ 0.4 ms of the 0.5 at 2 M atoms) is skipped.
     const bool resort = !across_ranks || ++rebuilds_since_sort_ >= resort_every_;
     if (resort) rebuilds_since_sort_ = 0;
     const bool crossings = across_ranks && (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
-    if (!resort && !crossings) {
-      if (n > 0) {
-        wrap_in_place<<<blocks_of(n), kDomainBlock, 0, stream_>>>(int(n), pos_.get(), image_.get(),
-                                                                  geo_);
-        PW_CUDA_LAUNCH("wrap_in_place");
-      }
-      return;
+    if ((crossings || !resort) && n_ > 0) {
+      wrap_in_place<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), pos_.get(), image_.get(),
+                                                                 geo_);
+      PW_CUDA_LAUNCH("wrap_in_place");
     }
-    moves_a_.reserve(n, stream_);
-    if (n > 0) {
-      wrap_and_pack<<<blocks_of(n), kDomainBlock, 0, stream_>>>(int(n), pos_.get(), vel_.get(),
+    if (crossings)
+      for (int d = 0; d < 3; ++d)
+        if (grid_.n[d] > 1) migrate_leavers(d);
+    if (!resort) return;
+    const std::size_t m = n_;
+    moves_a_.reserve(m, stream_);
+    if (m > 0) {
+      wrap_and_pack<<<blocks_of(m), kDomainBlock, 0, stream_>>>(int(m), pos_.get(), vel_.get(),
                                                                 image_.get(), id_.get(),
                                                                 slot_.get(), geo_, moves_a_.get());
       PW_CUDA_LAUNCH("wrap_and_pack");
     }
-    std::size_t m = n;
-    for (int d = 0; d < 3; ++d) {
-      if (grid_.n[d] == 1 || !across_ranks) continue;
-      flags_.reserve(3 * m, stream_);
-      moves_b_.reserve(m, stream_), send_down_.reserve(m, stream_), send_up_.reserve(m, stream_);
-      unsigned char *stay = flags_.get(), *down = stay + m, *up = down + m;
-      PW_CUDA(cudaMemsetAsync(counters_.get() + 3, 0, sizeof(int), stream_));
-      if (m > 0) {
-        classify_moves<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
-            int(m), moves_a_.get(), geo_, d, stay, down, up,
-            reinterpret_cast<unsigned*>(counters_.get() + 3));
-        PW_CUDA_LAUNCH("classify_moves");
-      }
-      select(moves_a_.get(), stay, moves_b_.get(), m, 0);
-      select(moves_a_.get(), down, send_down_.get(), m, 1);
-      select(moves_a_.get(), up, send_up_.get(), m, 2);
-      const std::vector<int> c = read_counters(4);
-      if (c[3] != 0)
-        throw Error("atom id " + std::to_string(unsigned(c[3]) - 1u) +
-                        " crossed more than one domain between two neighbour-list builds",
-                    "md domain decomposition");
-      const std::size_t stay_n = std::size_t(c[0]), down_n = std::size_t(c[1]),
-                        up_n = std::size_t(c[2]);
-      const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
-      const std::size_t from_high = exchange_count(down_n, low, high);
-      const std::size_t from_low = exchange_count(up_n, high, low);
-      moves_b_.reserve(stay_n + from_high + from_low, stream_, true, stay_n);
-      gpu_->sendrecv(send_down_.get(), down_n * sizeof(Record), low, moves_b_.get() + stay_n,
-                     from_high * sizeof(Record), high, stream_);
-      gpu_->sendrecv(send_up_.get(), up_n * sizeof(Record), high,
-                     moves_b_.get() + stay_n + from_high, from_low * sizeof(Record), low, stream_);
-      m = stay_n + from_high + from_low;
-      moves_a_.swap(moves_b_);
-    }
     reserve_local(m, false);
     pos_.reserve(m, stream_), slot_.reserve(m, stream_);
-    n_ = m;
-    if (m > 0 && !resort) {
-      unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
-          int(m), moves_a_.get(), static_cast<const int*>(nullptr), pos_.get(), vel_.get(),
-          image_.get(), id_.get(), slot_.get());
-      PW_CUDA_LAUNCH("unpack_records");
-    } else if (m > 0 && !radix_cells_) {
+    if (m > 0 && !radix_cells_) {
       sort_by_cell(m, nullptr, moves_a_.get(), static_cast<R4*>(nullptr));
       unpack_records<<<blocks_of(m), kDomainBlock, 0, stream_>>>(
           int(m), moves_a_.get(), order_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
@@ -754,6 +737,74 @@ class CudaDomainEngine final : public MdEngine {
           slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
+  }
+
+  // The local atoms (wrapped) owned by the neighbours along d go to them, only those move: the
+  // leavers' indices selected (down, up, all) and packed as records; their slots below the new
+  // count n − leavers refilled by the stayers above it (fill_holes); the arrivals (from above,
+  // then from below) unpacked after. O(leavers) but for the flags and the selections' 5 bytes an
+  // atom; one synchronization (the counts) and the two counts exchanged on the host.
+  void migrate_leavers(int d) {
+    const std::size_t n = n_;
+    fill_iota_to(n);
+    flags_.reserve(4 * n, stream_);
+    unsigned char *stay = flags_.get(), *down = stay + n, *up = down + n, *leave = up + n;
+    leave_down_.reserve(n, stream_), leave_up_.reserve(n, stream_), holes_.reserve(n, stream_);
+    PW_CUDA(cudaMemsetAsync(counters_.get() + 3, 0, sizeof(int), stream_));
+    if (n > 0) {
+      classify_leavers<<<blocks_of(n), kDomainBlock, 0, stream_>>>(
+          int(n), pos_.get(), id_.get(), geo_, d, stay, down, up, leave,
+          reinterpret_cast<unsigned*>(counters_.get() + 3));
+      PW_CUDA_LAUNCH("classify_leavers");
+    }
+    select(iota_.get(), down, leave_down_.get(), n, 0);
+    select(iota_.get(), up, leave_up_.get(), n, 1);
+    select(iota_.get(), leave, holes_.get(), n, 2);
+    const std::vector<int> c = read_counters(4);
+    if (c[3] != 0)
+      throw Error("atom id " + std::to_string(unsigned(c[3]) - 1u) +
+                      " crossed more than one domain between two neighbour-list builds",
+                  "md domain decomposition");
+    const std::size_t down_n = std::size_t(c[0]), up_n = std::size_t(c[1]);
+    const std::size_t leavers = down_n + up_n, kept = n - leavers;
+    send_down_.reserve(down_n, stream_), send_up_.reserve(up_n, stream_);
+    auto pack = [&](std::size_t count, const int* list, Record* out) {
+      if (count == 0) return;
+      pack_leavers<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+          int(count), list, pos_.get(), vel_.get(), image_.get(), id_.get(), slot_.get(), out);
+      PW_CUDA_LAUNCH("pack_leavers");
+    };
+    pack(down_n, leave_down_.get(), send_down_.get());
+    pack(up_n, leave_up_.get(), send_up_.get());
+    if (leavers > 0) {
+      // The holes are the first of the ascending leavers (those below `kept`), as many as the
+      // stayers in [kept, n).
+      fillers_.reserve(leavers, stream_);
+      select(iota_.get() + kept, stay + kept, fillers_.get(), leavers, 6);
+      fill_holes<<<blocks_of(leavers), kDomainBlock, 0, stream_>>>(
+          counters_.get() + 6, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
+          id_.get(), slot_.get());
+      PW_CUDA_LAUNCH("fill_holes");
+    }
+    const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
+    const std::size_t from_high = exchange_count(down_n, low, high);
+    const std::size_t from_low = exchange_count(up_n, high, low);
+    const std::size_t arrivals = from_high + from_low, m = kept + arrivals;
+    moves_b_.reserve(arrivals, stream_);
+    gpu_->sendrecv_async(send_down_.get(), down_n * sizeof(Record), low, moves_b_.get(),
+                         from_high * sizeof(Record), high, stream_);
+    gpu_->sendrecv_async(send_up_.get(), up_n * sizeof(Record), high, moves_b_.get() + from_high,
+                         from_low * sizeof(Record), low, stream_);
+    n_ = kept;  // the slots [0, kept) are kept through any growth below
+    reserve_local(m, true);
+    pos_.reserve(m, stream_, true, kept), slot_.reserve(m, stream_, true, kept);
+    if (arrivals > 0) {
+      unpack_records<<<blocks_of(arrivals), kDomainBlock, 0, stream_>>>(
+          int(arrivals), moves_b_.get(), static_cast<const int*>(nullptr), pos_.get() + kept,
+          vel_.get() + kept, image_.get() + kept, id_.get() + kept, slot_.get() + kept);
+      PW_CUDA_LAUNCH("unpack_records");
+    }
+    n_ = m;
   }
 
   // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
@@ -855,10 +906,10 @@ class CudaDomainEngine final : public MdEngine {
                 send_slot_.get());
             PW_CUDA_LAUNCH("pack_ghosts");
           }
-          gpu_->sendrecv(send_pos_.get(), out * sizeof(R4), to, pos_.get() + held, in * sizeof(R4),
-                         from, stream_);
-          gpu_->sendrecv(send_slot_.get(), out * sizeof(int), to, slot_.get() + held,
-                         in * sizeof(int), from, stream_);
+          gpu_->sendrecv_async(send_pos_.get(), out * sizeof(R4), to, pos_.get() + held,
+                               in * sizeof(R4), from, stream_);
+          gpu_->sendrecv_async(send_slot_.get(), out * sizeof(int), to, slot_.get() + held,
+                               in * sizeof(int), from, stream_);
         }
         sent_[d][side] = out, received_[d][side] = in;
         held += in;
@@ -953,15 +1004,13 @@ class CudaDomainEngine final : public MdEngine {
             R(grid_.shift(d, 0)), R(grid_.shift(d, 1)), target0, target1, stop);
         PW_CUDA_LAUNCH("pack_ghost_sides");
       }
-      // In a batch (`stop` given) the messages stay ordered on the stream with no host wait (NCCL;
-      // the MPI fallback waits all the same). After the test has fired the packs return at once
-      // and what travels is never read: the rebuild that follows sends every ghost anew.
+      // The messages stay ordered on the stream with no host wait (NCCL; the MPI fallback waits
+      // all the same): the boundary forces that read them follow on stream_. In a batch, after
+      // the test has fired the packs return at once and what travels is never read: the rebuild
+      // that follows sends every ghost anew.
       auto sendrecv = [&](const R4* send, std::size_t out, int to, R4* recv, std::size_t in,
                           int from) {
-        if (stop)
-          gpu_->sendrecv_async(send, out * sizeof(R4), to, recv, in * sizeof(R4), from, stream_);
-        else
-          gpu_->sendrecv(send, out * sizeof(R4), to, recv, in * sizeof(R4), from, stream_);
+        gpu_->sendrecv_async(send, out * sizeof(R4), to, recv, in * sizeof(R4), from, stream_);
       };
       if (grid_.n[d] == 2) {
         // Both neighbours are one rank, and the two sides' ghosts are adjacent slots on both
@@ -1274,6 +1323,7 @@ class CudaDomainEngine final : public MdEngine {
   // Migration.
   DeviceArray<Record> moves_a_, moves_b_, send_down_, send_up_;
   DeviceArray<unsigned char> flags_;
+  DeviceArray<int> leave_down_, leave_up_, holes_, fillers_;  // migrate_leavers' index lists
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
   DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
@@ -1281,8 +1331,8 @@ class CudaDomainEngine final : public MdEngine {
   // offsets from the shell's corner, the band of r_list decided in double (domain_list, Exact).
   bool float_lists_ = false;
   DeviceArray<float4> cell_pos_f_;
-  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell),
-  // CUB's scratch.
+  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell,
+  // 6 the migration's fillers), CUB's scratch.
   DeviceArray<double2> top2_;
   DeviceArray<double2> rank_top2_;  // every rank's merged top-2 (the batched steps across ranks)
   // The batched steps (advance_batched): steps a batch (PAIRWISE_MD_BATCH; 1: the per-step host

@@ -225,22 +225,53 @@ __global__ void wrap_in_place(int n, R4* __restrict__ pos, int4* __restrict__ im
   pos[i] = p, image[i] = m;
 }
 
-// Which way each record goes along d: stays, down (to coord − 1) or up (coord + 1); an atom owned
-// by a domain further away sets *far to its id + 1 (a clear error on the host).
+// Which way each local atom (wrapped into the box) goes along d: stays, down (to coord − 1) or up
+// (coord + 1); leave = down or up. An atom owned by a domain further away sets *far to its id + 1
+// (a clear error on the host).
 template <class R4>
-__global__ void classify_moves(int n, const MoveRecord<R4>* __restrict__ rec, DomainP g, int d,
-                               unsigned char* __restrict__ stay, unsigned char* __restrict__ down,
-                               unsigned char* __restrict__ up, unsigned* far) {
+__global__ void classify_leavers(int n, const R4* __restrict__ pos, const unsigned* __restrict__ id,
+                                 DomainP g, int d, unsigned char* __restrict__ stay,
+                                 unsigned char* __restrict__ down, unsigned char* __restrict__ up,
+                                 unsigned char* __restrict__ leave, unsigned* far) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const double x = coordinate(rec[i].pos, d);
+  const double x = coordinate(pos[i], d);
   int c = int(floor((x - g.box_lo[d]) / g.length[d] * g.n[d]));
   c = c < 0 ? 0 : (c > g.n[d] - 1 ? g.n[d] - 1 : c);
   const int me = g.coord[d];
   const bool s = c == me, lo = !s && c == (me + g.n[d] - 1) % g.n[d],
              hi = !s && !lo && c == (me + 1) % g.n[d];
-  stay[i] = s, down[i] = lo, up[i] = hi;
-  if (!s && !lo && !hi) atomicMax(far, rec[i].id + 1u);
+  stay[i] = s, down[i] = lo, up[i] = hi, leave[i] = !s;
+  if (!s && !lo && !hi) atomicMax(far, id[i] + 1u);
+}
+
+// The listed local atoms as records (the atoms leaving the domain, before their slots are
+// refilled).
+template <class R4>
+__global__ void pack_leavers(int n, const int* __restrict__ list, const R4* __restrict__ pos,
+                             const R4* __restrict__ vel, const int4* __restrict__ image,
+                             const unsigned* __restrict__ id, const int* __restrict__ slot,
+                             MoveRecord<R4>* __restrict__ out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int k = list[i];
+  MoveRecord<R4> r;
+  r.pos = pos[k], r.vel = vel[k], r.image = image[k], r.id = id[k], r.slot = slot[k];
+  out[i] = r;
+}
+
+// The leavers' slots below the new count refilled by the staying atoms above it, pair i: the i-th
+// hole (ascending) takes the i-th such stayer (ascending); *count pairs (as many holes as stayers
+// above, holes below and fillers above the new count: no slot is both read and written).
+template <class R4>
+__global__ void fill_holes(const int* __restrict__ count, const int* __restrict__ holes,
+                           const int* __restrict__ fillers, R4* __restrict__ pos,
+                           R4* __restrict__ vel, int4* __restrict__ image,
+                           unsigned* __restrict__ id, int* __restrict__ slot) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= *count) return;
+  const int h = holes[i], f = fillers[i];
+  pos[h] = pos[f], vel[h] = vel[f], image[h] = image[f], id[h] = id[f], slot[h] = slot[f];
 }
 
 // The local arrays from the records, record order[i] into slot i (record i when order is null).

@@ -233,7 +233,8 @@ TEST(MdCudaMpi, BatchedStepsGiveTheSameTrajectoryAndRebuildsBitForBit) {
 // ranks' all-gathered top-2, the ghost positions sent with no host wait) against the per-step host
 // test of the plain step (=0; both PAIRWISE_MD_OVERLAP=0): the same kernels in the same order, so
 // bit for bit the same thermo and rebuild counts; 2 ranks (1x1x2) in double and mixed, 3 ranks
-// with an empty domain (7 atoms) with Langevin and Andersen; batches of 3 and 8.
+// with an empty domain (7 atoms) with Langevin and Andersen; batches of 3 and 8, and of 8 with the
+// overlapped step (PAIRWISE_MD_OVERLAP=1: the interior forces beside the exchange).
 TEST(MdCudaMpi, BatchedStepsAcrossRanksGiveTheSameTrajectoryBitForBit) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const auto seven = fresh_dir("md-cuda-batch-ranks-seven");
@@ -258,7 +259,9 @@ TEST(MdCudaMpi, BatchedStepsAcrossRanksGiveTheSameTrajectoryBitForBit) {
     const MdRun host = run("host", "PAIRWISE_MD_BATCH=8 PAIRWISE_MD_BATCH_RANKS=0");
     const MdRun three = run("3", "PAIRWISE_MD_BATCH=3 PAIRWISE_MD_BATCH_RANKS=1");
     const MdRun eight = run("8", "PAIRWISE_MD_BATCH=8 PAIRWISE_MD_BATCH_RANKS=1");
-    for (const MdRun* r : {&host, &three, &eight})
+    const MdRun overlapped =
+        run("8-overlap", "PAIRWISE_MD_OVERLAP=1 PAIRWISE_MD_BATCH=8 PAIRWISE_MD_BATCH_RANKS=1");
+    for (const MdRun* r : {&host, &three, &eight, &overlapped})
       ASSERT_EQ(r->result.code, 0) << c.name << "\n" << r->result.output;
     const std::string batched = "batched steps across ranks";
     EXPECT_EQ(host.result.output.find(batched), std::string::npos) << host.result.output;
@@ -266,6 +269,11 @@ TEST(MdCudaMpi, BatchedStepsAcrossRanksGiveTheSameTrajectoryBitForBit) {
     EXPECT_NE(eight.result.output.find(batched), std::string::npos) << eight.result.output;
     expect_same_csv(host.dir / "md.csv", three.dir / "md.csv", 0.0, {"wall_s"});
     expect_same_csv(host.dir / "md.csv", eight.dir / "md.csv", 0.0, {"wall_s"});
+    EXPECT_NE(overlapped.result.output.find(batched), std::string::npos)
+        << overlapped.result.output;
+    EXPECT_NE(overlapped.result.output.find("overlapped"), std::string::npos)
+        << overlapped.result.output;
+    expect_same_csv(host.dir / "md.csv", overlapped.dir / "md.csv", 0.0, {"wall_s"});
   }
 }
 
