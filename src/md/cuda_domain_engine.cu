@@ -32,7 +32,7 @@
 // the NCCL all-gathered top-2 of every rank), every later kernel of the batch returning at once
 // once it fires; one 8-byte download a batch instead of 16 bytes and a synchronization a step
 // (advance_batched).
-// The overlapped step (PAIRWISE_MD_OVERLAP; default on when an axis has more than one domain):
+// The overlapped step (PAIRWISE_MD_OVERLAP=1; off by default, measured slower on 2 and 4 H200s):
 // domain_list flags the local atoms whose list holds no ghost (interior), DeviceSelect keeps the
 // interior and boundary index lists; a step without a rebuild runs domain_forces over the
 // interior atoms on interior_stream_ (after an event on the kick) while the forward exchange
@@ -40,14 +40,16 @@
 // (Andersen after both): each atom's arithmetic as in one launch, the trajectory bit for bit.
 // stream_ has the highest priority and interior_stream_ the lowest, so the exchange's kernels
 // (packing, NCCL's) take SMs as the interior's blocks retire.
-// A rebuild (at set_state and when the test fires): wrap_in_place (local atoms into the box),
-// then per axis with more than one domain classify_leavers + cub::DeviceSelect of the leavers'
-// indices (down, up, all), the leavers packed as records and their slots refilled by the stayers
-// above the new count (fill_holes), the counts exchanged on the host, the records through
-// sendrecv and unpacked after the kept atoms; the local atoms stored in cell order (counting sort
-// of the records' cells, sort_by_cell: neighbours in space are neighbours in memory for the list
-// build and the forces) at set_state and every 8th rebuild (PAIRWISE_MD_RESORT), in between in the
-// slots they had (arrivals after them), or (one domain on every axis) only wrapped in place; then
+// A rebuild (at set_state and when the test fires): per axis with more than one domain
+// leaver_flags (the first also wraps the local atoms into the box), leaver_scan and leaver_place
+// (the leavers of each way, the holes below the new count and the stayers above it that fill
+// them, in three launches), the leavers packed as records and their slots refilled (fill_holes),
+// the counts exchanged on the host, the records through sendrecv and unpacked after the kept
+// atoms; the local atoms stored in cell order (counting sort of the records' cells, sort_by_cell:
+// neighbours in space are neighbours in memory for the list build and the forces) at set_state
+// and at the first rebuild `sort_every` steps after the last sort (PAIRWISE_MD_RESORT=K: every
+// K-th rebuild), in between in the slots they had (arrivals after them), or (one domain on every
+// axis) only wrapped in place (wrap_in_place); then
 // the ghost stages: those of the leading axes with one domain on the device (select_own_ghosts:
 // ghost_stage_flags, ghost_stage_scan, ghost_stage_place, the counts read back once), the others
 // ghost_flags + cub::DeviceSelect into the kept send lists, counts exchanged, positions and slots
@@ -128,9 +130,6 @@ class DeviceArray {
   engine::DeviceBuffer buffer_;
 };
 
-// The local atoms are sorted into cell order at every kResortEvery-th rebuild (migrate).
-constexpr int kResortEvery = 8;
-
 // Steps a batch with one domain on every axis (advance_batched): PAIRWISE_MD_BATCH=K (1: the
 // per-step host test); unset, kDefaultBatch (measured on the H200, 1x1x1 mixed: +2.3 % at
 // 256,000 atoms, +0.2 to +1.2 % at 2 M, within noise at 8 M; docs/distributed.md).
@@ -199,6 +198,15 @@ class CudaDomainEngine final : public MdEngine {
                    timed_rebuilds_ ? 1e6 * t_phase_[1] / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[2] / timed_rebuilds_ : 0.0,
                    timed_rebuilds_ ? 1e6 * t_phase_[3] / timed_rebuilds_ : 0.0);
+    if (profile_ && timed_rebuilds_ > 0 && !one_domain())
+      std::fprintf(stderr,
+                   "# md cuda domains, rank %d, migration a rebuild: wrap %.0f us, leavers' flags "
+                   "and selections to their counts %.0f, packing, refill and the counts' exchange "
+                   "%.0f, transfer and unpacking %.0f, re-sort %.0f (%d re-sorts)\n",
+                   comm_.rank(), 1e6 * t_migration_[0] / timed_rebuilds_,
+                   1e6 * t_migration_[1] / timed_rebuilds_, 1e6 * t_migration_[2] / timed_rebuilds_,
+                   1e6 * t_migration_[3] / timed_rebuilds_, 1e6 * t_migration_[4] / timed_rebuilds_,
+                   resorts_);
     gpu_.reset();
     if (kicked_) cudaEventDestroy(kicked_);
     if (interior_done_) cudaEventDestroy(interior_done_);
@@ -242,14 +250,17 @@ class CudaDomainEngine final : public MdEngine {
     // are launched with no host decision, each overlapped as the per-step path's.
     const char* batch_ranks_env = std::getenv("PAIRWISE_MD_BATCH_RANKS");
     batch_ranks_ = batch_ranks_env && std::string(batch_ranks_env) == "1";
-    // The overlapped step (PAIRWISE_MD_OVERLAP=0/1; by default on when an axis has more than one
-    // domain, i.e. when ghost positions travel between ranks; batched or not).
+    // The overlapped step (PAIRWISE_MD_OVERLAP=1; off by default: with the messages sent with no
+    // host wait the exchange takes ≈ 40-60 µs of a 2 M-atom step, less than what the split costs,
+    // two force launches and the interior and boundary selections at each rebuild. 4 H200s,
+    // 500 steps of in.lj in single: 2 ranks, 2,048,000 atoms each, 4.80-4.83 G atom-steps/s
+    // overlapped against 4.96-5.09 G not; 8,192,000 each 5.22-5.29 G against 5.48 G; 4 ranks 8.72
+    // and 9.50 G against 8.82 and 9.71 G; docs/distributed.md).
     const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
-    overlap_ = overlap_env && *overlap_env ? std::string(overlap_env) != "0"
-                                           : (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
+    overlap_ = overlap_env && std::string(overlap_env) == "1";
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
-    resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : kResortEvery;
-    rebuilds_since_sort_ = 0;
+    resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : 0;
+    rebuilds_since_sort_ = 0, steps_since_sort_ = 0;
     const char* ghosts_env = std::getenv("PAIRWISE_MD_GHOSTS");
     device_ghosts_ = !(ghosts_env && std::string(ghosts_env) == "host");
     const char* slack_env = std::getenv("PAIRWISE_MD_GHOST_SLACK");
@@ -364,6 +375,7 @@ class CudaDomainEngine final : public MdEngine {
       const std::uint64_t step = first_step + std::uint64_t(k);
       const bool ahead = k + 1 < steps && d.thermostat != 2;
       const auto t0 = clock::now();
+      ++steps_since_sort_;
       if (n_ > 0) kick_drift(step, !kicked_ahead);
       const bool rebuild_now = rebuild_test();
       const auto t1 = clock::now();
@@ -607,9 +619,10 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA(cudaMemcpyAsync(fired, stop_.get(), sizeof fired, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
       if (!fired[0]) {
-        k += count, since_ += count;
+        k += count, since_ += count, steps_since_sort_ += std::uint64_t(count);
         continue;
       }
+      steps_since_sort_ += std::uint64_t(fired[1]) + 1;
       const int s = k + fired[1];
       const bool ahead = s + 1 < steps && d.thermostat != 2;
       rebuild(true);
@@ -668,7 +681,10 @@ class CudaDomainEngine final : public MdEngine {
       t_phase_[k] += std::chrono::duration<double>(now - mark).count();
       mark = now;
     };
+    timing_migration_ = profile_ && migrate_atoms;
+    migration_mark_ = clock::now();
     migrate(migrate_atoms);
+    timing_migration_ = false;
     phase(0);
     exchange_ghosts();
     phase(1);
@@ -689,25 +705,32 @@ class CudaDomainEngine final : public MdEngine {
 
   // Wraps the local atoms and (`across_ranks`) sends those outside the domain to the neighbour
   // owning them, one axis at a time (as the cpu domain engine: stays, then those from above, then
-  // from below; migrate_leavers); then, at set_state and every resort_every_-th rebuild, stores
-  // them in cell order (the shell grid's cells, index order inside a cell: deterministic), so that
-  // the atoms of a warp are neighbours in space and the list build and the forces gather from the
-  // same few cells.
+  // from below; migrate_leavers); then, at set_state and at the first rebuild `sort_every` steps
+  // after the last sort (the single-GPU engine's [neighbor] sort_every, 1,000 by default; 0:
+  // never; PAIRWISE_MD_RESORT=K instead: every K-th rebuild), stores them in cell order (the shell
+  // grid's cells, index order inside a cell: deterministic), so that the atoms of a warp are
+  // neighbours in space and the list build and the forces gather from the same few cells.
   void migrate(bool across_ranks) {
     // In between the atoms keep their slots (those arriving from other ranks after the staying
     // ones): an atom moves less than skin / 2 between two builds, so the order stays close to
     // the cells' and the sort (≈ 0.4 ms of the 0.5 at 2 M atoms) is skipped.
-    const bool resort = !across_ranks || ++rebuilds_since_sort_ >= resort_every_;
-    if (resort) rebuilds_since_sort_ = 0;
+    const bool due =
+        resort_every_ > 0
+            ? ++rebuilds_since_sort_ >= resort_every_
+            : options_.sort_every > 0 && steps_since_sort_ >= std::uint64_t(options_.sort_every);
+    const bool resort = !across_ranks || due;
+    if (resort) rebuilds_since_sort_ = 0, steps_since_sort_ = 0, resorts_ += across_ranks;
     const bool crossings = across_ranks && (grid_.n[0] > 1 || grid_.n[1] > 1 || grid_.n[2] > 1);
-    if ((crossings || !resort) && n_ > 0) {
+    if (!crossings && !resort && n_ > 0) {
       wrap_in_place<<<blocks_of(n_), kDomainBlock, 0, stream_>>>(int(n_), pos_.get(), image_.get(),
                                                                  geo_);
       PW_CUDA_LAUNCH("wrap_in_place");
     }
+    mark_migration(0);
+    bool wrapped = !crossings;  // else by the first axis's leaver_flags
     if (crossings)
       for (int d = 0; d < 3; ++d)
-        if (grid_.n[d] > 1) migrate_leavers(d);
+        if (grid_.n[d] > 1) migrate_leavers(d, !wrapped), wrapped = true;
     if (!resort) return;
     const std::size_t m = n_;
     moves_a_.reserve(m, stream_);
@@ -737,30 +760,37 @@ class CudaDomainEngine final : public MdEngine {
           slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
+    mark_migration(4);
   }
 
-  // The local atoms (wrapped) owned by the neighbours along d go to them, only those move: the
-  // leavers' indices selected (down, up, all) and packed as records; their slots below the new
-  // count n − leavers refilled by the stayers above it (fill_holes); the arrivals (from above,
-  // then from below) unpacked after. O(leavers) but for the flags and the selections' 5 bytes an
-  // atom; one synchronization (the counts) and the two counts exchanged on the host.
-  void migrate_leavers(int d) {
+  // The local atoms owned by the neighbours along d go to them, only those move: leaver_flags
+  // (`wrap`: the atoms wrapped into the box first), leaver_scan and leaver_place list the leavers
+  // of each way, the holes (leavers below the new count n − leavers) and the fillers (stayers at
+  // or above it); the leavers packed as records, the holes refilled (fill_holes), the arrivals
+  // (from above, then from below) unpacked after. One pass over the positions, one over the
+  // ways' bytes; one synchronization (the counts) and the two counts exchanged on the host.
+  void migrate_leavers(int d, bool wrap) {
     const std::size_t n = n_;
-    fill_iota_to(n);
-    flags_.reserve(4 * n, stream_);
-    unsigned char *stay = flags_.get(), *down = stay + n, *up = down + n, *leave = up + n;
-    leave_down_.reserve(n, stream_), leave_up_.reserve(n, stream_), holes_.reserve(n, stream_);
-    PW_CUDA(cudaMemsetAsync(counters_.get() + 3, 0, sizeof(int), stream_));
+    const std::size_t blocks = (n + kLeaverBlock - 1) / kLeaverBlock;
+    flags_.reserve(n, stream_), leaver_blocks_.reserve(blocks, stream_);
+    leave_down_.reserve(n, stream_), leave_up_.reserve(n, stream_);
+    holes_.reserve(n, stream_), fillers_.reserve(n, stream_);
+    // counters: 0 and 1 the down and up leavers, 2 the holes, 3 an atom going further (id + 1)
+    PW_CUDA(cudaMemsetAsync(counters_.get(), 0, 4 * sizeof(int), stream_));
     if (n > 0) {
-      classify_leavers<<<blocks_of(n), kDomainBlock, 0, stream_>>>(
-          int(n), pos_.get(), id_.get(), geo_, d, stay, down, up, leave,
-          reinterpret_cast<unsigned*>(counters_.get() + 3));
-      PW_CUDA_LAUNCH("classify_leavers");
+      leaver_flags<<<int(blocks), kLeaverBlock, 0, stream_>>>(
+          int(n), pos_.get(), image_.get(), id_.get(), geo_, d, wrap, flags_.get(),
+          leaver_blocks_.get(), reinterpret_cast<unsigned*>(counters_.get() + 3));
+      PW_CUDA_LAUNCH("leaver_flags");
+      leaver_scan<<<1, 1024, 0, stream_>>>(int(blocks), leaver_blocks_.get(), counters_.get());
+      PW_CUDA_LAUNCH("leaver_scan");
+      leaver_place<<<int(blocks), kLeaverBlock, 0, stream_>>>(
+          int(n), flags_.get(), leaver_blocks_.get(), counters_.get(), leave_down_.get(),
+          leave_up_.get(), holes_.get(), fillers_.get(), counters_.get() + 2);
+      PW_CUDA_LAUNCH("leaver_place");
     }
-    select(iota_.get(), down, leave_down_.get(), n, 0);
-    select(iota_.get(), up, leave_up_.get(), n, 1);
-    select(iota_.get(), leave, holes_.get(), n, 2);
     const std::vector<int> c = read_counters(4);
+    mark_migration(1);
     if (c[3] != 0)
       throw Error("atom id " + std::to_string(unsigned(c[3]) - 1u) +
                       " crossed more than one domain between two neighbour-list builds",
@@ -777,12 +807,8 @@ class CudaDomainEngine final : public MdEngine {
     pack(down_n, leave_down_.get(), send_down_.get());
     pack(up_n, leave_up_.get(), send_up_.get());
     if (leavers > 0) {
-      // The holes are the first of the ascending leavers (those below `kept`), as many as the
-      // stayers in [kept, n).
-      fillers_.reserve(leavers, stream_);
-      select(iota_.get() + kept, stay + kept, fillers_.get(), leavers, 6);
       fill_holes<<<blocks_of(leavers), kDomainBlock, 0, stream_>>>(
-          counters_.get() + 6, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
+          counters_.get() + 2, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
           id_.get(), slot_.get());
       PW_CUDA_LAUNCH("fill_holes");
     }
@@ -790,6 +816,7 @@ class CudaDomainEngine final : public MdEngine {
     const std::size_t from_high = exchange_count(down_n, low, high);
     const std::size_t from_low = exchange_count(up_n, high, low);
     const std::size_t arrivals = from_high + from_low, m = kept + arrivals;
+    mark_migration(2);
     moves_b_.reserve(arrivals, stream_);
     gpu_->sendrecv_async(send_down_.get(), down_n * sizeof(Record), low, moves_b_.get(),
                          from_high * sizeof(Record), high, stream_);
@@ -805,6 +832,7 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA_LAUNCH("unpack_records");
     }
     n_ = m;
+    mark_migration(3);
   }
 
   // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
@@ -1277,8 +1305,11 @@ class CudaDomainEngine final : public MdEngine {
   DeviceArray<unsigned char> split_;
   DeviceArray<int> interior_, boundary_;
   std::size_t n_interior_ = 0, n_boundary_ = 0;
-  // The local atoms' cell-order sort: every resort_every_-th rebuild (PAIRWISE_MD_RESORT).
-  int resort_every_ = kResortEvery, rebuilds_since_sort_ = 0;
+  // The local atoms' cell-order sort (migrate): `sort_every` steps apart, or every
+  // resort_every_-th rebuild (PAIRWISE_MD_RESORT; 0: unset); the re-sorts done at rebuilds.
+  int resort_every_ = 0, rebuilds_since_sort_ = 0;
+  std::uint64_t steps_since_sort_ = 0;
+  long long resorts_ = 0;
   FixedP fixed_p_{};
   DeviceArray<int4> fixed_;  // the held atoms' fixed-point positions (use_fixed_)
   // Mixed's rebuild test from the fixed-point copies (domain_kick_drift's x0_fixed; with
@@ -1324,6 +1355,7 @@ class CudaDomainEngine final : public MdEngine {
   DeviceArray<Record> moves_a_, moves_b_, send_down_, send_up_;
   DeviceArray<unsigned char> flags_;
   DeviceArray<int> leave_down_, leave_up_, holes_, fillers_;  // migrate_leavers' index lists
+  DeviceArray<int2> leaver_blocks_;                           // leaver_flags' block counts
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
   DeviceArray<R4> cell_pos_;  // the held atoms' positions in cell order (the build's candidates)
@@ -1331,8 +1363,8 @@ class CudaDomainEngine final : public MdEngine {
   // offsets from the shell's corner, the band of r_list decided in double (domain_list, Exact).
   bool float_lists_ = false;
   DeviceArray<float4> cell_pos_f_;
-  // Reductions, counters (0-2 selections, 3 far atom, 4 overflow, 5 the list build's next cell,
-  // 6 the migration's fillers), CUB's scratch.
+  // Reductions, counters (0-2 selections or the migration's counts, 3 far atom, 4 overflow, 5 the
+  // list build's next cell), CUB's scratch.
   DeviceArray<double2> top2_;
   DeviceArray<double2> rank_top2_;  // every rank's merged top-2 (the batched steps across ranks)
   // The batched steps (advance_batched): steps a batch (PAIRWISE_MD_BATCH; 1: the per-step host
@@ -1350,6 +1382,18 @@ class CudaDomainEngine final : public MdEngine {
   bool profile_ = false;
   double t_step_ = 0, t_test_ = 0, t_forward_ = 0, t_rebuild_ = 0;
   double t_phase_[4] = {0, 0, 0, 0};  // rebuilds: migration, ghosts, cell list, neighbour lists
+  // PAIRWISE_MD_PROFILE: the migration's parts (wrap, the leavers' counts, packing and refill,
+  // transfer, re-sort), host-timed with the stream synchronized at each mark.
+  double t_migration_[5] = {0, 0, 0, 0, 0};
+  bool timing_migration_ = false;
+  std::chrono::steady_clock::time_point migration_mark_;
+  void mark_migration(int k) {
+    if (!timing_migration_) return;
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    const auto now = std::chrono::steady_clock::now();
+    t_migration_[k] += std::chrono::duration<double>(now - migration_mark_).count();
+    migration_mark_ = now;
+  }
   long long timed_steps_ = 0, timed_rebuilds_ = 0;
 };
 

@@ -204,45 +204,144 @@ __global__ void wrap_and_pack(int n, const R4* __restrict__ pos, const R4* __res
   out[i] = r;
 }
 
-// wrap_and_pack's wrap in place (a rebuild with no atom crossing to another rank and no re-sort).
+// wrap_and_pack's wrap of local atom i in place (p: its position, updated): its position and
+// image flags written only when it moved, the flags read only then (a rebuild reads 16 bytes an
+// atom instead of 32).
 template <class R4>
-__global__ void wrap_in_place(int n, R4* __restrict__ pos, int4* __restrict__ image, DomainP g) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  R4 p = pos[i];
-  int4 m = image[i];
+__device__ __forceinline__ void wrap_atom(int i, R4& p, R4* __restrict__ pos,
+                                          int4* __restrict__ image, const DomainP& g) {
   double x[3] = {double(p.x), double(p.y), double(p.z)};
-  int* c[3] = {&m.x, &m.y, &m.z};
+  int shift[3] = {0, 0, 0};
   bool moved = false;
   for (int d = 0; d < 3; ++d) {
     const double k = floor((x[d] - g.box_lo[d]) / g.length[d]);
-    if (k != 0 && k == k) x[d] -= k * g.length[d], *c[d] += int(k), moved = true;
+    if (k != 0 && k == k) x[d] -= k * g.length[d], shift[d] = int(k), moved = true;
     if (x[d] >= g.box_hi[d]) x[d] = g.box_lo[d], moved = true;
   }
   if (!moved) return;
   using R = decltype(p.x);
   p.x = R(x[0]), p.y = R(x[1]), p.z = R(x[2]);
-  pos[i] = p, image[i] = m;
+  pos[i] = p;
+  int4 m = image[i];
+  m.x += shift[0], m.y += shift[1], m.z += shift[2];
+  image[i] = m;
 }
 
-// Which way each local atom (wrapped into the box) goes along d: stays, down (to coord − 1) or up
-// (coord + 1); leave = down or up. An atom owned by a domain further away sets *far to its id + 1
-// (a clear error on the host).
+// The local atoms wrapped in place (a rebuild with one domain on every axis and no re-sort).
 template <class R4>
-__global__ void classify_leavers(int n, const R4* __restrict__ pos, const unsigned* __restrict__ id,
-                                 DomainP g, int d, unsigned char* __restrict__ stay,
-                                 unsigned char* __restrict__ down, unsigned char* __restrict__ up,
-                                 unsigned char* __restrict__ leave, unsigned* far) {
+__global__ void wrap_in_place(int n, R4* __restrict__ pos, int4* __restrict__ image, DomainP g) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const double x = coordinate(pos[i], d);
-  int c = int(floor((x - g.box_lo[d]) / g.length[d] * g.n[d]));
-  c = c < 0 ? 0 : (c > g.n[d] - 1 ? g.n[d] - 1 : c);
-  const int me = g.coord[d];
-  const bool s = c == me, lo = !s && c == (me + g.n[d] - 1) % g.n[d],
-             hi = !s && !lo && c == (me + 1) % g.n[d];
-  stay[i] = s, down[i] = lo, up[i] = hi, leave[i] = !s;
-  if (!s && !lo && !hi) atomicMax(far, id[i] + 1u);
+  R4 p = pos[i];
+  wrap_atom(i, p, pos, image, g);
+}
+
+// One block of 1,024 threads: block_counts[0, blocks) → exclusive offsets (in place); returns
+// the totals (to every thread).
+__device__ __forceinline__ int2 scan_block_counts(int2* __restrict__ block_counts, int blocks) {
+  const int per = (blocks + 1023) / 1024, t = threadIdx.x;
+  const int b0 = min(blocks, t * per), b1 = min(blocks, b0 + per);
+  int2 s = make_int2(0, 0);
+  for (int b = b0; b < b1; ++b) s.x += block_counts[b].x, s.y += block_counts[b].y;
+  __shared__ int2 warp_sums[32];
+  __shared__ int2 total;
+  const int lane = t & 31, w = t >> 5;
+  int2 x = s;  // inclusive warp scan
+  for (int o = 1; o < 32; o <<= 1) {
+    const int ya = __shfl_up_sync(0xffffffffu, x.x, o), yb = __shfl_up_sync(0xffffffffu, x.y, o);
+    if (lane >= o) x.x += ya, x.y += yb;
+  }
+  if (lane == 31) warp_sums[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    const int2 ws = warp_sums[lane];
+    int2 y = ws;
+    for (int o = 1; o < 32; o <<= 1) {
+      const int za = __shfl_up_sync(0xffffffffu, y.x, o), zb = __shfl_up_sync(0xffffffffu, y.y, o);
+      if (lane >= o) y.x += za, y.y += zb;
+    }
+    warp_sums[lane] = make_int2(y.x - ws.x, y.y - ws.y);  // exclusive
+    if (lane == 31) total = y;
+  }
+  __syncthreads();
+  int2 run = make_int2(warp_sums[w].x + x.x - s.x, warp_sums[w].y + x.y - s.y);
+  for (int b = b0; b < b1; ++b) {
+    const int2 c = block_counts[b];
+    block_counts[b] = run;
+    run.x += c.x, run.y += c.y;
+  }
+  return total;
+}
+
+// The migration's selection along d in three launches and no host round trip (as the ghost
+// stages'): leaver_flags (each local atom's way: 0 stays, 1 down to coord − 1, 2 up to coord + 1;
+// the down and up counts of each block), leaver_scan (one block: the blocks' exclusive offsets, the
+// totals), leaver_place (each leaver's entry in its way's list and, below the new count
+// kept = n − leavers, in the holes; each stayer at or above it in the fillers, the k-th from the
+// end at k). Every list in index order: deterministic.
+constexpr int kLeaverBlock = 512;
+
+// `wrap` (the first axis with several domains): the atom wrapped into the box first (wrap_atom).
+// An atom owned by a domain further away sets *far to its id + 1 (a clear error on the host).
+template <class R4>
+__global__ void __launch_bounds__(kLeaverBlock)
+    leaver_flags(int n, R4* __restrict__ pos, int4* __restrict__ image,
+                 const unsigned* __restrict__ id, DomainP g, int d, bool wrap,
+                 unsigned char* __restrict__ way, int2* __restrict__ block_counts, unsigned* far) {
+  const int i = blockIdx.x * kLeaverBlock + threadIdx.x;
+  bool lo = false, hi = false;
+  if (i < n) {
+    R4 p = pos[i];
+    if (wrap) wrap_atom(i, p, pos, image, g);
+    const double x = coordinate(p, d);
+    int c = int(floor((x - g.box_lo[d]) / g.length[d] * g.n[d]));
+    c = c < 0 ? 0 : (c > g.n[d] - 1 ? g.n[d] - 1 : c);
+    const int me = g.coord[d];
+    const bool stays = c == me;
+    lo = !stays && c == (me + g.n[d] - 1) % g.n[d];
+    hi = !stays && !lo && c == (me + 1) % g.n[d];
+    way[i] = (unsigned char)(lo ? 1 : (hi ? 2 : 0));
+    if (!stays && !lo && !hi) atomicMax(far, id[i] + 1u);
+  }
+  const int n_lo = __syncthreads_count(lo), n_hi = __syncthreads_count(hi);
+  if (threadIdx.x == 0) block_counts[blockIdx.x] = make_int2(n_lo, n_hi);
+}
+
+// One block of 1,024 threads: the offsets in place; totals[0] and [1] the down and up leavers.
+__global__ void __launch_bounds__(1024)
+    leaver_scan(int blocks, int2* __restrict__ block_counts, int* __restrict__ totals) {
+  const int2 total = scan_block_counts(block_counts, blocks);
+  if (threadIdx.x == 0) totals[0] = total.x, totals[1] = total.y;
+}
+
+// The lists (see above); *hole_count: the holes (as many as the fillers).
+__global__ void __launch_bounds__(kLeaverBlock)
+    leaver_place(int n, const unsigned char* __restrict__ way, const int2* __restrict__ offsets,
+                 const int* __restrict__ totals, int* __restrict__ down, int* __restrict__ up,
+                 int* __restrict__ holes, int* __restrict__ fillers, int* hole_count) {
+  const int i = blockIdx.x * kLeaverBlock + threadIdx.x;
+  const int s = i < n ? way[i] : 0;
+  const bool lo = s == 1, hi = s == 2;
+  const unsigned m0 = __ballot_sync(0xffffffffu, lo), m1 = __ballot_sync(0xffffffffu, hi);
+  __shared__ int2 warp_counts[kLeaverBlock / 32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  if (lane == 0) warp_counts[w] = make_int2(__popc(m0), __popc(m1));
+  __syncthreads();
+  if (i >= n) return;
+  int2 before = offsets[blockIdx.x];  // the down and up leavers below i
+  for (int k = 0; k < w; ++k) before.x += warp_counts[k].x, before.y += warp_counts[k].y;
+  const unsigned below = (1u << lane) - 1u;
+  before.x += __popc(m0 & below), before.y += __popc(m1 & below);
+  const int leavers = totals[0] + totals[1], kept = n - leavers;
+  const int leavers_below = before.x + before.y;
+  if (lo) down[before.x] = i;
+  if (hi) up[before.y] = i;
+  if ((lo || hi) && i < kept) holes[leavers_below] = i;
+  if (!lo && !hi && i >= kept) {
+    const int k = (n - 1 - i) - (leavers - leavers_below);  // the stayers above i
+    fillers[k] = i;
+    atomicMax(hole_count, k + 1);
+  }
 }
 
 // The listed local atoms as records (the atoms leaving the domain, before their slots are
@@ -261,8 +360,9 @@ __global__ void pack_leavers(int n, const int* __restrict__ list, const R4* __re
 }
 
 // The leavers' slots below the new count refilled by the staying atoms above it, pair i: the i-th
-// hole (ascending) takes the i-th such stayer (ascending); *count pairs (as many holes as stayers
-// above, holes below and fillers above the new count: no slot is both read and written).
+// hole (ascending) takes fillers[i] (the i-th such stayer from the end); *count pairs (as many
+// holes as stayers above; holes below and fillers above the new count: no slot is both read and
+// written).
 template <class R4>
 __global__ void fill_holes(const int* __restrict__ count, const int* __restrict__ holes,
                            const int* __restrict__ fillers, R4* __restrict__ pos,
@@ -402,41 +502,13 @@ __global__ void __launch_bounds__(1024)
     ghost_stage_scan(GhostStageP<R> p, GhostCounts* counts, int2* __restrict__ block_counts) {
   const int held = stage_held(p, counts);
   const int blocks = (held + kGhostBlock - 1) / kGhostBlock;
-  const int per = (blocks + 1023) / 1024, t = threadIdx.x;
-  const int b0 = min(blocks, t * per), b1 = min(blocks, b0 + per);
-  int2 s = make_int2(0, 0);
-  for (int b = b0; b < b1; ++b) s.x += block_counts[b].x, s.y += block_counts[b].y;
-  __shared__ int2 warp_sums[32];
-  const int lane = t & 31, w = t >> 5;
-  int2 x = s;  // inclusive warp scan
-  for (int o = 1; o < 32; o <<= 1) {
-    const int ya = __shfl_up_sync(0xffffffffu, x.x, o), yb = __shfl_up_sync(0xffffffffu, x.y, o);
-    if (lane >= o) x.x += ya, x.y += yb;
-  }
-  if (lane == 31) warp_sums[w] = x;
-  __syncthreads();
-  if (w == 0) {
-    const int2 ws = warp_sums[lane];
-    int2 y = ws;
-    for (int o = 1; o < 32; o <<= 1) {
-      const int za = __shfl_up_sync(0xffffffffu, y.x, o), zb = __shfl_up_sync(0xffffffffu, y.y, o);
-      if (lane >= o) y.x += za, y.y += zb;
-    }
-    warp_sums[lane] = make_int2(y.x - ws.x, y.y - ws.y);  // exclusive
-    if (lane == 31) {
-      counts->sent[p.stage][0] = y.x, counts->sent[p.stage][1] = y.y;
-      const long long next = (long long)held + y.x + y.y;
-      counts->held[p.stage + 1] = int(next);
-      if (p.first_held >= 0) counts->held[p.stage] = held;
-      if (next > p.capacity && counts->overflow < next) counts->overflow = int(next);
-    }
-  }
-  __syncthreads();
-  int2 run = make_int2(warp_sums[w].x + x.x - s.x, warp_sums[w].y + x.y - s.y);
-  for (int b = b0; b < b1; ++b) {
-    const int2 c = block_counts[b];
-    block_counts[b] = run;
-    run.x += c.x, run.y += c.y;
+  const int2 y = scan_block_counts(block_counts, blocks);
+  if (threadIdx.x == 0) {
+    counts->sent[p.stage][0] = y.x, counts->sent[p.stage][1] = y.y;
+    const long long next = (long long)held + y.x + y.y;
+    counts->held[p.stage + 1] = int(next);
+    if (p.first_held >= 0) counts->held[p.stage] = held;
+    if (next > p.capacity && counts->overflow < next) counts->overflow = int(next);
   }
 }
 
