@@ -339,6 +339,7 @@ class CudaDomainEngine final : public MdEngine {
     }
     rebuild(false);
     compute_forces(false, 0);
+    load_step_kernels();
     PW_CUDA(cudaStreamSynchronize(stream_));
     name_ = "cuda " + describe_domains(comm_, grid_, n_) + ", " + device_;
     if (overlap_) name_ += ", ghost exchange overlapped with the interior forces";
@@ -561,6 +562,29 @@ class CudaDomainEngine final : public MdEngine {
     else
       kick(std::integral_constant<int, 0>{});
     PW_CUDA_LAUNCH("domain_kick_drift");
+  }
+
+  // CUDA loads a kernel at its first launch (lazy loading: a fraction of a millisecond to a few
+  // each), so the kernels of the steps and of a rebuild's migration that set_state did not launch
+  // are loaded here (untimed; cudaFuncGetAttributes loads the function) instead of inside the
+  // first timed steps and rebuilds.
+  void load_step_kernels() {
+    cudaFuncAttributes a{};
+    auto load = [&](const void* kernel) { PW_CUDA(cudaFuncGetAttributes(&a, kernel)); };
+    load(reinterpret_cast<const void*>(domain_kick_drift<R, 0>));
+    load(reinterpret_cast<const void*>(domain_kick_drift<R, 1>));
+    load(reinterpret_cast<const void*>(merge_block_top2));
+    load(reinterpret_cast<const void*>(merge_and_test));
+    load(reinterpret_cast<const void*>(ranks_top2_test));
+    load(reinterpret_cast<const void*>(forward_own_ghosts<R4, R>));
+    load(reinterpret_cast<const void*>(pack_ghost_sides<R4, R>));
+    load(reinterpret_cast<const void*>(wrap_in_place<R4>));
+    load(reinterpret_cast<const void*>(leaver_flags<R4>));
+    load(reinterpret_cast<const void*>(leaver_scan));
+    load(reinterpret_cast<const void*>(leaver_place));
+    load(reinterpret_cast<const void*>(pack_leavers<R4>));
+    load(reinterpret_cast<const void*>(fill_holes<R4>));
+    load(reinterpret_cast<const void*>(unpack_records<R4>));
   }
 
   bool one_domain() const { return grid_.n[0] == 1 && grid_.n[1] == 1 && grid_.n[2] == 1; }
