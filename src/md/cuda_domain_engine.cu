@@ -207,6 +207,20 @@ class CudaDomainEngine final : public MdEngine {
                    1e6 * t_migration_[1] / timed_rebuilds_, 1e6 * t_migration_[2] / timed_rebuilds_,
                    1e6 * t_migration_[3] / timed_rebuilds_, 1e6 * t_migration_[4] / timed_rebuilds_,
                    resorts_);
+    if (profile_ && timed_rebuilds_ > 0) {
+      std::string spans;
+      for (int k = 0; k < kSpans; ++k)
+        if (t_span_[k] > 0) {
+          char one[96];
+          std::snprintf(one, sizeof one, "%s%s %.0f", spans.empty() ? "" : ", ", kSpanNames[k],
+                        1e6 * t_span_[k] / timed_rebuilds_);
+          spans += one;
+        }
+      std::fprintf(stderr, "# md cuda domains, rank %d, GPU time a rebuild (us): %s\n",
+                   comm_.rank(), spans.c_str());
+    }
+    for (cudaEvent_t e : span_events_)
+      if (e) cudaEventDestroy(e);
     gpu_.reset();
     if (kicked_) cudaEventDestroy(kicked_);
     if (interior_done_) cudaEventDestroy(interior_done_);
@@ -708,9 +722,9 @@ class CudaDomainEngine final : public MdEngine {
     timing_migration_ = profile_ && migrate_atoms;
     migration_mark_ = clock::now();
     migrate(migrate_atoms);
-    timing_migration_ = false;
     phase(0);
     exchange_ghosts();
+    timing_migration_ = false;
     phase(1);
     build_cells();
     phase(2);
@@ -802,16 +816,22 @@ class CudaDomainEngine final : public MdEngine {
     // counters: 0 and 1 the down and up leavers, 2 the holes, 3 an atom going further (id + 1)
     PW_CUDA(cudaMemsetAsync(counters_.get(), 0, 4 * sizeof(int), stream_));
     if (n > 0) {
-      leaver_flags<<<int(blocks), kLeaverBlock, 0, stream_>>>(
-          int(n), pos_.get(), image_.get(), id_.get(), geo_, d, wrap, flags_.get(),
-          leaver_blocks_.get(), reinterpret_cast<unsigned*>(counters_.get() + 3));
-      PW_CUDA_LAUNCH("leaver_flags");
-      leaver_scan<<<1, 1024, 0, stream_>>>(int(blocks), leaver_blocks_.get(), counters_.get());
-      PW_CUDA_LAUNCH("leaver_scan");
-      leaver_place<<<int(blocks), kLeaverBlock, 0, stream_>>>(
-          int(n), flags_.get(), leaver_blocks_.get(), counters_.get(), leave_down_.get(),
-          leave_up_.get(), holes_.get(), fillers_.get(), counters_.get() + 2);
-      PW_CUDA_LAUNCH("leaver_place");
+      span(0, [&] {
+        leaver_flags<<<int(blocks), kLeaverBlock, 0, stream_>>>(
+            int(n), pos_.get(), image_.get(), id_.get(), geo_, d, wrap, flags_.get(),
+            leaver_blocks_.get(), reinterpret_cast<unsigned*>(counters_.get() + 3));
+        PW_CUDA_LAUNCH("leaver_flags");
+      });
+      span(1, [&] {
+        leaver_scan<<<1, 1024, 0, stream_>>>(int(blocks), leaver_blocks_.get(), counters_.get());
+        PW_CUDA_LAUNCH("leaver_scan");
+      });
+      span(2, [&] {
+        leaver_place<<<int(blocks), kLeaverBlock, 0, stream_>>>(
+            int(n), flags_.get(), leaver_blocks_.get(), counters_.get(), leave_down_.get(),
+            leave_up_.get(), holes_.get(), fillers_.get(), counters_.get() + 2);
+        PW_CUDA_LAUNCH("leaver_place");
+      });
     }
     const std::vector<int> c = read_counters(4);
     mark_migration(1);
@@ -915,7 +935,7 @@ class CudaDomainEngine final : public MdEngine {
     int first_host = 0;  // the stages before it: one domain along the axis, selected on the device
     if (device_ghosts_)
       while (first_host < 3 && grid_.n[first_host] == 1) ++first_host;
-    if (first_host > 0) held = select_own_ghosts(first_host);
+    if (first_host > 0) span(3, [&] { held = select_own_ghosts(first_host); });
     own_stages_ = compose_forward_ ? first_host : 0;
     for (int d = first_host; d < 3; ++d) {
       const std::size_t count = held;
@@ -923,15 +943,18 @@ class CudaDomainEngine final : public MdEngine {
       flags_.reserve(2 * count, stream_);
       unsigned char *to_low = flags_.get(), *to_high = to_low + count;
       if (count > 0) {
-        ghost_flags<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
-            int(count), pos_.get(), d, grid_.lo[d] + r_list_, grid_.hi[d] - r_list_, to_low,
-            to_high);
-        PW_CUDA_LAUNCH("ghost_flags");
+        span(4, [&] {
+          ghost_flags<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+              int(count), pos_.get(), d, grid_.lo[d] + r_list_, grid_.hi[d] - r_list_, to_low,
+              to_high);
+          PW_CUDA_LAUNCH("ghost_flags");
+        });
       }
-      for (int side = 0; side < 2; ++side) {
-        send_[d][side].reserve(count, stream_);
-        select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
-      }
+      for (int side = 0; side < 2; ++side) send_[d][side].reserve(count, stream_);
+      span(5, [&] {
+        for (int side = 0; side < 2; ++side)
+          select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
+      });
       const std::vector<int> c = read_counters(2);
       send_pos_.reserve(std::size_t(c[0]) + std::size_t(c[1]), stream_);  // forward: both sides
       for (int side = 0; side < 2; ++side) {
@@ -1409,6 +1432,30 @@ class CudaDomainEngine final : public MdEngine {
   // PAIRWISE_MD_PROFILE: the migration's parts (wrap, the leavers' counts, packing and refill,
   // transfer, re-sort), host-timed with the stream synchronized at each mark.
   double t_migration_[5] = {0, 0, 0, 0, 0};
+  // PAIRWISE_MD_PROFILE: GPU time (events) of the rebuild's selection kernels, spans kSpanNames.
+  static constexpr int kSpans = 6;
+  static constexpr const char* kSpanNames[kSpans] = {"leaver_flags", "leaver_scan",
+                                                     "leaver_place", "own ghost stages",
+                                                     "ghost_flags",  "ghost DeviceSelects"};
+  double t_span_[kSpans] = {};
+  cudaEvent_t span_events_[2] = {nullptr, nullptr};
+  // `launch` (work on stream_) timed by events into t_span_[k] when profiling a rebuild (the
+  // stream synchronized at its end), else just run.
+  template <class F>
+  void span(int k, F&& launch) {
+    if (!timing_migration_) return launch();
+    if (!span_events_[0]) {
+      PW_CUDA(cudaEventCreate(&span_events_[0]));
+      PW_CUDA(cudaEventCreate(&span_events_[1]));
+    }
+    PW_CUDA(cudaEventRecord(span_events_[0], stream_));
+    launch();
+    PW_CUDA(cudaEventRecord(span_events_[1], stream_));
+    PW_CUDA(cudaEventSynchronize(span_events_[1]));
+    float ms = 0;
+    PW_CUDA(cudaEventElapsedTime(&ms, span_events_[0], span_events_[1]));
+    t_span_[k] += 1e-3 * ms;
+  }
   bool timing_migration_ = false;
   std::chrono::steady_clock::time_point migration_mark_;
   void mark_migration(int k) {
