@@ -94,6 +94,62 @@ def md():
             row(label, p, compute, halo_time(ghosts * 12, p))
 
 
+def md_engine():
+    """md with the cuda domain engine's own costs, calibrated on 4 H200s (session 16,
+    PAIRWISE_MD_PROFILE=1 and the 1x1x1 engine, docs/distributed.md "Measured scaling"):
+      step(P) = base(n) + test + axes * (forward(face) + (c0 + c1 * n) / interval)
+    base(n): the domain engine's own step on one GPU (1x1x1: 705 us at 2,048,000 atoms, 2,777 us
+    at 8,192,000: 0.95 of the single-GPU engine's rate, scaled by BENCHMARKS.md's rate(n));
+    test: the rebuild test's host all-gather, 13 us a step inside a node, plus an all-reduce's
+    latency across nodes; per decomposed axis (1 on 2 GPUs, 2 on 4, 3 from 8): the forward
+    exchange, 14 us + the face's ghosts (both sides, 16 B an atom) at 69 GB/s inside a node
+    (24 us measured at 680 KB, 53 at 2.7 MB), IB's 12 us + 45 GB/s beyond; the rebuild's
+    migration and ghost stages, c0 = 243 us + c1 = 23 us per million atoms a rebuild (290 us at
+    2,048,000, 430 at 8,192,000), one rebuild in `interval` = 6.2 steps (in.lj's skin).
+    Efficiency against the single-GPU engine at the whole size (strong) or per GPU (weak)."""
+    rho, r_list, interval = 0.8442, 2.8, 6.2
+    c0, c1 = 243e-6, 23e-12
+
+    def rate(n):  # the single-GPU engine, as md()
+        if n >= 2.0e6:
+            return 3.05e9
+        if n >= 2.5e5:
+            return 2.0e9 + (3.05e9 - 2.0e9) * (n - 2.5e5) / (2.0e6 - 2.5e5)
+        return 1.09e9 + (2.0e9 - 1.09e9) * (n - 3.2e4) / (2.5e5 - 3.2e4) if n > 3.2e4 else 1.09e9 * n / 3.2e4
+
+    def grid(p):  # domains per axis, the least surface for a cube cut P ways
+        g = [1, 1, 1]
+        k = 0
+        while g[0] * g[1] * g[2] < p:
+            g[2 - k % 3] *= 2
+            k += 1
+        return g
+
+    for label, total, weak in [("md engine, 16,384,000 (strong)", 16_384_000, False),
+                               ("md engine, 2,048,000 per GPU (weak)", 2_048_000, True)]:
+        for p in PS:
+            n = total if weak else total / p
+            cube = (total * (p if weak else 1) / rho) ** (1 / 3)  # the whole box's side
+            g = grid(p)
+            sides = [cube / k for k in g]
+            # One rank runs the single-GPU engine (no domains).
+            base = n / (0.95 * rate(n)) if p > 1 else n / rate(n)
+            nodes = math.ceil(p / GPUS_PER_NODE)
+            test = 0.0 if p == 1 else 13e-6 + (2 * math.log2(nodes) * IB_ALPHA if nodes > 1 else 0)
+            comm = test
+            for d in range(3):
+                if g[d] == 1:
+                    continue
+                area = sides[(d + 1) % 3] * sides[(d + 2) % 3]
+                face = 2 * area * r_list * rho * 16  # both sides' ghosts, bytes
+                forward = 14e-6 + face / 69e9 if nodes == 1 else 2 * IB_ALPHA + face / IB_BW
+                comm += forward + (c0 + c1 * n) / interval
+            ideal = n / rate(total if not weak else n)  # the single-GPU engine's share
+            eff = ideal / (base + comm)
+            print(f"{label:36s} P={p:5d}  grid {g[0]}x{g[1]}x{g[2]}  step {(base + comm)*1e6:8.0f} us"
+                  f"  (own {base*1e6:7.0f}, decomposition {comm*1e6:6.0f})  eff {eff:5.2f}")
+
+
 def fredholm():
     n = 1 << 20
     for p in PS:
@@ -152,6 +208,7 @@ def measured(path="bench/results/2026-11-28-NVIDIA-H200-x4-{}.json"):
 if __name__ == "__main__":
     nbody()
     md()
+    md_engine()
     fredholm()
     potmap()
     measured()
