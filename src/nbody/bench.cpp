@@ -16,6 +16,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 
@@ -23,6 +24,7 @@
 #include "nbody/custom_gravity.hpp"
 #include "nbody/gravity_kernel.hpp"
 #include "pairwise/error.hpp"
+#include "parallel/communicator.hpp"
 #ifdef PAIRWISE_HAVE_CUDA
 #include "nbody/cuda_gravity.cuh"
 #endif
@@ -58,7 +60,12 @@ int adapt_repeats(int wanted, double interactions, double previous_rate) {
   return std::clamp(int(kCaseBudgetS / per_eval), std::min(3, wanted), wanted);
 }
 
-// Seconds per block step (predict_and_compute + commit) with 1 % of the particles active.
+// Seconds per block step (predict_and_compute + commit) with 1 % of the particles active: the
+// slowest rank's median under mpirun (as RankedGravityKernel::time_compute's), so that every rank
+// derives the same repeats for the next size from it (adapt_repeats). Each rank's own median, as
+// before session 16, could round to different repeats on two ranks: one rank then entered a
+// block step (a collective) that the other never did, and both waited for ever (a 2-rank
+// `bench nbody` on 2 H200s printed nothing for 400 s at N = 4,194,304 in session 15).
 double time_block_steps(GravityKernel& k, const Particles& p, int n_active, int repeats) {
   const std::size_t n = p.size();
   HermiteTerms terms;
@@ -88,7 +95,9 @@ double time_block_steps(GravityKernel& k, const Particles& p, int n_active, int 
     if (r >= 2) seconds.push_back(s);
   }
   k.set_particles(p);  // leave the state as loaded
-  return median(seconds);
+  double slowest = median(seconds);
+  parallel::world().allreduce_max(std::span<double>(&slowest, 1));
+  return slowest;
 }
 
 // Plummer as a formula (issue 13): the custom-potential kernels on the same particles, GA and GAJ

@@ -1,7 +1,13 @@
 // nbody on 2 and 3 ranks (target blocks of the forces, all-gathered; block steps split the active
 // list) gives the 1-rank energies and final state within 1e-12 relative, for leapfrog, shared-step
-// Hermite and block steps, with N = 7 (3, 2, 2 targets per rank on 3) and N = 64.
+// Hermite and block steps, with N = 7 (3, 2, 2 targets per rank on 3) and N = 64; and
+// `bench nbody` across ranks runs every case of two sizes to its end (its collectives paired on
+// every rank: the repeats of each size derive from the slowest rank's times) with its records.
 #include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "mpi_run.hpp"
 
@@ -62,6 +68,39 @@ INSTANTIATE_TEST_SUITE_P(Mpi, NbodyRanks,
                            return info.param.integrator + "_n" + std::to_string(info.param.n) +
                                   "_ranks" + std::to_string(info.param.ranks);
                          });
+
+// The benchmark across ranks: every force evaluation and block step is a collective, so every rank
+// must time the same number of repeats; the second size's repeats come from the first size's
+// rates, which are the slowest rank's (GA and GAJ through RankedGravityKernel::time_compute, the
+// block steps through time_block_steps' all-reduce). Two sizes, every precision, on 2 and 3 ranks
+// (oversubscribed on CI's 2 cores: the ranks' own times differ).
+TEST(NbodyBenchRanks, EveryCaseOfEverySizeRunsOnEveryRankAndIsRecorded) {
+  for (const int ranks : {2, 3}) {
+    const auto dir = fresh_dir("nbody-bench-" + std::to_string(ranks));
+    const auto json = dir / "nbody.json";
+    const Result r =
+        shell(mpirun(ranks) + binary() +
+              " bench nbody --backend cpu --sizes 48,96 --repeats 3 --json " + json.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    std::ifstream in(json);
+    ASSERT_TRUE(in) << json;
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    const nlohmann::json& records = doc.is_array() ? doc : doc.at("records");
+    std::set<std::string> seen;
+    for (const auto& rec : records) {
+      EXPECT_EQ(rec.at("params").at("ranks").get<int>(), ranks) << rec.dump();
+      EXPECT_GT(rec.at("value").get<double>(), 0) << rec.dump();
+      seen.insert(rec.at("case").get<std::string>() + "/" + rec.at("precision").get<std::string>() +
+                  "/" + std::to_string(rec.at("n").get<long>()));
+    }
+    for (const char* c : {"GA", "GAJ", "block-1pct"})
+      for (const char* prec : {"single", "mixed", "double"})
+        for (const int n : {48, 96})
+          EXPECT_EQ(seen.count(std::string(c) + "/" + prec + "/" + std::to_string(n)), 1u)
+              << c << " " << prec << " N = " << n << " on " << ranks << " ranks\n"
+              << r.output;
+  }
+}
 
 }  // namespace
 }  // namespace pairwise::mpitest
