@@ -200,13 +200,12 @@ class CudaDomainEngine final : public MdEngine {
                    timed_rebuilds_ ? 1e6 * t_phase_[3] / timed_rebuilds_ : 0.0);
     if (profile_ && timed_rebuilds_ > 0 && !one_domain())
       std::fprintf(stderr,
-                   "# md cuda domains, rank %d, migration a rebuild: wrap %.0f us, leavers' flags "
-                   "and selections to their counts %.0f, packing, refill and the counts' exchange "
-                   "%.0f, transfer and unpacking %.0f, re-sort %.0f (%d re-sorts)\n",
+                   "# md cuda domains, rank %d, migration a rebuild: leavers' flags and selections "
+                   "to their counts %.0f us, packing, refill and the counts' exchange %.0f, "
+                   "transfer and unpacking %.0f, re-sort %.0f (%lld re-sorts)\n",
                    comm_.rank(), 1e6 * t_migration_[0] / timed_rebuilds_,
                    1e6 * t_migration_[1] / timed_rebuilds_, 1e6 * t_migration_[2] / timed_rebuilds_,
-                   1e6 * t_migration_[3] / timed_rebuilds_, 1e6 * t_migration_[4] / timed_rebuilds_,
-                   resorts_);
+                   1e6 * t_migration_[3] / timed_rebuilds_, resorts_);
     if (profile_ && timed_rebuilds_ > 0) {
       std::string spans;
       for (int k = 0; k < kSpans; ++k)
@@ -710,21 +709,18 @@ class CudaDomainEngine final : public MdEngine {
 
   void rebuild(bool migrate_atoms) {
     counters_.reserve(8, stream_);
-    using clock = std::chrono::steady_clock;
-    auto mark = clock::now();
-    auto phase = [&](int k) {  // PAIRWISE_MD_PROFILE: the time since the last mark, into t_phase_
-      if (!profile_ || !migrate_atoms) return;
-      PW_CUDA(cudaStreamSynchronize(stream_));
-      const auto now = clock::now();
-      t_phase_[k] += std::chrono::duration<double>(now - mark).count();
-      mark = now;
+    // PAIRWISE_MD_PROFILE: the rebuild's phases into t_phase_ (a rebuild of the steps only).
+    const bool timed = profile_ && migrate_atoms;
+    LapClock phases;
+    auto phase = [&](int k) {
+      if (timed) t_phase_[k] += phases.lap(stream_);
     };
-    timing_migration_ = profile_ && migrate_atoms;
-    migration_mark_ = clock::now();
+    timing_rebuild_ = timed;  // the migration's laps and the selection kernels' events
+    migration_clock_ = LapClock{};
     migrate(migrate_atoms);
     phase(0);
     exchange_ghosts();
-    timing_migration_ = false;
+    timing_rebuild_ = false;
     phase(1);
     build_cells();
     phase(2);
@@ -764,11 +760,11 @@ class CudaDomainEngine final : public MdEngine {
                                                                  geo_);
       PW_CUDA_LAUNCH("wrap_in_place");
     }
-    mark_migration(0);
-    bool wrapped = !crossings;  // else by the first axis's leaver_flags
-    if (crossings)
+    if (crossings) {
+      bool first = true;  // the first axis's leaver_flags also wraps the atoms into the box
       for (int d = 0; d < 3; ++d)
-        if (grid_.n[d] > 1) migrate_leavers(d, !wrapped), wrapped = true;
+        if (grid_.n[d] > 1) migrate_leavers(d, first), first = false;
+    }
     if (!resort) return;
     const std::size_t m = n_;
     moves_a_.reserve(m, stream_);
@@ -798,7 +794,7 @@ class CudaDomainEngine final : public MdEngine {
           slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
-    mark_migration(4);
+    mark_migration(3);
   }
 
   // The local atoms owned by the neighbours along d go to them, only those move: leaver_flags
@@ -834,7 +830,7 @@ class CudaDomainEngine final : public MdEngine {
       });
     }
     const std::vector<int> c = read_counters(4);
-    mark_migration(1);
+    mark_migration(0);
     if (c[3] != 0)
       throw Error("atom id " + std::to_string(unsigned(c[3]) - 1u) +
                       " crossed more than one domain between two neighbour-list builds",
@@ -860,7 +856,7 @@ class CudaDomainEngine final : public MdEngine {
     const std::size_t from_high = exchange_count(down_n, low, high);
     const std::size_t from_low = exchange_count(up_n, high, low);
     const std::size_t arrivals = from_high + from_low, m = kept + arrivals;
-    mark_migration(2);
+    mark_migration(1);
     moves_b_.reserve(arrivals, stream_);
     gpu_->sendrecv_async(send_down_.get(), down_n * sizeof(Record), low, moves_b_.get(),
                          from_high * sizeof(Record), high, stream_);
@@ -876,7 +872,7 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA_LAUNCH("unpack_records");
     }
     n_ = m;
-    mark_migration(3);
+    mark_migration(2);
   }
 
   // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
@@ -1429,9 +1425,21 @@ class CudaDomainEngine final : public MdEngine {
   bool profile_ = false;
   double t_step_ = 0, t_test_ = 0, t_forward_ = 0, t_rebuild_ = 0;
   double t_phase_[4] = {0, 0, 0, 0};  // rebuilds: migration, ghosts, cell list, neighbour lists
-  // PAIRWISE_MD_PROFILE: the migration's parts (wrap, the leavers' counts, packing and refill,
-  // transfer, re-sort), host-timed with the stream synchronized at each mark.
-  double t_migration_[5] = {0, 0, 0, 0, 0};
+  // PAIRWISE_MD_PROFILE: host time between marks, the stream synchronized at each.
+  struct LapClock {
+    std::chrono::steady_clock::time_point mark = std::chrono::steady_clock::now();
+    double lap(cudaStream_t s) {  // seconds since the last lap (or the clock's start)
+      PW_CUDA(cudaStreamSynchronize(s));
+      const auto now = std::chrono::steady_clock::now();
+      const double seconds = std::chrono::duration<double>(now - mark).count();
+      mark = now;
+      return seconds;
+    }
+  };
+  // PAIRWISE_MD_PROFILE: the migration's parts (the leavers' counts, packing and refill,
+  // transfer, re-sort), a lap of migration_clock_ each.
+  double t_migration_[4] = {0, 0, 0, 0};
+  LapClock migration_clock_;
   // PAIRWISE_MD_PROFILE: GPU time (events) of the rebuild's selection kernels, spans kSpanNames.
   static constexpr int kSpans = 6;
   static constexpr const char* kSpanNames[kSpans] = {"leaver_flags", "leaver_scan",
@@ -1443,7 +1451,7 @@ class CudaDomainEngine final : public MdEngine {
   // stream synchronized at its end), else just run.
   template <class F>
   void span(int k, F&& launch) {
-    if (!timing_migration_) return launch();
+    if (!timing_rebuild_) return launch();
     if (!span_events_[0]) {
       PW_CUDA(cudaEventCreate(&span_events_[0]));
       PW_CUDA(cudaEventCreate(&span_events_[1]));
@@ -1456,14 +1464,9 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaEventElapsedTime(&ms, span_events_[0], span_events_[1]));
     t_span_[k] += 1e-3 * ms;
   }
-  bool timing_migration_ = false;
-  std::chrono::steady_clock::time_point migration_mark_;
+  bool timing_rebuild_ = false;  // profiling this rebuild's migration and ghost stages
   void mark_migration(int k) {
-    if (!timing_migration_) return;
-    PW_CUDA(cudaStreamSynchronize(stream_));
-    const auto now = std::chrono::steady_clock::now();
-    t_migration_[k] += std::chrono::duration<double>(now - migration_mark_).count();
-    migration_mark_ = now;
+    if (timing_rebuild_) t_migration_[k] += migration_clock_.lap(stream_);
   }
   long long timed_steps_ = 0, timed_rebuilds_ = 0;
 };

@@ -181,8 +181,21 @@ __global__ void ranks_top2_test(int ranks, const double2* __restrict__ rank_top2
   if (sqrt(a1) + sqrt(a2) > skin) stop[0] = 1, stop[1] = k;
 }
 
-// Into the box [lo, hi) along every axis, counting crossings in the image flags (DomainGrid::wrap
-// in double), and the atom's record for the migration.
+// Into the box [lo, hi) along every axis (DomainGrid::wrap in double): x wrapped in place, the
+// crossings of each axis into shift (image flags to add). Returns whether anything changed.
+__device__ __forceinline__ bool wrap_coordinates(double (&x)[3], int (&shift)[3],
+                                                 const DomainP& g) {
+  bool moved = false;
+  for (int d = 0; d < 3; ++d) {
+    shift[d] = 0;
+    const double k = floor((x[d] - g.box_lo[d]) / g.length[d]);
+    if (k != 0 && k == k) x[d] -= k * g.length[d], shift[d] = int(k), moved = true;
+    if (x[d] >= g.box_hi[d]) x[d] = g.box_lo[d], moved = true;  // -tiny + L rounded up to L
+  }
+  return moved;
+}
+
+// The atoms wrapped (wrap_coordinates) and packed as records for the re-sort.
 template <class R4>
 __global__ void wrap_and_pack(int n, const R4* __restrict__ pos, const R4* __restrict__ vel,
                               const int4* __restrict__ image, const unsigned* __restrict__ id,
@@ -193,32 +206,23 @@ __global__ void wrap_and_pack(int n, const R4* __restrict__ pos, const R4* __res
   MoveRecord<R4> r;
   r.pos = pos[i], r.vel = vel[i], r.image = image[i], r.id = id[i], r.slot = slot[i];
   double x[3] = {double(r.pos.x), double(r.pos.y), double(r.pos.z)};
-  int* m[3] = {&r.image.x, &r.image.y, &r.image.z};
-  for (int d = 0; d < 3; ++d) {
-    const double k = floor((x[d] - g.box_lo[d]) / g.length[d]);
-    if (k != 0 && k == k) x[d] -= k * g.length[d], *m[d] += int(k);
-    if (x[d] >= g.box_hi[d]) x[d] = g.box_lo[d];  // -tiny + L rounded up to L
-  }
+  int shift[3];
+  wrap_coordinates(x, shift, g);
+  r.image.x += shift[0], r.image.y += shift[1], r.image.z += shift[2];
   using R = decltype(r.pos.x);
   r.pos.x = R(x[0]), r.pos.y = R(x[1]), r.pos.z = R(x[2]);
   out[i] = r;
 }
 
-// wrap_and_pack's wrap of local atom i in place (p: its position, updated): its position and
+// wrap_coordinates of local atom i in place (p: its position, updated): its position and
 // image flags written only when it moved, the flags read only then (a rebuild reads 16 bytes an
 // atom instead of 32).
 template <class R4>
 __device__ __forceinline__ void wrap_atom(int i, R4& p, R4* __restrict__ pos,
                                           int4* __restrict__ image, const DomainP& g) {
   double x[3] = {double(p.x), double(p.y), double(p.z)};
-  int shift[3] = {0, 0, 0};
-  bool moved = false;
-  for (int d = 0; d < 3; ++d) {
-    const double k = floor((x[d] - g.box_lo[d]) / g.length[d]);
-    if (k != 0 && k == k) x[d] -= k * g.length[d], shift[d] = int(k), moved = true;
-    if (x[d] >= g.box_hi[d]) x[d] = g.box_lo[d], moved = true;
-  }
-  if (!moved) return;
+  int shift[3];
+  if (!wrap_coordinates(x, shift, g)) return;
   using R = decltype(p.x);
   p.x = R(x[0]), p.y = R(x[1]), p.z = R(x[2]);
   pos[i] = p;
@@ -234,6 +238,24 @@ __global__ void wrap_in_place(int n, R4* __restrict__ pos, int4* __restrict__ im
   if (i >= n) return;
   R4 p = pos[i];
   wrap_atom(i, p, pos, image, g);
+}
+
+// The selections' ranks in index order (ghost_stage_place, leaver_place): for a thread flagged
+// a and/or b, how many threads of the grid before it are flagged a and b, from its block's
+// exclusive offsets (scan_block_counts) plus the flagged lanes of the warps and lanes before it
+// (ballots). Every thread of the block calls it (a __syncthreads inside).
+template <int Block>
+__device__ __forceinline__ int2 flagged_before(bool a, bool b, int2 block_offset) {
+  const unsigned ma = __ballot_sync(0xffffffffu, a), mb = __ballot_sync(0xffffffffu, b);
+  __shared__ int2 warp_counts[Block / 32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  if (lane == 0) warp_counts[w] = make_int2(__popc(ma), __popc(mb));
+  __syncthreads();
+  int2 before = block_offset;
+  for (int k = 0; k < w; ++k) before.x += warp_counts[k].x, before.y += warp_counts[k].y;
+  const unsigned below = (1u << lane) - 1u;
+  before.x += __popc(ma & below), before.y += __popc(mb & below);
+  return before;
 }
 
 // One block of 1,024 threads: block_counts[0, blocks) → exclusive offsets (in place); returns
@@ -322,16 +344,9 @@ __global__ void __launch_bounds__(kLeaverBlock)
   const int i = blockIdx.x * kLeaverBlock + threadIdx.x;
   const int s = i < n ? way[i] : 0;
   const bool lo = s == 1, hi = s == 2;
-  const unsigned m0 = __ballot_sync(0xffffffffu, lo), m1 = __ballot_sync(0xffffffffu, hi);
-  __shared__ int2 warp_counts[kLeaverBlock / 32];
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  if (lane == 0) warp_counts[w] = make_int2(__popc(m0), __popc(m1));
-  __syncthreads();
+  // The down and up leavers below i.
+  const int2 before = flagged_before<kLeaverBlock>(lo, hi, offsets[blockIdx.x]);
   if (i >= n) return;
-  int2 before = offsets[blockIdx.x];  // the down and up leavers below i
-  for (int k = 0; k < w; ++k) before.x += warp_counts[k].x, before.y += warp_counts[k].y;
-  const unsigned below = (1u << lane) - 1u;
-  before.x += __popc(m0 & below), before.y += __popc(m1 & below);
   const int leavers = totals[0] + totals[1], kept = n - leavers;
   const int leavers_below = before.x + before.y;
   if (lo) down[before.x] = i;
@@ -523,15 +538,8 @@ __global__ void __launch_bounds__(kGhostBlock)
   const int i = blockIdx.x * kGhostBlock + threadIdx.x;
   const int s = i < held ? sides[i] : 0;
   const bool low = s & 1, high = s & 2;
-  const unsigned m0 = __ballot_sync(0xffffffffu, low), m1 = __ballot_sync(0xffffffffu, high);
-  __shared__ int2 warp_counts[kGhostBlock / 32];
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  if (lane == 0) warp_counts[w] = make_int2(__popc(m0), __popc(m1));
-  __syncthreads();
+  const int2 before = flagged_before<kGhostBlock>(low, high, offsets[blockIdx.x]);
   if (!low && !high) return;
-  int2 before = offsets[blockIdx.x];
-  for (int k = 0; k < w; ++k) before.x += warp_counts[k].x, before.y += warp_counts[k].y;
-  const unsigned below = (1u << lane) - 1u;
   const int out0 = counts->sent[p.stage][0];
   const R4 q = pos[i];
   // origin (when set): the ghost's local atom and its shifts (forward_own_ghosts).
@@ -547,14 +555,8 @@ __global__ void __launch_bounds__(kGhostBlock)
     slot[held + ghost] = slot[i];
     if (origin) origin[held + ghost - p.locals] = make_int2(from.x, from.y | (side + 1) << 2 * p.d);
   };
-  if (low) {
-    const int k = before.x + __popc(m0 & below);
-    place(k, send0, k, p.shift0, 0);
-  }
-  if (high) {
-    const int k = before.y + __popc(m1 & below);
-    place(k, send1, out0 + k, p.shift1, 1);
-  }
+  if (low) place(before.x, send0, before.x, p.shift0, 0);
+  if (high) place(before.y, send1, out0 + before.y, p.shift1, 1);
 }
 
 // The shifts of the device ghost stages: along axis d, shift[d][side] (GhostStageP's shift0,

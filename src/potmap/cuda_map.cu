@@ -787,21 +787,17 @@ std::optional<MapResult> cuda_map_across_ranks(const Atoms& atoms, const Lattice
   // Timed as the one-rank map is (binning and sums, not the set-up above), plus the all-gather;
   // the ranks start together so that the slowest rank's sums are in every rank's time.
   comm.barrier();
-  Events ev;
-  cudaEvent_t sums_done =
-      nullptr;  // this rank's sums done: the rest is the all-gather (and the wait)
-  PW_CUDA(cudaEventCreate(&sums_done));
+  Events ev, summed_ev;  // summed_ev.stop: this rank's sums done (then the all-gather, the wait)
   PW_CUDA(cudaEventRecord(ev.start));
   if (slab_sums) slab_sums->sum(mine);
-  PW_CUDA(cudaEventRecord(sums_done));
+  PW_CUDA(cudaEventRecord(summed_ev.stop));
   gpu->allgather(mine, all.p, block * sizeof(double), nullptr);
   PW_CUDA(cudaEventRecord(ev.stop));
   PW_CUDA(cudaEventSynchronize(ev.stop));
   const std::string note = slab_sums ? slab_sums->note() : std::string();
   float ms = 0, sums_ms = 0;
   PW_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-  PW_CUDA(cudaEventElapsedTime(&sums_ms, ev.start, sums_done));
-  cudaEventDestroy(sums_done);
+  PW_CUDA(cudaEventElapsedTime(&sums_ms, ev.start, summed_ev.stop));
   // The slowest rank's sums and whole time, in one all-reduce.
   double slowest_ms[2] = {sums_ms, ms};
   comm.allreduce_max(std::span<double>(slowest_ms, 2));
