@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "md/cuda_md_common.cuh"
+#include "md/quotient_floor.hpp"
 #include "pairwise/physics/dynamics.hpp"
 #include "pairwise/physics/lj_styles.hpp"
 
@@ -40,19 +41,6 @@ struct ShellCellsP {
   double inv_width[3];  // 1 / width (quotient_floor)
   int n[3];
 };
-
-// floor(a / b · scale) exactly as the division gives it (scale an integer, here 1 or a domain
-// count), the division skipped when a · inv_b · scale (inv_b = 1 / b) lies clear of an integer:
-// both are within a few ulps of the real quotient, so they have the same floor there. An
-// atom's wrap, owner and cell are then taken with a multiplication; only atoms within ~1e-9 of a
-// boundary (in units of the quotient) pay the FP64 division (on the H200, 8,192,000 atoms: the
-// migration's flags kernel with four divisions an atom took 208 µs, mostly that division).
-__device__ __forceinline__ double quotient_floor(double a, double b, double inv_b,
-                                                 double scale = 1) {
-  const double q = a * inv_b * scale, f = floor(q), margin = 1e-9 * (1 + fabs(q));
-  if (q - f > margin && f + 1 - q > margin) return f;
-  return floor(a / b * scale);
-}
 
 template <class R4>
 __device__ __forceinline__ double coordinate(const R4& p, int d) {
