@@ -257,6 +257,7 @@ class CudaDomainEngine final : public MdEngine {
       const double extent = grid_.hi[d] - grid_.lo[d] + 2 * r_list_;
       cells_.n[d] = std::max(1, int(extent / cell_min));
       cells_.width[d] = extent / cells_.n[d];
+      cells_.inv_width[d] = 1 / cells_.width[d];
     }
     // The batched steps across ranks (PAIRWISE_MD_BATCH_RANKS=1; off by default until measured on
     // several GPUs): the rebuild test on the device from the ranks' all-gathered top-2, so K steps
@@ -311,6 +312,7 @@ class CudaDomainEngine final : public MdEngine {
     }
     for (int d = 0; d < 3; ++d) {
       geo_.box_lo[d] = s.box.lo[d], geo_.box_hi[d] = s.box.hi[d], geo_.length[d] = grid_.length[d];
+      geo_.inv_length[d] = 1 / grid_.length[d];
       geo_.n[d] = grid_.n[d], geo_.coord[d] = grid_.coord[d];
     }
     // Every rank reads the whole system and keeps the atoms of its domain.
