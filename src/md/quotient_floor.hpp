@@ -17,8 +17,8 @@ namespace pairwise::md {
 // lies clear of an integer, farther than 1e-9 · (1 + |q|): q and the division's result are both
 // within a few ulps (≈ 1e-15 relative) of the real quotient, so no integer lies between them and
 // their floors agree. Only values within ~1e-9 of a boundary (in units of the quotient), NaN and
-// infinities pay the division. On the H200 the division is what made the migration's flags
-// kernel take 208 µs at 8,192,000 atoms for a pass that reads 16 bytes an atom (four an atom).
+// infinities pay the division (an FP64 division is a software sequence of ≈ 10 dependent
+// instructions on sm_90; four an atom in the migration's flags kernel).
 PW_QUOTIENT_HD double quotient_floor(double a, double b, double inv_b, double scale = 1) {
   const double q = a * inv_b * scale, f = std::floor(q), margin = 1e-9 * (1 + std::fabs(q));
   if (q - f > margin && f + 1 - q > margin) return f;
