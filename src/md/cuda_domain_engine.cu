@@ -179,6 +179,7 @@ class CudaDomainEngine final : public MdEngine {
     PW_CUDA(cudaStreamCreateWithPriority(&interior_stream_, cudaStreamNonBlocking, lowest));
     PW_CUDA(cudaEventCreateWithFlags(&kicked_, cudaEventDisableTiming));
     PW_CUDA(cudaEventCreateWithFlags(&interior_done_, cudaEventDisableTiming));
+    PW_CUDA(cudaEventCreateWithFlags(&top_ready_, cudaEventDisableTiming));
     device_ = current_device_name();
     const char* prof = std::getenv("PAIRWISE_MD_PROFILE");
     profile_ = prof && *prof && *prof != '0';
@@ -222,6 +223,7 @@ class CudaDomainEngine final : public MdEngine {
       if (e) cudaEventDestroy(e);
     gpu_.reset();
     if (kicked_) cudaEventDestroy(kicked_);
+    if (top_ready_) cudaEventDestroy(top_ready_);
     if (interior_done_) cudaEventDestroy(interior_done_);
     if (interior_stream_) cudaStreamDestroy(interior_stream_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -272,6 +274,11 @@ class CudaDomainEngine final : public MdEngine {
     // and 9.50 G against 8.82 and 9.71 G; docs/distributed.md).
     const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
     overlap_ = overlap_env && std::string(overlap_env) == "1";
+    // PAIRWISE_MD_EARLY_FORWARD=1: the forward exchange launched before the rebuild test's
+    // answer is known (rebuild_test), so the GPU sends the ghosts while the host reads the
+    // displacements and all-reduces the decision; on a rebuild step what it sent is rebuilt.
+    const char* early_env = std::getenv("PAIRWISE_MD_EARLY_FORWARD");
+    early_forward_ = early_env && std::string(early_env) == "1";
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : 0;
     rebuilds_since_sort_ = 0, steps_since_sort_ = 0;
@@ -393,7 +400,9 @@ class CudaDomainEngine final : public MdEngine {
       const auto t0 = clock::now();
       ++steps_since_sort_;
       if (n_ > 0) kick_drift(step, !kicked_ahead);
-      const bool rebuild_now = rebuild_test();
+      // Early: the forward exchange goes out with the test (not with the overlap's split).
+      const bool early = early_forward_ && !overlap_;
+      const bool rebuild_now = rebuild_test(early);
       const auto t1 = clock::now();
       // Overlapped: the interior atoms' forces (their lists hold no ghost) on interior_stream_
       // while the ghost positions travel on stream_, then the boundary atoms' on stream_; the
@@ -408,7 +417,7 @@ class CudaDomainEngine final : public MdEngine {
       if (rebuild_now) {
         rebuild(true);
       } else {
-        forward_ghost_positions();
+        if (!early) forward_ghost_positions();
         fix_positions(n_);
       }
       if (profile_) PW_CUDA(cudaStreamSynchronize(stream_));
@@ -559,6 +568,19 @@ class CudaDomainEngine final : public MdEngine {
     return std::size_t(in);
   }
 
+  // The counts of both ways along d: `down` goes to the low neighbour, `up` to the high one;
+  // returns {from the high neighbour (its down), from the low one (its up)}. With two domains
+  // along d both neighbours are one rank: one round trip of both counts instead of two.
+  std::pair<std::size_t, std::size_t> exchange_counts(int d, std::size_t down, std::size_t up) {
+    const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
+    if (grid_.n[d] != 2) return {exchange_count(down, low, high), exchange_count(up, high, low)};
+    const std::int64_t out[2] = {std::int64_t(down), std::int64_t(up)};
+    std::int64_t in[2] = {0, 0};
+    comm_.sendrecv(std::as_bytes(std::span<const std::int64_t>(out, 2)), high,
+                   std::as_writable_bytes(std::span<std::int64_t>(in, 2)), high);
+    return {std::size_t(in[0]), std::size_t(in[1])};
+  }
+
   // ---- rebuild ------------------------------------------------------------------------------
 
   // domain_kick_drift over the local atoms (`kick_first`: the half kick with the last forces,
@@ -697,15 +719,27 @@ class CudaDomainEngine final : public MdEngine {
   }
 
   // Liu et al.'s test over every rank, from domain_kick_drift's block top-2 pairs.
-  bool rebuild_test() {
-    double2 top{0, 0};
+  // `early_forward`: forward_ghost_positions launched behind the copy of the top-2 (into pinned
+  // memory, so the launch does not wait for it) and only the copy waited for: the GPU sends the
+  // ghosts while the host all-reduces the decision. Every rank sends every step, so the NCCL
+  // calls pair up; after a rebuild decision what was sent is overwritten by the rebuild's ghosts.
+  bool rebuild_test(bool early_forward = false) {
+    top_host_.reserve(sizeof(double2));
+    double2* top = top_host_.as<double2>();
+    *top = double2{0, 0};
     if (n_ > 0) {
       merge_block_top2<<<1, kMergeBlock, 0, stream_>>>(kick_blocks(), top2_.get() + 1, top2_.get());
       PW_CUDA_LAUNCH("merge_block_top2");
-      PW_CUDA(cudaMemcpyAsync(&top, top2_.get(), sizeof top, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaMemcpyAsync(top, top2_.get(), sizeof *top, cudaMemcpyDeviceToHost, stream_));
+    }
+    if (early_forward) {
+      PW_CUDA(cudaEventRecord(top_ready_, stream_));
+      forward_ghost_positions();
+      PW_CUDA(cudaEventSynchronize(top_ready_));
+    } else if (n_ > 0) {
       PW_CUDA(cudaStreamSynchronize(stream_));
     }
-    return rebuild_needed_on_any_rank(comm_, std::sqrt(top.x), std::sqrt(top.y), options_.skin);
+    return rebuild_needed_on_any_rank(comm_, std::sqrt(top->x), std::sqrt(top->y), options_.skin);
   }
   int kick_blocks() const { return int((n_ + kKickBlock - 1) / kKickBlock); }
 
@@ -839,15 +873,18 @@ class CudaDomainEngine final : public MdEngine {
                   "md domain decomposition");
     const std::size_t down_n = std::size_t(c[0]), up_n = std::size_t(c[1]);
     const std::size_t leavers = down_n + up_n, kept = n - leavers;
-    send_down_.reserve(down_n, stream_), send_up_.reserve(up_n, stream_);
+    // The records going down, then those going up, in one buffer: with two domains along d
+    // both go to one rank as one message, arriving as [its down | its up] = [from high | from
+    // low], the order the arrivals are unpacked in.
+    send_moves_.reserve(leavers, stream_);
     auto pack = [&](std::size_t count, const int* list, Record* out) {
       if (count == 0) return;
       pack_leavers<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
           int(count), list, pos_.get(), vel_.get(), image_.get(), id_.get(), slot_.get(), out);
       PW_CUDA_LAUNCH("pack_leavers");
     };
-    pack(down_n, leave_down_.get(), send_down_.get());
-    pack(up_n, leave_up_.get(), send_up_.get());
+    pack(down_n, leave_down_.get(), send_moves_.get());
+    pack(up_n, leave_up_.get(), send_moves_.get() + down_n);
     if (leavers > 0) {
       fill_holes<<<blocks_of(leavers), kDomainBlock, 0, stream_>>>(
           counters_.get() + 2, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
@@ -855,15 +892,19 @@ class CudaDomainEngine final : public MdEngine {
       PW_CUDA_LAUNCH("fill_holes");
     }
     const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
-    const std::size_t from_high = exchange_count(down_n, low, high);
-    const std::size_t from_low = exchange_count(up_n, high, low);
+    const auto [from_high, from_low] = exchange_counts(d, down_n, up_n);
     const std::size_t arrivals = from_high + from_low, m = kept + arrivals;
     mark_migration(1);
     moves_b_.reserve(arrivals, stream_);
-    gpu_->sendrecv_async(send_down_.get(), down_n * sizeof(Record), low, moves_b_.get(),
-                         from_high * sizeof(Record), high, stream_);
-    gpu_->sendrecv_async(send_up_.get(), up_n * sizeof(Record), high, moves_b_.get() + from_high,
-                         from_low * sizeof(Record), low, stream_);
+    if (grid_.n[d] == 2) {
+      gpu_->sendrecv_async(send_moves_.get(), leavers * sizeof(Record), high, moves_b_.get(),
+                           arrivals * sizeof(Record), high, stream_);
+    } else {
+      gpu_->sendrecv_async(send_moves_.get(), down_n * sizeof(Record), low, moves_b_.get(),
+                           from_high * sizeof(Record), high, stream_);
+      gpu_->sendrecv_async(send_moves_.get() + down_n, up_n * sizeof(Record), high,
+                           moves_b_.get() + from_high, from_low * sizeof(Record), low, stream_);
+    }
     n_ = kept;  // the slots [0, kept) are kept through any growth below
     reserve_local(m, true);
     pos_.reserve(m, stream_, true, kept), slot_.reserve(m, stream_, true, kept);
@@ -954,39 +995,46 @@ class CudaDomainEngine final : public MdEngine {
           select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
       });
       const std::vector<int> c = read_counters(2);
-      send_pos_.reserve(std::size_t(c[0]) + std::size_t(c[1]), stream_);  // forward: both sides
+      const std::size_t out0 = std::size_t(c[0]), out1 = std::size_t(c[1]);
+      send_pos_.reserve(out0 + out1, stream_);  // the forward sends both sides from it
+      const bool self = grid_.n[d] == 1;        // then what arrives is what leaves
+      const auto [in0, in1] = self ? std::pair{out0, out1} : exchange_counts(d, out0, out1);
+      pos_.reserve(held + in0 + in1, stream_, true, held);
+      slot_.reserve(held + in0 + in1, stream_, true, held);
+      // Side 0 (to the low neighbour, arriving from the high one) then side 1, each packed from
+      // the atoms held at the stage's start: straight into the ghost slots with one domain along
+      // d, else side 0 then side 1 into the send buffers. With two domains both sides go to one
+      // rank as one message each of positions and slots, arriving as [its side 0 | its side 1]
+      // = [in0 | in1], the ghost slots' order.
+      if (!self) send_slot_.reserve(out0 + out1, stream_);
       for (int side = 0; side < 2; ++side) {
-        const std::size_t out = std::size_t(c[std::size_t(side)]);
-        const int to = grid_.neighbour(d, side == 0 ? -1 : +1);
-        const int from = grid_.neighbour(d, side == 0 ? +1 : -1);
-        const bool self = grid_.n[d] == 1;
-        const std::size_t in = self ? out : exchange_count(out, to, from);
-        pos_.reserve(held + in, stream_, true, held);
-        slot_.reserve(held + in, stream_, true, held);
-        const R shift = R(grid_.shift(d, side));
-        if (self) {
-          if (out > 0) {
-            pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
-                int(out), send_[d][side].get(), pos_.get(), d, shift, pos_.get() + held,
-                slot_.get(), slot_.get() + held);
-            PW_CUDA_LAUNCH("pack_ghosts");
-          }
-        } else {
-          send_pos_.reserve(out, stream_), send_slot_.reserve(out, stream_);
-          if (out > 0) {
-            pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
-                int(out), send_[d][side].get(), pos_.get(), d, shift, send_pos_.get(), slot_.get(),
-                send_slot_.get());
-            PW_CUDA_LAUNCH("pack_ghosts");
-          }
-          gpu_->sendrecv_async(send_pos_.get(), out * sizeof(R4), to, pos_.get() + held,
-                               in * sizeof(R4), from, stream_);
-          gpu_->sendrecv_async(send_slot_.get(), out * sizeof(int), to, slot_.get() + held,
-                               in * sizeof(int), from, stream_);
+        const std::size_t out = side == 0 ? out0 : out1;
+        const std::size_t at = side == 0 ? 0 : (self ? in0 : out0);
+        R4* to_pos = self ? pos_.get() + held + at : send_pos_.get() + at;
+        int* to_slot = self ? slot_.get() + held + at : send_slot_.get() + at;
+        if (out > 0) {
+          pack_ghosts<<<blocks_of(out), kDomainBlock, 0, stream_>>>(
+              int(out), send_[d][side].get(), pos_.get(), d, R(grid_.shift(d, side)), to_pos,
+              slot_.get(), to_slot);
+          PW_CUDA_LAUNCH("pack_ghosts");
         }
-        sent_[d][side] = out, received_[d][side] = in;
-        held += in;
       }
+      auto send = [&](std::size_t from_at, std::size_t out, int to, std::size_t to_at,
+                      std::size_t in, int from) {
+        gpu_->sendrecv_async(send_pos_.get() + from_at, out * sizeof(R4), to,
+                             pos_.get() + held + to_at, in * sizeof(R4), from, stream_);
+        gpu_->sendrecv_async(send_slot_.get() + from_at, out * sizeof(int), to,
+                             slot_.get() + held + to_at, in * sizeof(int), from, stream_);
+      };
+      const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
+      if (grid_.n[d] == 2) {
+        send(0, out0 + out1, high, 0, in0 + in1, high);
+      } else if (!self) {
+        send(0, out0, low, 0, in0, high);
+        send(out0, out1, high, in0, in1, low);
+      }
+      sent_[d][0] = out0, sent_[d][1] = out1, received_[d][0] = in0, received_[d][1] = in1;
+      held += in0 + in1;
     }
     held_ = held;
   }
@@ -1345,6 +1393,9 @@ class CudaDomainEngine final : public MdEngine {
   int force_min_blocks_ = kMixedForceMinBlocks;  // mixed's domain_forces (PAIRWISE_MD_FORCE_MINB)
   // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
   bool overlap_ = false;
+  bool early_forward_ = false;     // PAIRWISE_MD_EARLY_FORWARD (see the constructor)
+  engine::PinnedBuffer top_host_;  // the rebuild test's top-2 displacements (an async copy)
+  cudaEvent_t top_ready_ = nullptr;
   cudaStream_t interior_stream_ = nullptr;
   cudaEvent_t kicked_ = nullptr, interior_done_ = nullptr;
   DeviceArray<unsigned char> split_;
@@ -1397,7 +1448,7 @@ class CudaDomainEngine final : public MdEngine {
   DeviceArray<int> cell_count_;
   std::size_t iota_filled_ = 0;
   // Migration.
-  DeviceArray<Record> moves_a_, moves_b_, send_down_, send_up_;
+  DeviceArray<Record> moves_a_, moves_b_, send_moves_;
   DeviceArray<unsigned char> flags_;
   DeviceArray<int> leave_down_, leave_up_, holes_, fillers_;  // migrate_leavers' index lists
   DeviceArray<int2> leaver_blocks_;                           // leaver_flags' block counts

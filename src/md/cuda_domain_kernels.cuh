@@ -321,8 +321,8 @@ template <class R4>
 __global__ void __launch_bounds__(kLeaverBlock)
     leaver_flags(int n, R4* __restrict__ pos, int4* __restrict__ image,
                  const unsigned* __restrict__ id, const __grid_constant__ DomainP g, int d,
-                 bool wrap,
-                 unsigned char* __restrict__ way, int2* __restrict__ block_counts, unsigned* far) {
+                 bool wrap, unsigned char* __restrict__ way, int2* __restrict__ block_counts,
+                 unsigned* far) {
   const int i = blockIdx.x * kLeaverBlock + threadIdx.x;
   bool lo = false, hi = false;
   if (i < n) {
