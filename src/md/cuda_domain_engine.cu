@@ -52,9 +52,11 @@
 // axis) only wrapped in place (wrap_in_place); then
 // the ghost stages: those of the leading axes with one domain on the device (select_own_ghosts:
 // ghost_stage_flags, ghost_stage_scan, ghost_stage_place, the counts read back once), the others
-// ghost_flags + cub::DeviceSelect into the kept send lists, counts exchanged, positions and slots
-// sent; then the cell list over the domain and its ghost shell (counting sort, sort_by_cell: cells
-// in index order, index order inside a cell, deterministic; PAIRWISE_MD_CELL_SORT=radix:
+// by ghost_stage_flags, ghost_stage_scan and ghost_stage_lists into the kept send lists
+// (select_sent_ghosts; PAIRWISE_MD_COMM_SELECT=cub: ghost_flags + cub::DeviceSelect), counts
+// exchanged, positions and slots sent (with two domains along the axis, both sides as one
+// message); then the cell list over the domain and its ghost shell (counting sort, sort_by_cell:
+// cells in index order, index order inside a cell, deterministic; PAIRWISE_MD_CELL_SORT=radix:
 // cub::DeviceRadixSort of the cell keys, the same order) and domain_list (a warp per cell:
 // candidates screened against the home atoms' bounding box, tested 32 at a time into hit masks,
 // rows written in whole sectors; mixed's tests in float with the band of r_list decided in double;
@@ -274,14 +276,19 @@ class CudaDomainEngine final : public MdEngine {
     // and 9.50 G against 8.82 and 9.71 G; docs/distributed.md).
     const char* overlap_env = std::getenv("PAIRWISE_MD_OVERLAP");
     overlap_ = overlap_env && std::string(overlap_env) == "1";
-    // PAIRWISE_MD_EARLY_FORWARD=1: the forward exchange launched before the rebuild test's
-    // answer is known (rebuild_test), so the GPU sends the ghosts while the host reads the
-    // displacements and all-reduces the decision; on a rebuild step what it sent is rebuilt.
+    // The forward exchange launched before the rebuild test's answer is known (rebuild_test),
+    // so the GPU sends the ghosts while the host reads the displacements and all-reduces the
+    // decision; on a rebuild step what it sent is rebuilt (PAIRWISE_MD_EARLY_FORWARD=0: after
+    // the answer). 4 H200s, 2 ranks, 500 steps of in.lj in single: 8,192,000 atoms each 5.732
+    // and 5.714 G atom-steps/s early against 5.648 and 5.648 G after; 2,048,000 each 5.251
+    // against 5.150 G (docs/distributed.md).
     const char* early_env = std::getenv("PAIRWISE_MD_EARLY_FORWARD");
-    early_forward_ = early_env && std::string(early_env) == "1";
+    early_forward_ = !(early_env && std::string(early_env) == "0");
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : 0;
     rebuilds_since_sort_ = 0, steps_since_sort_ = 0;
+    const char* comm_select_env = std::getenv("PAIRWISE_MD_COMM_SELECT");
+    comm_select_ = !(comm_select_env && std::string(comm_select_env) == "cub");
     const char* ghosts_env = std::getenv("PAIRWISE_MD_GHOSTS");
     device_ghosts_ = !(ghosts_env && std::string(ghosts_env) == "host");
     const char* slack_env = std::getenv("PAIRWISE_MD_GHOST_SLACK");
@@ -978,23 +985,9 @@ class CudaDomainEngine final : public MdEngine {
     own_stages_ = compose_forward_ ? first_host : 0;
     for (int d = first_host; d < 3; ++d) {
       const std::size_t count = held;
-      fill_iota_to(count);
-      flags_.reserve(2 * count, stream_);
-      unsigned char *to_low = flags_.get(), *to_high = to_low + count;
-      if (count > 0) {
-        span(4, [&] {
-          ghost_flags<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
-              int(count), pos_.get(), d, grid_.lo[d] + r_list_, grid_.hi[d] - r_list_, to_low,
-              to_high);
-          PW_CUDA_LAUNCH("ghost_flags");
-        });
-      }
       for (int side = 0; side < 2; ++side) send_[d][side].reserve(count, stream_);
-      span(5, [&] {
-        for (int side = 0; side < 2; ++side)
-          select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
-      });
-      const std::vector<int> c = read_counters(2);
+      const std::vector<int> c =
+          device_ghosts_ && comm_select_ ? select_sent_ghosts(d, count) : select_by_cub(d, count);
       const std::size_t out0 = std::size_t(c[0]), out1 = std::size_t(c[1]);
       send_pos_.reserve(out0 + out1, stream_);  // the forward sends both sides from it
       const bool self = grid_.n[d] == 1;        // then what arrives is what leaves
@@ -1037,6 +1030,62 @@ class CudaDomainEngine final : public MdEngine {
       held += in0 + in1;
     }
     held_ = held;
+  }
+
+  // The send lists of stage d (several domains along d) from the `count` held atoms: ghost_flags
+  // then a cub::DeviceSelect a side over the indices; returns the two counts.
+  std::vector<int> select_by_cub(int d, std::size_t count) {
+    fill_iota_to(count);
+    flags_.reserve(2 * count, stream_);
+    unsigned char *to_low = flags_.get(), *to_high = to_low + count;
+    if (count > 0) {
+      span(4, [&] {
+        ghost_flags<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
+            int(count), pos_.get(), d, grid_.lo[d] + r_list_, grid_.hi[d] - r_list_, to_low,
+            to_high);
+        PW_CUDA_LAUNCH("ghost_flags");
+      });
+    }
+    span(5, [&] {
+      for (int side = 0; side < 2; ++side)
+        select(iota_.get(), side == 0 ? to_low : to_high, send_[d][side].get(), count, side);
+    });
+    return read_counters(2);
+  }
+
+  // The same send lists, in the same (index) order, by the device stages' flags and scan and
+  // ghost_stage_lists (the lists only: the ghosts come from the neighbours): one pass over the
+  // positions and one over the sides' bytes instead of the flags, the index sequence and two
+  // selections (PAIRWISE_MD_COMM_SELECT=cub: those).
+  std::vector<int> select_sent_ghosts(int d, std::size_t count) {
+    std::vector<int> c(2, 0);
+    if (count == 0) return c;
+    const std::size_t blocks = (count + kGhostBlock - 1) / kGhostBlock;
+    sides_.reserve(count, stream_), ghost_blocks_.reserve(blocks, stream_);
+    ghost_counts_.reserve(1, stream_);
+    PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
+    GhostStageP<R> p{};
+    p.stage = d, p.d = d, p.first_held = int(count), p.locals = int(n_);
+    p.capacity = std::numeric_limits<int>::max();  // nothing is placed here: no overflow
+    p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
+    span(4, [&] {
+      ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
+          pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
+      PW_CUDA_LAUNCH("ghost_stage_flags");
+    });
+    span(5, [&] {
+      ghost_stage_scan<<<1, 1024, 0, stream_>>>(p, ghost_counts_.get(), ghost_blocks_.get());
+      PW_CUDA_LAUNCH("ghost_stage_scan");
+      ghost_stage_lists<<<int(blocks), kGhostBlock, 0, stream_>>>(
+          p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(), send_[d][0].get(),
+          send_[d][1].get());
+      PW_CUDA_LAUNCH("ghost_stage_lists");
+    });
+    GhostCounts g{};
+    PW_CUDA(cudaMemcpyAsync(&g, ghost_counts_.get(), sizeof g, cudaMemcpyDeviceToHost, stream_));
+    PW_CUDA(cudaStreamSynchronize(stream_));
+    c[0] = g.sent[d][0], c[1] = g.sent[d][1];
+    return c;
   }
 
   // The ghost stages [0, stages) (one domain along each of their axes: the ghosts are the domain's
@@ -1393,7 +1442,8 @@ class CudaDomainEngine final : public MdEngine {
   int force_min_blocks_ = kMixedForceMinBlocks;  // mixed's domain_forces (PAIRWISE_MD_FORCE_MINB)
   // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
   bool overlap_ = false;
-  bool early_forward_ = false;     // PAIRWISE_MD_EARLY_FORWARD (see the constructor)
+  bool comm_select_ = true;        // the decomposed stages' lists by the device stages' kernels
+  bool early_forward_ = true;      // PAIRWISE_MD_EARLY_FORWARD (see the constructor)
   engine::PinnedBuffer top_host_;  // the rebuild test's top-2 displacements (an async copy)
   cudaEvent_t top_ready_ = nullptr;
   cudaStream_t interior_stream_ = nullptr;

@@ -572,6 +572,23 @@ __global__ void __launch_bounds__(kGhostBlock)
   if (high) place(before.y, send1, out0 + before.y, p.shift1, 1);
 }
 
+// The send lists only, as ghost_stage_place writes them (a stage whose ghosts come from the
+// neighbours: several domains along the axis).
+template <class R>
+__global__ void __launch_bounds__(kGhostBlock)
+    ghost_stage_lists(GhostStageP<R> p, const GhostCounts* counts,
+                      const unsigned char* __restrict__ sides, const int2* __restrict__ offsets,
+                      int* __restrict__ send0, int* __restrict__ send1) {
+  const int held = stage_held(p, counts);
+  if (int(blockIdx.x) * kGhostBlock >= held) return;
+  const int i = blockIdx.x * kGhostBlock + threadIdx.x;
+  const int s = i < held ? sides[i] : 0;
+  const bool low = s & 1, high = s & 2;
+  const int2 before = flagged_before<kGhostBlock>(low, high, offsets[blockIdx.x]);
+  if (low) send0[before.x] = i;
+  if (high) send1[before.y] = i;
+}
+
 // The shifts of the device ghost stages: along axis d, shift[d][side] (GhostStageP's shift0,
 // shift1).
 template <class R>
