@@ -1056,6 +1056,18 @@ class CudaDomainEngine final : public MdEngine {
     return read_counters(2);
   }
 
+  // Stage d's parameters for the device stage kernels: the faces' edges r_list inside the domain,
+  // the two sides' periodic shifts, the held count at its start (`first_held`; −1: the device's
+  // count after the stage before) and the ghost slots' capacity.
+  GhostStageP<R> stage_params(int d, int first_held, int capacity) const {
+    GhostStageP<R> p{};
+    p.stage = d, p.d = d, p.capacity = capacity, p.first_held = first_held;
+    p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
+    p.shift0 = R(grid_.shift(d, 0)), p.shift1 = R(grid_.shift(d, 1));
+    p.locals = int(n_);
+    return p;
+  }
+
   // The same send lists, in the same (index) order, by the device stages' flags and scan and
   // ghost_stage_lists (the lists only: the ghosts come from the neighbours): one pass over the
   // positions and one over the sides' bytes instead of the flags, the index sequence and two
@@ -1067,10 +1079,8 @@ class CudaDomainEngine final : public MdEngine {
     sides_.reserve(count, stream_), ghost_blocks_.reserve(blocks, stream_);
     ghost_counts_.reserve(1, stream_);
     PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
-    GhostStageP<R> p{};
-    p.stage = d, p.d = d, p.first_held = int(count), p.locals = int(n_);
-    p.capacity = std::numeric_limits<int>::max();  // nothing is placed here: no overflow
-    p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
+    // Nothing is placed here (the ghosts come from the neighbours): no capacity to overflow.
+    const GhostStageP<R> p = stage_params(d, int(count), std::numeric_limits<int>::max());
     span(4, [&] {
       ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
           pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
@@ -1115,11 +1125,7 @@ class CudaDomainEngine final : public MdEngine {
         for (int side = 0; side < 2; ++side) send_[d][side].reserve(capacity, stream_);
       PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
       for (int d = 0; d < stages; ++d) {
-        GhostStageP<R> p{};
-        p.stage = d, p.d = d, p.capacity = int(capacity), p.first_held = d == 0 ? int(n_) : -1;
-        p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
-        p.shift0 = R(grid_.shift(d, 0)), p.shift1 = R(grid_.shift(d, 1));
-        p.locals = int(n_);
+        const GhostStageP<R> p = stage_params(d, d == 0 ? int(n_) : -1, int(capacity));
         ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
             pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
         PW_CUDA_LAUNCH("ghost_stage_flags");
@@ -1548,9 +1554,13 @@ class CudaDomainEngine final : public MdEngine {
   LapClock migration_clock_;
   // PAIRWISE_MD_PROFILE: GPU time (events) of the rebuild's selection kernels, spans kSpanNames.
   static constexpr int kSpans = 6;
-  static constexpr const char* kSpanNames[kSpans] = {"leaver_flags", "leaver_scan",
-                                                     "leaver_place", "own ghost stages",
-                                                     "ghost_flags",  "ghost DeviceSelects"};
+  // The last two: the decomposed stages' flags (ghost_stage_flags, or ghost_flags with
+  // PAIRWISE_MD_COMM_SELECT=cub) and their selections (ghost_stage_scan + ghost_stage_lists, or
+  // the two DeviceSelects).
+  static constexpr const char* kSpanNames[kSpans] = {
+      "leaver_flags",           "leaver_scan",
+      "leaver_place",           "own ghost stages",
+      "decomposed ghost flags", "decomposed ghost selections"};
   double t_span_[kSpans] = {};
   cudaEvent_t span_events_[2] = {nullptr, nullptr};
   // `launch` (work on stream_) timed by events into t_span_[k] when profiling a rebuild (the
