@@ -1564,16 +1564,19 @@ class CudaDomainEngine final : public MdEngine {
   double t_span_[kSpans] = {};
   cudaEvent_t span_events_[2] = {nullptr, nullptr};
   // `launch` (work on stream_) timed by events into t_span_[k] when profiling a rebuild (the
-  // stream synchronized at its end), else just run.
+  // stream synchronized at its end), else just run; a span inside another runs untimed (its
+  // time is in the outer one's).
   template <class F>
   void span(int k, F&& launch) {
-    if (!timing_rebuild_) return launch();
+    if (!timing_rebuild_ || in_span_) return launch();
+    in_span_ = true;
     if (!span_events_[0]) {
       PW_CUDA(cudaEventCreate(&span_events_[0]));
       PW_CUDA(cudaEventCreate(&span_events_[1]));
     }
     PW_CUDA(cudaEventRecord(span_events_[0], stream_));
     launch();
+    in_span_ = false;
     PW_CUDA(cudaEventRecord(span_events_[1], stream_));
     PW_CUDA(cudaEventSynchronize(span_events_[1]));
     float ms = 0;
@@ -1581,6 +1584,7 @@ class CudaDomainEngine final : public MdEngine {
     t_span_[k] += 1e-3 * ms;
   }
   bool timing_rebuild_ = false;  // profiling this rebuild's migration and ghost stages
+  bool in_span_ = false;         // span() is timing a launch
   void mark_migration(int k) {
     if (timing_rebuild_) t_migration_[k] += migration_clock_.lap(stream_);
   }
