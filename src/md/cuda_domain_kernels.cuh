@@ -779,14 +779,15 @@ __global__ void __launch_bounds__(kDomainBlock)
 // is kept only if it lies within r_list (+ a margin far above the rounding of the screen) of the
 // bounding box of the warp's home atoms (≈ a quarter of the 27 cells' candidates do not: the corner
 // and edge cells), compacted by ballot into a 64-entry shared buffer, and the lanes test their atom
-// against 32 kept candidates at a time into a hit mask, then append the hits in candidate order. So
+// against 32 kept candidates at a time, staging its hits in candidate order in its column of a
+// shared buffer (stage_hits: every lane the same predicated instructions), then writes each full
+// group of 8 as two 16-byte stores (a whole 32-byte sector of the row; flush_hit_groups). So
 // each list is the same set in the same order (stencil cell, then index) as a thread per atom
-// scanning the 27 cells would give. Each lane collects its atom's neighbours 8 at a time in its
-// column of a shared buffer and writes each full group as two 16-byte stores (a whole 32-byte
-// sector of the row). A count above `capacity` raises *overflow to it (the lists are then built
-// again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose list has no
-// ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others (boundary).
-// MinB: resident blocks an SM asked of the register allocation (1: as many as its registers give).
+// scanning the 27 cells would give. A count above `capacity` raises *overflow to it (the lists are
+// then built again, longer). `split` (when set, 2 n flags): split[i] = 1 for a local atom whose
+// list has no ghost (interior: its forces need no ghost position), split[n + i] = 1 for the others
+// (boundary). MinB: resident blocks an SM asked of the register allocation (1: as many as its
+// registers give).
 //
 // Exact (mixed; R4 = float4): the candidates are the float offsets of the double positions from
 // the shell's corner (rounded once: shell_coordinates), tested in float, single's arithmetic,
@@ -804,10 +805,11 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
   static_assert(!Exact || std::is_same_v<R, float>, "the exact band refines float tests");
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
-  __shared__ int group[kDomainBlock / 32][8][32];  // [warp][slot][lane]
+  __shared__ int group[kDomainBlock / 32][Exact ? 8 : kHitSlots][32];  // [warp][slot][lane]
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* bw = buf[wib];
   int(*grp)[32] = group[wib];
+  int* col = grp[0] + lane;  // the lane's hit column (stage_hits)
   const unsigned below = (1u << lane) - 1u;
   // One wave of resident blocks, each warp taking the next cell from a counter (no tail of a last,
   // partly filled wave; the lists do not depend on which warp builds them).
@@ -849,36 +851,44 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
       const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
       int count = 0, fill = 0;
+      int written = 0, staged = 0;  // not Exact: count = written + staged (stage_hits)
       bool ghost = false;
       auto append = [&](int j) {
         ghost |= j >= n;
         append_neighbor<true>(j, i, count, grp, lane, capacity, capacity, 1, nbr);
       };
-      // The lane's atom against bw[0, m): the tests set bits of a mask, then the hits are appended
-      // in candidate order.
+      // The lane's atom against bw[0, m). Not Exact: tested and staged in one predicated pass,
+      // full groups of 8 written after it. Exact: the tests set bits of a mask, then the hits are
+      // appended in candidate order (the band's double test on a few of them).
       auto test = [&](int m) {
-        unsigned hits = 0;
-        auto one = [&](int u) {
-          const R4 q = bw[u];
-          const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
-          hits |= dx * dx + dy * dy + dz * dz < rl2 ? 1u << u : 0u;
-        };
-        for_each_candidate(m, one);
-        while (hits) {
-          const int u = __ffs(hits) - 1;
-          hits &= hits - 1;
-          const R4 q = bw[u];
-          const int j = index_of(q.w);
-          if (j == i) continue;
-          if constexpr (Exact) {
+        if constexpr (!Exact) {
+          const int before = staged;
+          staged = stage_hits(m, bw, xi, yi, zi, rl2, i, col, staged);
+          if (split)
+            for (int r = before; r < staged; ++r) ghost |= col[32 * r] >= n;
+          staged = flush_hit_groups(col, staged, written, i, capacity, capacity, nbr);
+        } else {
+          unsigned hits = 0;
+          auto one = [&](int u) {
+            const R4 q = bw[u];
+            const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+            hits |= dx * dx + dy * dy + dz * dz < rl2 ? 1u << u : 0u;
+          };
+          for_each_candidate(m, one);
+          while (hits) {
+            const int u = __ffs(hits) - 1;
+            hits &= hits - 1;
+            const R4 q = bw[u];
+            const int j = index_of(q.w);
+            if (j == i) continue;
             const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
             if (dx * dx + dy * dy + dz * dz >= band.lo2) {
               const Double4 a = band.pos[i], b = band.pos[j];
               const double ex = a.x - b.x, ey = a.y - b.y, ez = a.z - b.z;
               if (!(ex * ex + ey * ey + ez * ez < band.r_list2)) continue;
             }
+            append(j);
           }
-          append(j);
         }
       };
       // The candidate stream, its ballot compaction and the staged row tail below repeat
@@ -916,6 +926,7 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
       if (mine && fill > 0) test(fill);
       __syncwarp();
       if (mine) {
+        if constexpr (!Exact) count = written + staged;
         nbr_count[i] = count;
         if (split) split[i] = !ghost, split[n + i] = ghost;
         if (count > capacity) atomicMax(overflow, count);

@@ -452,7 +452,9 @@ __global__ void __launch_bounds__(kBlock, MinB)
   if (!flags->rebuild) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
   __shared__ R4 buf[kBlock / 32][64];
-  __shared__ int group[kBlock / 32][8][32];  // [warp][slot][lane]: Staged only
+  // [warp][slot][lane]: Staged only (kHitSlots: the hit columns of stage_hits)
+  constexpr bool kFused = Staged && Exact == 0;
+  __shared__ int group[kBlock / 32][kFused ? kHitSlots : 8][32];
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* bw = buf[wib];
   const unsigned below = (1u << lane) - 1u;
@@ -480,8 +482,12 @@ __global__ void __launch_bounds__(kBlock, MinB)
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
       const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
       int count = 0, fill = 0;
-      // Tests the lane's atom against bw[0, m): the distance tests only set bits of a mask (no
-      // branch per candidate), then the lane appends its hits in candidate order.
+      int written = 0, staged = 0;  // kFused: count = written + staged (stage_hits)
+      int* col = group[wib][0] + lane;
+      // Tests the lane's atom against bw[0, m). kFused: tested and staged in one predicated pass
+      // (stage_hits), full groups of 8 written after it. Otherwise the distance tests only set
+      // bits of a mask (no branch per candidate), then the lane appends its hits in candidate
+      // order.
       // Exact 2: a second mask marks the hits of the band; Exact 1: each hit's r² is computed
       // again and compared with the band. Exact 3: each test takes t = r² − mid2 (the band's
       // middle folded into the FMAs), a hit is t < half2, and one FMNMX keeps the least |t| of
@@ -491,6 +497,11 @@ __global__ void __launch_bounds__(kBlock, MinB)
         return fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, -band.mid2)));
       };
       auto test = [&](int m) {
+        if constexpr (kFused) {
+          staged = stage_hits(m, bw, p.x, p.y, p.z, r_list2, i, col, staged);
+          staged = flush_hit_groups(col, staged, written, i, capacity, si, nbr);
+          return;
+        }
         unsigned hits = 0, unsure = 0;
         R nearest = R(1e30);  // Exact 3: the least |r² − mid2| of the batch
         auto one = [&](int u) {
@@ -561,6 +572,7 @@ __global__ void __launch_bounds__(kBlock, MinB)
       if (mine && fill > 0) test(fill);
       __syncwarp();
       if (mine) {
+        if constexpr (kFused) count = written + staged;
         if constexpr (Exact)
           finish_list<Staged>(i, count, group[wib], lane, capacity, si, band.fixed, band.x0, nbr,
                               nbr_count, flags);
