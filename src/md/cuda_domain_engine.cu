@@ -149,12 +149,13 @@ constexpr double kCellAtoms = 27;
 constexpr int kMixedForceMinBlocks = 15;
 
 // domain_list's resident blocks an SM asked of its registers (PAIRWISE_MD_LIST_MINB: 8, 12, 16; 0:
-// none asked, 64 registers in single, 103 with double positions); unset, kListMinBlocks: 8 with
-// double positions (mixed, double), none in single. H200, 2 M atoms, ncu: mixed 1.78 ms a build
-// with none asked, 1.50 at 8 (64 registers, none spilled), 1.67 at 12, 2.03 at 16 (spills);
-// single 1.31, 1.31, 1.33 at none, 12, 16.
-template <class R>
-constexpr int kListMinBlocks = std::is_same_v<R, double> ? 8 : 0;
+// none asked); unset, kListMinBlocks = 8 for every precision (64 registers, none spilled). With
+// the hits staged in one predicated pass (stage_hits) none asked takes 76 registers in single
+// (6 blocks an SM): 2 H200s, 500 steps of in.lj in single, 8 asked 6.393 / 5.913 G atom-steps/s
+// (strong 16,384,000 / weak 4,096,000 atoms) against 6.294 / 5.791 with none. Before (the loop
+// over the hit bits, 2 M atoms, ncu): mixed 1.78 ms a build with none asked, 1.50 at 8, 1.67 at
+// 12, 2.03 at 16 (spills); single 1.31, 1.31, 1.33 at none, 12, 16.
+constexpr int kListMinBlocks = 8;
 
 // Threads per atom in domain_forces (the single-GPU engine's choice: 4).
 constexpr int kForceThreads = 4;
@@ -309,9 +310,7 @@ class CudaDomainEngine final : public MdEngine {
     const char* list_minb_env = std::getenv("PAIRWISE_MD_LIST_MINB");
     const char* float_env = std::getenv("PAIRWISE_MD_FLOAT_LISTS");
     float_lists_ = kMixed && !(float_env && std::string(float_env) == "0");
-    list_min_blocks_ = list_minb_env && *list_minb_env ? std::atoi(list_minb_env)
-                       : float_lists_                  ? 0
-                                                       : kListMinBlocks<R>;
+    list_min_blocks_ = list_minb_env && *list_minb_env ? std::atoi(list_minb_env) : kListMinBlocks;
     list_blocks_ = 0;
     const char* minb_env = std::getenv("PAIRWISE_MD_FORCE_MINB");
     force_min_blocks_ = minb_env && *minb_env ? std::atoi(minb_env) : kMixedForceMinBlocks;
@@ -1447,7 +1446,7 @@ class CudaDomainEngine final : public MdEngine {
   bool any_sf_ = false;
   static constexpr bool kMixed = std::is_same_v<R, double> && std::is_same_v<P, float>;
   bool use_fixed_ = false;  // mixed's fixed-point pair displacements (PAIRWISE_MD_FIXED=0: off)
-  int list_min_blocks_ = kListMinBlocks<R>;      // domain_list (PAIRWISE_MD_LIST_MINB)
+  int list_min_blocks_ = kListMinBlocks;         // domain_list (PAIRWISE_MD_LIST_MINB)
   int force_min_blocks_ = kMixedForceMinBlocks;  // mixed's domain_forces (PAIRWISE_MD_FORCE_MINB)
   // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
   bool overlap_ = false;

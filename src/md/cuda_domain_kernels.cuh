@@ -805,7 +805,7 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
   static_assert(!Exact || std::is_same_v<R, float>, "the exact band refines float tests");
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ R4 buf[kDomainBlock / 32][64];
-  __shared__ int group[kDomainBlock / 32][Exact ? 8 : kHitSlots][32];  // [warp][slot][lane]
+  __shared__ int group[kDomainBlock / 32][kHitSlots][32];  // [warp][slot][lane]
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* bw = buf[wib];
   int(*grp)[32] = group[wib];
@@ -850,46 +850,25 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
       const R lx = warp_min(mine ? p.x : kBig), hx = warp_max(mine ? p.x : -kBig);
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
       const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
-      int count = 0, fill = 0;
-      int written = 0, staged = 0;  // not Exact: count = written + staged (stage_hits)
+      int fill = 0;
+      int written = 0, staged = 0;  // the list's count: written + staged
       bool ghost = false;
-      auto append = [&](int j) {
-        ghost |= j >= n;
-        append_neighbor<true>(j, i, count, grp, lane, capacity, capacity, 1, nbr);
-      };
-      // The lane's atom against bw[0, m). Not Exact: tested and staged in one predicated pass,
-      // full groups of 8 written after it. Exact: the tests set bits of a mask, then the hits are
-      // appended in candidate order (the band's double test on a few of them).
+      // The lane's atom against bw[0, m): tested and staged in one predicated pass (Exact: the
+      // batch staged again with the double decisions where a hit reached the band), then the
+      // full groups of 8 written.
       auto test = [&](int m) {
-        if constexpr (!Exact) {
-          const int before = staged;
-          staged = stage_hits(m, bw, xi, yi, zi, rl2, i, col, staged);
-          if (split)
-            for (int r = before; r < staged; ++r) ghost |= col[32 * r] >= n;
-          staged = flush_hit_groups(col, staged, written, i, capacity, capacity, nbr);
-        } else {
-          unsigned hits = 0;
-          auto one = [&](int u) {
-            const R4 q = bw[u];
-            const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
-            hits |= dx * dx + dy * dy + dz * dz < rl2 ? 1u << u : 0u;
-          };
-          for_each_candidate(m, one);
-          while (hits) {
-            const int u = __ffs(hits) - 1;
-            hits &= hits - 1;
-            const R4 q = bw[u];
-            const int j = index_of(q.w);
-            if (j == i) continue;
-            const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
-            if (dx * dx + dy * dy + dz * dz >= band.lo2) {
-              const Double4 a = band.pos[i], b = band.pos[j];
-              const double ex = a.x - b.x, ey = a.y - b.y, ez = a.z - b.z;
-              if (!(ex * ex + ey * ey + ez * ez < band.r_list2)) continue;
-            }
-            append(j);
-          }
-        }
+        const int before = staged;
+        R far = 0;
+        staged = stage_hits<Exact>(m, bw, xi, yi, zi, rl2, i, col, staged, far);
+        if (Exact && far >= R(band.lo2))
+          staged = restage_hits(m, bw, xi, yi, zi, rl2, R(band.lo2), i, col, before, [&](int j) {
+            const Double4 a = band.pos[i], b = band.pos[j];
+            const double ex = a.x - b.x, ey = a.y - b.y, ez = a.z - b.z;
+            return ex * ex + ey * ey + ez * ez < band.r_list2;
+          });
+        if (split)
+          for (int r = before; r < staged; ++r) ghost |= col[32 * r] >= n;
+        staged = flush_hit_groups(col, staged, written, i, capacity, capacity, nbr);
       };
       // The candidate stream, its ballot compaction and the staged row tail below repeat
       // build_list_screened's (cuda_md_lists.cuh) to the letter but stay inline in both: moved into
@@ -926,7 +905,7 @@ __global__ void __launch_bounds__(kDomainBlock, MinB)
       if (mine && fill > 0) test(fill);
       __syncwarp();
       if (mine) {
-        if constexpr (!Exact) count = written + staged;
+        const int count = written + staged;
         nbr_count[i] = count;
         if (split) split[i] = !ghost, split[n + i] = ghost;
         if (count > capacity) atomicMax(overflow, count);

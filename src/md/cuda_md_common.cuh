@@ -225,22 +225,45 @@ __device__ __forceinline__ void for_each_candidate(int m, OneFn& one) {
 constexpr int kHitSlots = 40;
 
 // Tests the lane's atom (xi, yi, zi; index i) against the warp's m candidates bw[0, m) (r² <
-// rl2, j ≠ i) and stages the hits in candidate order in its column from slot `staged`: the test
+// hit2, j ≠ i) and stages the hits in candidate order in its column from slot `staged`: the test
 // and the append in one predicated pass, every lane doing the same instructions. (A loop over the
 // hit bits instead ran each lane's own number of trips: 10 of 32 lanes active on average, the
-// loop 57 % of the build's instructions at 8,192,000 atoms, ncu on the H200.) Returns the
-// column's new count.
-template <class R, class R4>
-__device__ __forceinline__ int stage_hits(int m, const R4* bw, R xi, R yi, R zi, R rl2, int i,
-                                          int* col, int staged) {
+// loop 57 % of the build's instructions at 8,192,000 atoms, ncu on the H200.) Banded (mixed's
+// float tests, hit2 = (r_list + m)²): `far` is raised to the largest r² staged, so that the
+// caller knows whether a hit lies in the band that the double test decides (restage_hits).
+// Returns the column's new count.
+template <bool Banded, class R, class R4>
+__device__ __forceinline__ int stage_hits(int m, const R4* bw, R xi, R yi, R zi, R hit2, int i,
+                                          int* col, int staged, R& far) {
   int* slot = col + 32 * staged;
   auto one = [&](int u) {
     const R4 q = bw[u];
     const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
     const int j = index_of(q.w);
-    if (dx * dx + dy * dy + dz * dz < rl2 && j != i) *slot = j, slot += 32;
+    const R r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < hit2 && j != i) {
+      *slot = j, slot += 32;
+      if constexpr (Banded) far = max(far, r2);
+    }
   };
   for_each_candidate(m, one);
+  return int(slot - col) >> 5;
+}
+
+// The same batch staged again from slot `before` (a lane whose hits reached the band: ≈ 1
+// candidate in 3,000 is in it), a hit at r² ≥ lo2 kept only if within(j) (the double build's
+// decision), so the lists are exactly the double build's. Returns the column's new count.
+template <class R, class R4, class Within>
+__device__ __forceinline__ int restage_hits(int m, const R4* bw, R xi, R yi, R zi, R hit2, R lo2,
+                                            int i, int* col, int before, Within&& within) {
+  int* slot = col + 32 * before;
+  for (int u = 0; u < m; ++u) {
+    const R4 q = bw[u];
+    const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+    const int j = index_of(q.w);
+    const R r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < hit2 && j != i && (r2 < lo2 || within(j))) *slot = j, slot += 32;
+  }
   return int(slot - col) >> 5;
 }
 

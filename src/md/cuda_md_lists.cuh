@@ -452,9 +452,7 @@ __global__ void __launch_bounds__(kBlock, MinB)
   if (!flags->rebuild) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
   __shared__ R4 buf[kBlock / 32][64];
-  // [warp][slot][lane]: Staged only (kHitSlots: the hit columns of stage_hits)
-  constexpr bool kFused = Staged && Exact == 0;
-  __shared__ int group[kBlock / 32][kFused ? kHitSlots : 8][32];
+  __shared__ int group[kBlock / 32][Staged ? kHitSlots : 8][32];  // [warp][slot][lane]
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* bw = buf[wib];
   const unsigned below = (1u << lane) - 1u;
@@ -482,12 +480,14 @@ __global__ void __launch_bounds__(kBlock, MinB)
       const R ly = warp_min(mine ? p.y : kBig), hy = warp_max(mine ? p.y : -kBig);
       const R lz = warp_min(mine ? p.z : kBig), hz = warp_max(mine ? p.z : -kBig);
       int count = 0, fill = 0;
-      int written = 0, staged = 0;  // kFused: count = written + staged (stage_hits)
+      int written = 0, staged = 0;  // Staged: count = written + staged (stage_hits)
       int* col = group[wib][0] + lane;
-      // Tests the lane's atom against bw[0, m). kFused: tested and staged in one predicated pass
-      // (stage_hits), full groups of 8 written after it. Otherwise the distance tests only set
-      // bits of a mask (no branch per candidate), then the lane appends its hits in candidate
-      // order.
+      // Tests the lane's atom against bw[0, m). Staged: tested and staged in one predicated pass
+      // (stage_hits; Exact: the batch staged again with the double decisions where a hit reached
+      // the band, restage_hits), the full groups of 8 written after it. Otherwise the distance
+      // tests only set bits of a mask (no branch per candidate), then the lane appends its hits
+      // in candidate order.
+      // The unstaged build's Exact modes (PAIRWISE_MD_STAGED=0; PAIRWISE_MD_EXACT_MODE):
       // Exact 2: a second mask marks the hits of the band; Exact 1: each hit's r² is computed
       // again and compared with the band. Exact 3: each test takes t = r² − mid2 (the band's
       // middle folded into the FMAs), a hit is t < half2, and one FMNMX keeps the least |t| of
@@ -497,8 +497,13 @@ __global__ void __launch_bounds__(kBlock, MinB)
         return fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, -band.mid2)));
       };
       auto test = [&](int m) {
-        if constexpr (kFused) {
-          staged = stage_hits(m, bw, p.x, p.y, p.z, r_list2, i, col, staged);
+        if constexpr (Staged) {
+          const int before = staged;
+          R far = 0;
+          staged = stage_hits<Exact != 0>(m, bw, p.x, p.y, p.z, r_list2, i, col, staged, far);
+          if (Exact != 0 && far >= R(band.lo2))
+            staged = restage_hits(m, bw, p.x, p.y, p.z, r_list2, R(band.lo2), i, col, before,
+                                  [&](int j) { return exact_within(band, i, j); });
           staged = flush_hit_groups(col, staged, written, i, capacity, si, nbr);
           return;
         }
@@ -572,7 +577,7 @@ __global__ void __launch_bounds__(kBlock, MinB)
       if (mine && fill > 0) test(fill);
       __syncwarp();
       if (mine) {
-        if constexpr (kFused) count = written + staged;
+        if constexpr (Staged) count = written + staged;
         if constexpr (Exact)
           finish_list<Staged>(i, count, group[wib], lane, capacity, si, band.fixed, band.x0, nbr,
                               nbr_count, flags);
