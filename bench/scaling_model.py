@@ -74,15 +74,23 @@ def nbody():
         row("nbody block 1% N=2^20", p, active * n / 0.89e12 / p, allgather_time(active * 112, p))
 
 
+def md_rate(n):
+    """One H200, single precision, the single-GPU engine's atom-steps/s by atoms per GPU, linear
+    between the measured sizes (session 18, git a9d5a75: `bench md` 1.143 G at 32,000 and 2.633 G
+    at 256,000; 3.40 G at 2,048,000 and above, scripts/multi-gpu-bench's one-rank rows, 500 steps
+    of the melt from the lattice)."""
+    if n >= 2.048e6:
+        return 3.40e9
+    if n >= 2.56e5:
+        return 2.633e9 + (3.40e9 - 2.633e9) * (n - 2.56e5) / (2.048e6 - 2.56e5)
+    if n > 3.2e4:
+        return 1.143e9 + (2.633e9 - 1.143e9) * (n - 3.2e4) / (2.56e5 - 3.2e4)
+    return 1.143e9 * n / 3.2e4
+
+
 def md():
     rho, r_list = 0.8442, 2.8
-
-    def rate(n):  # one H200, single precision, atom-steps/s by atoms per GPU (BENCHMARKS.md)
-        if n >= 2.0e6:
-            return 3.05e9
-        if n >= 2.5e5:
-            return 2.0e9 + (3.05e9 - 2.0e9) * (n - 2.5e5) / (2.0e6 - 2.5e5)
-        return 1.09e9 + (2.0e9 - 1.09e9) * (n - 3.2e4) / (2.5e5 - 3.2e4) if n > 3.2e4 else 1.09e9 * n / 3.2e4
+    rate = md_rate
 
     for label, total, weak in [("md in.lj 16,384,000 (strong)", 16_384_000, False),
                                ("md in.lj 2,048,000 per GPU (weak)", 2_048_000, True)]:
@@ -98,8 +106,10 @@ def md_engine():
     """md with the cuda domain engine's own costs, calibrated on 4 H200s (session 16,
     PAIRWISE_MD_PROFILE=1 and the 1x1x1 engine, docs/distributed.md "Measured scaling"):
       step(P) = base(n) + test + axes * (forward(face) + (c0 + c1 * n) / interval)
-    base(n): the domain engine's own step on one GPU (1x1x1: 705 us at 2,048,000 atoms, 2,777 us
-    at 8,192,000: 0.95 of the single-GPU engine's rate, scaled by BENCHMARKS.md's rate(n));
+    base(n): the domain engine's own step on one GPU, n / (own * md_rate(n)): own = 0.95 in
+    session 16 (1x1x1: 705 us at 2,048,000 atoms), 1.0 since session 18's list build (the measured
+    2- and 4-rank steps less this model's decomposition are within 2 % of the single-GPU
+    engine's: 2,564 - 176 against 2,405 us strong on 2, 700 - 105 against 606 weak);
     test: the rebuild test's host all-gather, 13 us a step inside a node, plus an all-reduce's
     latency across nodes; per decomposed axis (1 on 2 GPUs, 2 on 4, 3 from 8): the forward
     exchange, 14 us + the face's ghosts (both sides, 16 B an atom) at 69 GB/s inside a node
@@ -109,13 +119,8 @@ def md_engine():
     Efficiency against the single-GPU engine at the whole size (strong) or per GPU (weak)."""
     rho, r_list, interval = 0.8442, 2.8, 6.2
     c0, c1 = 243e-6, 23e-12
-
-    def rate(n):  # the single-GPU engine, as md()
-        if n >= 2.0e6:
-            return 3.05e9
-        if n >= 2.5e5:
-            return 2.0e9 + (3.05e9 - 2.0e9) * (n - 2.5e5) / (2.0e6 - 2.5e5)
-        return 1.09e9 + (2.0e9 - 1.09e9) * (n - 3.2e4) / (2.5e5 - 3.2e4) if n > 3.2e4 else 1.09e9 * n / 3.2e4
+    own = 1.0
+    rate = md_rate
 
     def grid(p):  # domains per axis, the least surface for a cube cut P ways
         g = [1, 1, 1]
@@ -133,7 +138,7 @@ def md_engine():
             g = grid(p)
             sides = [cube / k for k in g]
             # One rank runs the single-GPU engine (no domains).
-            base = n / (0.95 * rate(n)) if p > 1 else n / rate(n)
+            base = n / (own * rate(n)) if p > 1 else n / rate(n)
             nodes = math.ceil(p / GPUS_PER_NODE)
             test = 0.0 if p == 1 else 13e-6 + (2 * math.log2(nodes) * IB_ALPHA if nodes > 1 else 0)
             comm = test
