@@ -152,7 +152,8 @@ constexpr int kMixedForceMinBlocks = 15;
 // none asked); unset, kListMinBlocks = 8 for every precision (64 registers, none spilled). With
 // the hits staged in one predicated pass (stage_hits) none asked takes 76 registers in single
 // (6 blocks an SM): 2 H200s, 500 steps of in.lj in single, 8 asked 6.393 / 5.913 G atom-steps/s
-// (strong 16,384,000 / weak 4,096,000 atoms) against 6.294 / 5.791 with none. Before (the loop
+// (strong 16,384,000 / weak 4,096,000 atoms) against 6.294 / 5.791 with none (mixed's float
+// lists: 64 registers at 8 against 68, not timed across ranks). Before (the loop
 // over the hit bits, 2 M atoms, ncu): mixed 1.78 ms a build with none asked, 1.50 at 8, 1.67 at
 // 12, 2.03 at 16 (spills); single 1.31, 1.31, 1.33 at none, 12, 16.
 constexpr int kListMinBlocks = 8;
