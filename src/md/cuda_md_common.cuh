@@ -224,6 +224,13 @@ __device__ __forceinline__ void for_each_candidate(int m, OneFn& one) {
 // over from the last batch plus the ≤ 32 hits of one batch of candidates.
 constexpr int kHitSlots = 40;
 
+// |x_i − q|² of a staged candidate q in R (both staged hit passes take it alike).
+template <class R, class R4>
+__device__ __forceinline__ R distance2(const R4& q, R xi, R yi, R zi) {
+  const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+  return dx * dx + dy * dy + dz * dz;
+}
+
 // Tests the lane's atom (xi, yi, zi; index i) against the warp's m candidates bw[0, m) (r² <
 // hit2, j ≠ i) and stages the hits in candidate order in its column from slot `staged`: the test
 // and the append in one predicated pass, every lane doing the same instructions. (A loop over the
@@ -238,9 +245,8 @@ __device__ __forceinline__ int stage_hits(int m, const R4* bw, R xi, R yi, R zi,
   int* slot = col + 32 * staged;
   auto one = [&](int u) {
     const R4 q = bw[u];
-    const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
     const int j = index_of(q.w);
-    const R r2 = dx * dx + dy * dy + dz * dz;
+    const R r2 = distance2(q, xi, yi, zi);
     if (r2 < hit2 && j != i) {
       *slot = j, slot += 32;
       if constexpr (Banded) far = max(far, r2);
@@ -259,9 +265,8 @@ __device__ __forceinline__ int restage_hits(int m, const R4* bw, R xi, R yi, R z
   int* slot = col + 32 * before;
   for (int u = 0; u < m; ++u) {
     const R4 q = bw[u];
-    const R dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
     const int j = index_of(q.w);
-    const R r2 = dx * dx + dy * dy + dz * dz;
+    const R r2 = distance2(q, xi, yi, zi);
     if (r2 < hit2 && j != i && (r2 < lo2 || within(j))) *slot = j, slot += 32;
   }
   return int(slot - col) >> 5;

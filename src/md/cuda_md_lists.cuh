@@ -452,7 +452,7 @@ __global__ void __launch_bounds__(kBlock, MinB)
   if (!flags->rebuild) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) flags->builds += 1;
   __shared__ R4 buf[kBlock / 32][64];
-  __shared__ int group[kBlock / 32][Staged ? kHitSlots : 8][32];  // [warp][slot][lane]
+  __shared__ int group[kBlock / 32][Staged ? kHitSlots : 1][32];  // [warp][slot][lane]: Staged
   const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
   R4* bw = buf[wib];
   const unsigned below = (1u << lane) - 1u;
@@ -505,42 +505,42 @@ __global__ void __launch_bounds__(kBlock, MinB)
             staged = restage_hits(m, bw, p.x, p.y, p.z, r_list2, R(band.lo2), i, col, before,
                                   [&](int j) { return exact_within(band, i, j); });
           staged = flush_hit_groups(col, staged, written, i, capacity, si, nbr);
-          return;
-        }
-        unsigned hits = 0, unsure = 0;
-        R nearest = R(1e30);  // Exact 3: the least |r² − mid2| of the batch
-        auto one = [&](int u) {
-          const R4 q = bw[u];
-          const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-          if constexpr (Exact == 3) {
-            const R t = band_t(dx, dy, dz);
-            hits |= t < band.half2 ? 1u << u : 0u;
-            nearest = fminf(nearest, fabsf(t));
-          } else {
-            const R r2 = dx * dx + dy * dy + dz * dz;
-            hits |= r2 < r_list2 ? 1u << u : 0u;
-            if constexpr (Exact == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
-          }
-        };
-        for_each_candidate(m, one);
-        while (hits) {
-          const int u = __ffs(hits) - 1;
-          hits &= hits - 1;
-          const R4 q = bw[u];
-          const int j = index_of(q.w);
-          if (j == i) continue;
-          if constexpr (Exact == 1) {
+        } else {
+          unsigned hits = 0, unsure = 0;
+          R nearest = R(1e30);  // Exact 3: the least |r² − mid2| of the batch
+          auto one = [&](int u) {
+            const R4 q = bw[u];
             const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
-            if (dx * dx + dy * dy + dz * dz >= band.lo2 && !exact_within(band, i, j)) continue;
-          } else if constexpr (Exact == 2) {
-            if ((unsure >> u & 1u) && !exact_within(band, i, j)) continue;
-          } else if constexpr (Exact == 3) {
-            if (nearest < band.half2 &&
-                fabsf(band_t(p.x - q.x, p.y - q.y, p.z - q.z)) < band.half2 &&
-                !exact_within(band, i, j))
-              continue;
+            if constexpr (Exact == 3) {
+              const R t = band_t(dx, dy, dz);
+              hits |= t < band.half2 ? 1u << u : 0u;
+              nearest = fminf(nearest, fabsf(t));
+            } else {
+              const R r2 = dx * dx + dy * dy + dz * dz;
+              hits |= r2 < r_list2 ? 1u << u : 0u;
+              if constexpr (Exact == 2) unsure |= r2 >= band.lo2 ? 1u << u : 0u;
+            }
+          };
+          for_each_candidate(m, one);
+          while (hits) {
+            const int u = __ffs(hits) - 1;
+            hits &= hits - 1;
+            const R4 q = bw[u];
+            const int j = index_of(q.w);
+            if (j == i) continue;
+            if constexpr (Exact == 1) {
+              const R dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
+              if (dx * dx + dy * dy + dz * dz >= band.lo2 && !exact_within(band, i, j)) continue;
+            } else if constexpr (Exact == 2) {
+              if ((unsure >> u & 1u) && !exact_within(band, i, j)) continue;
+            } else if constexpr (Exact == 3) {
+              if (nearest < band.half2 &&
+                  fabsf(band_t(p.x - q.x, p.y - q.y, p.z - q.z)) < band.half2 &&
+                  !exact_within(band, i, j))
+                continue;
+            }
+            append_neighbor<false>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
           }
-          append_neighbor<Staged>(j, i, count, group[wib], lane, capacity, si, sk, nbr);
         }
       };
       int s = 0, q0 = __shfl_sync(kAll, qb, 0), qend = __shfl_sync(kAll, qe, 0);
