@@ -216,14 +216,17 @@ ForceFn forces_kernel() {
   return engine::all_pairs_kernel<GravityPolicy<P, kJerk, kPot, kGuard, kPhased>, kI, kMinBlocks>;
 }
 
-// Small problems (ForcePlan::small, single precision): one block of kSmallThreads threads per
-// 32·kI targets, kI per lane (the same in every warp). Warp w takes a disjoint slice of the
-// 32-source chunks; each chunk is loaded into registers one chunk ahead and staged in the warp's
-// own shared-memory row (__syncwarp only: no block barrier in the loop), where every read is a
-// broadcast LDS.128 serving kI interactions. The 32 warps' sums are then added in a fixed tree in
-// shared memory (in double) and written once per target: no grid split, no atomics,
-// deterministic.
-template <bool kJerk, bool kPot, bool kGuard, int kI>
+// Small problems (ForcePlan::small, single and mixed precision): one block of kSmallThreads
+// threads per 32·kI targets, kI per lane (the same in every warp). Warp w takes a disjoint slice
+// of the 32-source chunks; each chunk is loaded into registers one chunk ahead and staged in the
+// warp's own shared-memory row (__syncwarp only: no block barrier in the loop), where every read
+// is a broadcast LDS.128 serving kI interactions. The 32 warps' sums are then added in a fixed
+// tree in shared memory (in double) and written once per target: no grid split, no atomics,
+// deterministic. kLo (mixed): the positions are double-single, the low parts staged beside the
+// high ones, dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) as in the split path; each warp's float sums
+// then cover its slice of n_j / 32 sources (256 at the largest N this path takes) before they
+// are added in double.
+template <bool kLo, bool kJerk, bool kPot, bool kGuard, int kI>
 __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const ForceArgs a) {
   using F = float;
   constexpr int kWarps = kSmallThreads / 32;
@@ -235,24 +238,31 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
   constexpr int kPairs = 32 * kComp;              // (component, lane) pairs of one target slot
   constexpr int kParts = kSmallThreads / kPairs;  // GA 8, GAJ 4
   constexpr int kWarpsPerPart = kWarps / kParts;  // GA 4, GAJ 8
-  __shared__ double s_part[kParts * kPairs];
+  // The sources' low parts during the loop (kLo), the parts' double sums afterwards: one buffer,
+  // so that mixed GAJ stays within the 48 KB of static shared memory (32 + 16 KB).
+  constexpr int kPartFloat4 = kParts * kPairs * int(sizeof(double)) / int(sizeof(float4));
+  __shared__ float4 s_lo_part[kLo && kSmallThreads > kPartFloat4 ? kSmallThreads : kPartFloat4];
+  double* s_part = reinterpret_cast<double*>(s_lo_part);
   static_assert(kComp * kSmallThreads * sizeof(float) <= sizeof(s_buf), "warp sums fit");
 
   const int w = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
   const int i_base = int(blockIdx.x) * 32 * kI + lane;
   const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
+  const float4* __restrict__ jlo = static_cast<const float4*>(a.jlo);
   const float4* __restrict__ jvel = static_cast<const float4*>(a.jvel);
   float4* s_pos = s_buf + w * 32;
   float4* s_vel = s_buf + (kJerk ? kSmallThreads : 0) + w * 32;
+  float4* s_lo = s_lo_part + w * 32;
 
-  float4 pi[kI], vi[kI];
+  float4 pi[kI], vi[kI], li[kI];
 #pragma unroll
   for (int k = 0; k < kI; ++k) {
     const int i = min(i_base + 32 * k, a.n_i - 1);
     const int idx = a.i_index ? a.i_index[i] : i;
     pi[k] = jpos[idx];
-    vi[k] = make_float4(0.f, 0.f, 0.f, 0.f);
+    vi[k] = li[k] = make_float4(0.f, 0.f, 0.f, 0.f);
     if constexpr (kJerk) vi[k] = jvel[idx];
+    if constexpr (kLo) li[k] = jlo[idx];
   }
   const F eps2 = F(a.eps2);
 
@@ -260,34 +270,44 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
   const int c0 = int((long long)w * n_chunks / kWarps);
   const int c1 = int((long long)(w + 1) * n_chunks / kWarps);
   const float4 far = make_float4(kFar, kFar, kFar, 0.f), zero = make_float4(0.f, 0.f, 0.f, 0.f);
-  float4 np = far, nv = zero;  // next chunk, in registers
+  float4 np = far, nv = zero, nl = zero;  // next chunk, in registers
   if (c0 < c1) {
     const int j = c0 * 32 + lane;
     if (j < a.n_j) {
       np = jpos[j];
       if constexpr (kJerk) nv = jvel[j];
+      if constexpr (kLo) nl = jlo[j];
     }
   }
   Sum sum[kI];
+  // Mixed: the float sums folded into double every a.small_fold_chunks chunks (0: once, at the
+  // end), so that no float sum runs over more than 32 sources by default.
+  double total[kLo ? kI : 1][kComp] = {};
+  int chunks_since_fold = 0;
   for (int c = c0; c < c1; ++c) {
     __syncwarp();  // the previous chunk has been read by every lane
     s_pos[lane] = np;
     if constexpr (kJerk) s_vel[lane] = nv;
+    if constexpr (kLo) s_lo[lane] = nl;
     __syncwarp();
-    np = far, nv = zero;
+    np = far, nv = nl = zero;
     const int j = (c + 1) * 32 + lane;
     if (c + 1 < c1 && j < a.n_j) {
       np = jpos[j];
       if constexpr (kJerk) nv = jvel[j];
+      if constexpr (kLo) nl = jlo[j];
     }
 #pragma unroll 8
     for (int u = 0; u < 32; ++u) {
       const float4 p = s_pos[u];
-      float4 v;
+      float4 v, l;
       if constexpr (kJerk) v = s_vel[u];
+      if constexpr (kLo) l = s_lo[u];
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
-        const F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+        F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+        if constexpr (kLo)  // double-single difference: the hi difference is exact nearby
+          dx += l.x - li[k].x, dy += l.y - li[k].y, dz += l.z - li[k].z;
         if constexpr (kJerk) {
           physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, v.x - vi[k].x, v.y - vi[k].y,
                                                  v.z - vi[k].z, p.w, eps2, sum[k]);
@@ -296,13 +316,56 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
         }
       }
     }
+    if constexpr (kLo) {
+      if (++chunks_since_fold == a.small_fold_chunks) {
+        chunks_since_fold = 0;
+#pragma unroll
+        for (int k = 0; k < kI; ++k) {
+#pragma unroll
+          for (int cc = 0; cc < kComp; ++cc) total[k][cc] += double(component(sum[k], cc));
+          sum[k] = Sum{};
+        }
+      }
+    }
   }
 
+  const int t = int(threadIdx.x);
+  if constexpr (kLo) {
+    // Mixed: the warps' double sums, one component at a time: parts of kWarps / 8 warps, then the
+    // 8 parts, in a fixed order.
+    double* red_d = reinterpret_cast<double*>(s_buf);  // [warp][lane]
+    constexpr int kDParts = 8, kDWarpsPerPart = kWarps / kDParts;
+    static_assert(kSmallThreads * sizeof(double) <= sizeof(s_buf), "warp sums fit");
+#pragma unroll
+    for (int k = 0; k < kI; ++k) {
+#pragma unroll
+      for (int c = 0; c < kComp; ++c) {
+        __syncthreads();  // s_buf and s_part are free
+        red_d[w * 32 + lane] = total[k][c] + double(component(sum[k], c));
+        __syncthreads();
+        if (t < kDParts * 32) {
+          const int r = t >> 5, l = t & 31;
+          double s = 0;
+          for (int ww = 0; ww < kDWarpsPerPart; ++ww)
+            s += red_d[(r * kDWarpsPerPart + ww) * 32 + l];
+          s_part[t] = s;
+        }
+        __syncthreads();
+        if (t < 32) {
+          const int kk = int(blockIdx.x) * 32 * kI + 32 * k + t;
+          if (kk < a.n_i) {
+            double s = 0;
+            for (int r = 0; r < kDParts; ++r) s += s_part[r * 32 + t];
+            a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::mixed>(a, kk, c, s);
+          }
+        }
+      }
+    }
+  }
   // Per target slot k: warp sums to shared memory, parts of kWarpsPerPart warps, then the parts.
   float* red = reinterpret_cast<float*>(s_buf);  // [component][warp][lane]
-  const int t = int(threadIdx.x);
 #pragma unroll
-  for (int k = 0; k < kI; ++k) {
+  for (int k = 0; k < (kLo ? 0 : kI); ++k) {
     __syncthreads();  // s_buf is free (sources read, or the previous slot's sums added)
 #pragma unroll
     for (int c = 0; c < kComp; ++c) red[(c * kWarps + w) * 32 + lane] = component(sum[k], c);
@@ -468,21 +531,32 @@ bool shape_of(Precision p, bool jerk, int tile, Shape* shape) {
   return false;
 }
 
-template <int kI>
+template <bool kLo, int kI>
 ForceFn pick_small(bool jerk, bool potential, bool guard) {
   if (jerk)
-    return guard ? small_forces_kernel<true, true, true, kI>
-                 : small_forces_kernel<true, true, false, kI>;
+    return guard ? small_forces_kernel<kLo, true, true, true, kI>
+                 : small_forces_kernel<kLo, true, true, false, kI>;
   if (potential)
-    return guard ? small_forces_kernel<false, true, true, kI>
-                 : small_forces_kernel<false, true, false, kI>;
-  return guard ? small_forces_kernel<false, false, true, kI>
-               : small_forces_kernel<false, false, false, kI>;
+    return guard ? small_forces_kernel<kLo, false, true, true, kI>
+                 : small_forces_kernel<kLo, false, true, false, kI>;
+  return guard ? small_forces_kernel<kLo, false, false, true, kI>
+               : small_forces_kernel<kLo, false, false, false, kI>;
+}
+
+ForceFn pick_small(Precision precision, int k_i, bool jerk, bool potential, bool guard) {
+  if (precision == Precision::mixed)
+    return k_i == 2 ? pick_small<true, 2>(jerk, potential, guard)
+                    : pick_small<true, 1>(jerk, potential, guard);
+  return k_i == 2 ? pick_small<false, 2>(jerk, potential, guard)
+                  : pick_small<false, 1>(jerk, potential, guard);
 }
 
 // The small path is considered up to this many targets and sources: at N = 8,192 it measured
 // 4-5 % faster than the split path, at 16,384 and above 2-11 % slower (H200, docs/performance.md).
 constexpr int kSmallMaxN = 8192;
+// Mixed precision's limits (plan_forces): full GAJ evaluations and active subsets.
+constexpr int kSmallMaxMixedJerkN = 4096;
+constexpr int kSmallMaxMixedSubsetN = 2048;
 
 // Register tiles of the Newton-3 path (targets per lane), the fastest measured (H200).
 constexpr int kNewton3TileGA = 8;
@@ -538,7 +612,12 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   // blocks per SM the split path measures up to ~2x its model (N = 4,096: 18 µs against 9.4),
   // while 32 warps per SM run close to theirs, hence kSplitLatency.
   // PAIRWISE_CUDA_SMALL=0 turns the path off, =1 / =2 forces it with kI = 1 / 2 (experiments).
-  if (precision == Precision::single) {
+  // Mixed precision (double-single displacements, double sums) takes it where it measured faster
+  // than both the Newton-3 tiles and the split path (H200, docs/performance.md): full evaluations
+  // up to N = 8,192 (GA) and 4,096 (GAJ, kI = 1: its kI = 2 tile spills the double sums), and
+  // active subsets up to N = 2,048 sources (beyond, the split path's j-splits fill the GPU better).
+  if (precision != Precision::double_) {
+    const bool mixed = precision == Precision::mixed;
     int force = -1;
     if (const char* env = std::getenv("PAIRWISE_CUDA_SMALL")) force = std::atoi(env);
     const long long chunks = (std::max(n_j, 1) + 31) / 32;
@@ -546,6 +625,7 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
     double small_cost = std::numeric_limits<double>::infinity();
     ForcePlan small;
     for (int k_i : {1, 2}) {
+      if (mixed && jerk && k_i == 2 && force != 2) continue;
       const int targets = kSmallTargets * k_i;
       const long long blocks = (n_i + targets - 1) / targets;
       const double sm_blocks = std::ceil(double(blocks) / std::max(sms, 1));
@@ -558,10 +638,12 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
         small = ForcePlan(engine::AllPairsPlan{1, 1, int(blocks), k_i, variant, true});
     }
     constexpr double kSplitLatency = 1.5;
-    if (force == 1 || force == 2 ||
-        (force < 0 && n_i <= kSmallMaxN && n_j <= kSmallMaxN &&
-         small_cost < best_cost * kSplitLatency))
-      best = small;
+    const bool full = all_targets && n_i == n_j;
+    const bool take =
+        mixed ? (full ? n_j <= (jerk ? kSmallMaxMixedJerkN : kSmallMaxN)
+                      : n_j <= kSmallMaxMixedSubsetN)
+              : n_i <= kSmallMaxN && n_j <= kSmallMaxN && small_cost < best_cost * kSplitLatency;
+    if (force == 1 || force == 2 || (force < 0 && take)) best = small;
   }
   // The Newton-3 path (cuda_newton3.cu): single precision, full evaluations, by default wherever
   // the small-problem path is not taken (docs/performance.md: it beats the split path from
@@ -616,12 +698,14 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
 
 void launch_forces(const ForceArgs& args) {
   if (args.plan.newton3) return launch_newton3(args);
-  if (args.plan.small && args.precision == Precision::single) {
-    const ForceFn fn = args.plan.i_per_thread == 2
-                           ? pick_small<2>(args.jerk, args.potential, args.guard_zero)
-                           : pick_small<1>(args.jerk, args.potential, args.guard_zero);
+  if (args.plan.small && args.precision != Precision::double_) {
+    const ForceFn fn = pick_small(args.precision, args.plan.i_per_thread, args.jerk, args.potential,
+                                  args.guard_zero);
+    ForceArgs small_args = args;
+    if (const char* env = std::getenv("PAIRWISE_CUDA_SMALL_FOLD"))
+      small_args.small_fold_chunks = std::atoi(env);
     fn<<<unsigned(args.plan.i_blocks), kSmallThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(
-        args);
+        small_args);
     PW_CUDA_LAUNCH(args.jerk ? "gravity small_forces_kernel (GAJ)"
                              : "gravity small_forces_kernel (GA)");
     return;

@@ -40,7 +40,7 @@ namespace pairwise::nbody::cuda {
 // i-particles and take 1/splits of the j-tiles (grid j-split, Elsen's i-particle replication).
 // Partial sums are reduced in fixed order, so results are deterministic. `variant` selects a code
 // variant (experiments, single precision): see cuda_gravity.cu. `small` selects gravity's own
-// small-problem path (single precision): blocks of kSmallThreads threads own
+// small-problem path (single and mixed precision): blocks of kSmallThreads threads own
 // kSmallTargets · i_per_thread targets (i_per_thread per lane, the same in every warp); each warp
 // takes a disjoint slice of the sources, staged per warp in shared memory; the warps' sums are
 // reduced in shared memory in fixed order. No grid split (splits == 1), one write per target.
@@ -98,6 +98,11 @@ struct ForceArgs {
   bool equal_mass = false;
   // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it).
   int ds_flush_tiles = 4;
+  // Mixed on the small-problem path: 32-source chunks between the folds of each warp's float
+  // sums into double (0: one fold, at the end). Every chunk (1) measured ~2 % slower than one
+  // fold and 1.5x more accurate at N = 4,096 to 8,192 (docs/performance.md);
+  // PAIRWISE_CUDA_SMALL_FOLD overrides it (experiments).
+  int small_fold_chunks = 1;
   const void* jpos = nullptr;  // float4 or double4 [n_j]
   const void* jlo = nullptr;   // float4 [n_j], mixed only
   const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
@@ -139,10 +144,10 @@ struct ForceArgs {
 // Chooses the register tile, q and splits for n_i targets and n_j sources on a device with `sms`
 // multiprocessors (minimizing a model of per-SM issue time plus the split reduction's tail).
 // `all_targets`: the targets are all n_j sources (full evaluations), so the Newton-3 path may be
-// chosen: by default for single precision whenever the small-problem path is not, and for mixed
-// precision always; the environment variable PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it
-// for every full single-precision evaluation (docs/nbody.md); PAIRWISE_CUDA_NEWTON3_MIXED=0 turns
-// it off for mixed precision alone (the split path, as before).
+// chosen: by default for single and mixed precision whenever the small-problem path is not; the
+// environment variable PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it for every full
+// single-precision evaluation (docs/nbody.md); PAIRWISE_CUDA_NEWTON3_MIXED=0 turns it off for mixed
+// precision alone (the split path, as before).
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
                       std::size_t max_partial_bytes, bool all_targets = false);
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);

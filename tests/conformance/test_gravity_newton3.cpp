@@ -308,6 +308,31 @@ TEST_F(GravityNewton3Cuda, MixedKeepsDisplacementsFarFromTheOrigin) {
   expect_mixed_keeps_far_displacements(2300);
 }
 
+// Mixed on the small-problem path (cuda_gravity.cu's small_forces_kernel, which the planner takes
+// up to N = 8,192 instead of the Newton-3 tiles): both register tiles forced, every size, general
+// and equal masses against the reference, two kernels the same bits, and the double-single
+// displacements far from the origin.
+TEST_F(GravityNewton3Cuda, MixedSmallPathMatchesReferenceForBothTiles) {
+  for (const char* k_i : {"1", "2"}) {
+    SCOPED_TRACE(testing::Message() << "small path, kI = " << k_i);
+    const ScopedEnv small("PAIRWISE_CUDA_SMALL", k_i);
+    for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+      for (std::size_t n : kSizes) {
+        expect_matches_reference(random_particles(n, 2700 + n, {Region::ball, true}), kEps2, kind,
+                                 Precision::mixed);
+        expect_matches_reference(
+            with_equal_masses(random_particles(n, 2800 + n, {Region::ball}), 1.0 / double(n)),
+            kEps2, kind, Precision::mixed);
+      }
+      const Particles p = random_particles(3000, 2900, {Region::ball});
+      const Forces a = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
+      const Forces b = compute(*cuda_kernel(kEps2, Precision::mixed), p, kind);
+      EXPECT_TRUE(same_bits(a, b));
+    }
+    expect_mixed_keeps_far_displacements(3000);
+  }
+}
+
 // Mixed with offsets from the source groups' origins: every tile, general and equal
 // masses, bitwise reproducible, far from the origin.
 TEST_F(GravityNewton3Cuda, MixedGroupOriginsMatchReference) {
@@ -357,6 +382,51 @@ TEST_F(GravityNewton3Cuda, MixedGroupOriginsErrorsAtLargeN) {
       e_ds.first, e_group.first, e_ds.second, e_group.second);
   EXPECT_LE(e_group.first, 4 * e_ds.first);
   EXPECT_LE(e_group.second, 2 * e_ds.second);
+}
+
+// The potential energy W = 1/2 sum m_i φ_i of a set of forces.
+double potential_energy(const Particles& p, const Forces& f) {
+  double w = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) w += 0.5 * p.m[i] * f.pot[i];
+  return w;
+}
+
+// Mixed on the small-problem path against mixed on the Newton-3 tiles, both against the cuda
+// backend's double precision, on Plummer spheres of the sizes the small path takes (ε = 0.01):
+// rms relative errors of the accelerations and φ, and the relative error of W, which the energy
+// diagnostics read. The small path must be no less accurate than 2x the Newton-3 tiles. Measured
+// on the H200 (its float sums folded into double every 32 sources): rms acceleration 7.3e-8 /
+// 4.3e-8 / 3.7e-8 at N = 1,024 / 4,096 / 8,192 against the tiles' 1.7e-7 / 8.9e-8 / 7.3e-8 (GA),
+// φ 2.4e-8 / 1.3e-8 / 1.1e-8 against 1.5e-7 / 6.4e-8 / 4.5e-8: docs/performance.md.
+TEST_F(GravityNewton3Cuda, MixedSmallPathAsAccurateAsNewton3Tiles) {
+  constexpr double kEps2Plummer = 1e-4;
+  for (const std::size_t n : {std::size_t{1024}, std::size_t{4096}, std::size_t{8192}}) {
+    const Particles p = nbody::make_plummer(n, 3100 + n);
+    for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+      const Forces want = compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
+      Forces small, tiles;
+      {
+        const ScopedEnv path("PAIRWISE_CUDA_SMALL", "1");
+        small = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+      }
+      {
+        const ScopedEnv path("PAIRWISE_CUDA_NEWTON3", "1");
+        tiles = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+      }
+      const auto e_small = rms_errors(small, want), e_tiles = rms_errors(tiles, want);
+      const double w = potential_energy(p, want);
+      const double w_small = std::abs(potential_energy(p, small) / w - 1);
+      const double w_tiles = std::abs(potential_energy(p, tiles) / w - 1);
+      std::printf(
+          "N = %zu %s Plummer, mixed vs double: rms acceleration %.3g (small path) %.3g "
+          "(Newton-3), rms potential %.3g / %.3g, W %.3g / %.3g\n",
+          n, kind == ForceKind::accel ? "GA" : "GAJ", e_small.first, e_tiles.first, e_small.second,
+          e_tiles.second, w_small, w_tiles);
+      EXPECT_LE(e_small.first, 2 * e_tiles.first) << "N = " << n;
+      EXPECT_LE(e_small.second, 2 * e_tiles.second) << "N = " << n;
+      EXPECT_LE(w_small, std::max(2 * w_tiles, 1e-12)) << "N = " << n;
+    }
+  }
 }
 
 }  // namespace
