@@ -470,8 +470,10 @@ ForceFn pick_variant(int variant) {
 }
 
 // Register tiles (targets per thread, kI): the base tile of the precision; GA may use twice it
-// (fewer shared-memory loads per interaction), and single precision half of it (kI = 2: more,
-// smaller blocks for small problems). GAJ has no wide tile (register pressure).
+// (fewer shared-memory loads per interaction), and single and mixed precision half of it (kI = 2:
+// more, smaller blocks for small problems; in mixed, 124 registers and 2 blocks per SM where the
+// base tile's double sums take 199 and 1: block steps 1-8 % faster at N = 65,536 to 1,048,576,
+// docs/performance.md). GAJ has no wide tile (register pressure).
 enum class Shape { narrow, base, wide };
 
 template <Precision P, int kI>
@@ -490,7 +492,7 @@ ForceFn pick_tile(bool jerk, bool potential, bool guard, int variant) {
 
 template <Precision P>
 ForceFn pick(bool jerk, bool potential, bool guard, Shape shape, int variant) {
-  if constexpr (P == Precision::single) {
+  if constexpr (P != Precision::double_) {
     if (shape == Shape::narrow)
       return pick_tile<P, Traits<P>::kI / 2>(jerk, potential, guard, variant);
   }
@@ -527,7 +529,7 @@ bool shape_of(Precision p, bool jerk, int tile, Shape* shape) {
   const int base = base_tile(p);
   if (tile == base) return *shape = Shape::base, true;
   if (tile == 2 * base && !jerk) return *shape = Shape::wide, true;
-  if (tile * 2 == base && p == Precision::single) return *shape = Shape::narrow, true;
+  if (tile * 2 == base && p != Precision::double_) return *shape = Shape::narrow, true;
   return false;
 }
 
@@ -588,7 +590,7 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   const double per_pair = model.per_pair;
   for (const Shape shape : {Shape::narrow, Shape::base, Shape::wide}) {
     if ((shape == Shape::wide && jerk) ||
-        (shape == Shape::narrow && precision != Precision::single))
+        (shape == Shape::narrow && precision == Precision::double_))
       continue;
     const bool wide = shape == Shape::wide;
     engine::AllPairsShape candidate;

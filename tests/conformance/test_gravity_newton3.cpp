@@ -333,6 +333,34 @@ TEST_F(GravityNewton3Cuda, MixedSmallPathMatchesReferenceForBothTiles) {
   }
 }
 
+// Mixed on the split path with the narrow register tile (kI = 2, the planner's choice for mixed
+// block steps where it models faster), forced with PAIRWISE_CUDA_PLAN = "2,2,3" (2 thread groups
+// per block, 3 grid splits): full GA and GAJ evaluations and a block step on 30 % of the
+// particles, against the reference.
+TEST_F(GravityNewton3Cuda, MixedNarrowSplitTileMatchesReference) {
+  const ScopedEnv plan("PAIRWISE_CUDA_PLAN", "2,2,3");
+  for (const std::size_t n : {std::size_t{1000}, std::size_t{4097}}) {
+    const Particles p = random_particles(n, 3200 + n, {Region::ball, true});
+    for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk})
+      expect_matches_reference(p, kEps2, kind, Precision::mixed);
+    auto kernel = cuda_kernel(kEps2, Precision::mixed);
+    auto reference = make_reference_kernel(kEps2);
+    for (auto* k : {kernel.get(), reference.get()}) {
+      k->set_particles(p);
+      k->set_hermite_terms(random_hermite_terms(n, 1.0, 3300 + n));
+    }
+    const std::vector<int> active = random_active(n, 0.3, 3400 + n);
+    Forces got, want;
+    Particles got_p, want_p;
+    kernel->predict_and_compute(1.0 + 1.0 / 64, active, got, got_p);
+    reference->predict_and_compute(1.0 + 1.0 / 64, active, want, want_p);
+    const ForceErrors e = max_relative_errors(got, want);
+    EXPECT_LE(e.accel, force_tolerance(Precision::mixed)) << "N = " << n;
+    EXPECT_LE(e.pot, force_tolerance(Precision::mixed)) << "N = " << n;
+    EXPECT_LE(e.jerk, force_tolerance(Precision::mixed)) << "N = " << n;
+  }
+}
+
 // Mixed with offsets from the source groups' origins: every tile, general and equal
 // masses, bitwise reproducible, far from the origin.
 TEST_F(GravityNewton3Cuda, MixedGroupOriginsMatchReference) {
