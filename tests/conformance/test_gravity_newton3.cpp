@@ -10,7 +10,10 @@
 // The experiment PAIRWISE_CUDA_MIXED_GROUP=1 (FP32 offsets from the source groups' origins, the
 // particles in a Morton order): the same checks, and at N = 65,536 (a Plummer sphere) its errors
 // against the cuda backend's double precision stay within the bounds measured on the H200 (rms
-// acceleration 3.2x, potential 1.2x the double-single displacements').
+// acceleration 3.2x, potential 1.2x the double-single displacements'). Mixed precision's other
+// cuda paths, checked here beside the tiles they replace: the small-problem path (its default up
+// to N = 8,192; both register tiles, and no less accurate than the Newton-3 tiles on Plummer
+// spheres) and the split path's narrow tile (kI = 2, its block steps' usual choice).
 #include <gtest/gtest.h>
 
 #include <cmath>
