@@ -224,8 +224,8 @@ ForceFn forces_kernel() {
 // tree in shared memory (in double) and written once per target: no grid split, no atomics,
 // deterministic. kLo (mixed): the positions are double-single, the low parts staged beside the
 // high ones, dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) as in the split path; each warp's float sums
-// then cover its slice of n_j / 32 sources (256 at the largest N this path takes) before they
-// are added in double.
+// are folded into double every ForceArgs::small_fold_chunks chunks, and the warps' double sums
+// are reduced one component at a time (kComp x 1,024 doubles would not fit beside the sources).
 template <bool kLo, bool kJerk, bool kPot, bool kGuard, int kI>
 __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const ForceArgs a) {
   using F = float;
@@ -703,9 +703,13 @@ void launch_forces(const ForceArgs& args) {
   if (args.plan.small && args.precision != Precision::double_) {
     const ForceFn fn = pick_small(args.precision, args.plan.i_per_thread, args.jerk, args.potential,
                                   args.guard_zero);
+    // PAIRWISE_CUDA_SMALL_FOLD (experiments), read once: block steps launch this every step.
+    static const int fold_chunks = [] {
+      const char* env = std::getenv("PAIRWISE_CUDA_SMALL_FOLD");
+      return env ? std::atoi(env) : ForceArgs{}.small_fold_chunks;
+    }();
     ForceArgs small_args = args;
-    if (const char* env = std::getenv("PAIRWISE_CUDA_SMALL_FOLD"))
-      small_args.small_fold_chunks = std::atoi(env);
+    small_args.small_fold_chunks = fold_chunks;
     fn<<<unsigned(args.plan.i_blocks), kSmallThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(
         small_args);
     PW_CUDA_LAUNCH(args.jerk ? "gravity small_forces_kernel (GAJ)"
