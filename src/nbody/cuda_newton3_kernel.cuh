@@ -247,6 +247,36 @@ __device__ __forceinline__ int source_entry(int lane, int s) {
   return kSingleCopy ? ((lane + s) & 31) : s;
 }
 
+// Static shared memory of one block (the limit without opt-in dynamic shared memory).
+constexpr int kStaticSharedBytes = 48 * 1024;
+
+// Whether a kernel stages each 32-source group twice (64 entries: lane L reads source (L + s) mod
+// 32 at entry L + s, an immediate offset in the unrolled loop) rather than once (read at (L + s)
+// mod 32: an add and a mask a step, 1.2 of mixed GAJ's 44.7 instructions a pair). Single precision
+// always does; mixed double-single does when its three rows (positions, velocities for GAJ, low
+// parts) fit the static shared memory with the flush buffer aliased onto them (flush_aliases_rows):
+// GAJ at kI = 2 and 4, GA at kI = 4, not GA at kI = 8; group origins never (the origins sit in the
+// flush buffer while the rows are read).
+constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
+  if (mode == kSingle) return true;
+  if (mode != kMixedDs) return false;
+  return kWarps * k_i * 64 * 16 * (jerk ? 3 : 2) <= kStaticSharedBytes;
+}
+// Whether the flush buffer ([slot][component][lane], kI · kComp · 32 floats a warp, at most the
+// kI · 64 · 4 floats of the warp's position rows) is the warp's own position rows: mixed
+// double-single with doubled rows, which has no room for a separate one. The rows are free when
+// it is used: between tiles (flush_row), and after source group u's steps for GAJ's source flush
+// (slot 0 = group 0's rows, done with since u >= 0).
+constexpr bool flush_aliases_rows(bool jerk, int mode, int k_i) {
+  return mode == kMixedDs && doubled_rows(jerk, mode, k_i);
+}
+// A separate flush buffer of kFloats floats per warp (instantiated only where it is used).
+template <int kFloats>
+__device__ __forceinline__ float* flush_buffer(int warp_in_block) {
+  __shared__ float buffer[kWarps][kFloats];
+  return buffer[warp_in_block];
+}
+
 // A compile-time flag as a value (tags the variants of a generic lambda).
 template <bool B>
 struct Flag {
@@ -278,8 +308,9 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
 // kMode == kMixedDs: positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and the
 // mass, jlo the low parts), and every displacement is (xj_hi - xi_hi) + (xj_lo - xi_lo) in FP32
 // (the hi difference is exact for nearby particles, Sterbenz), 6 FADD more per pair. The sources
-// are staged once per 32-source group (not twice: the low parts need the shared memory) and read at
-// (lane + s) mod 32.
+// are staged twice per 32-source group, as in single precision, where the shared memory holds the
+// three rows (GAJ at kI = 4: 48 KB, the flush buffer on the warp's own rows), else once and read at
+// (lane + s) mod 32 (GA at kI = 8): doubled_rows.
 // kMode == kMixedGroup: double-single positions as above, the particles in a spatial order (the
 // caller's ForceArgs::order). Each 32-source group g of a tile has an origin o_g, the exact
 // double-single position of its first source. A source enters the loop as one float per
@@ -302,17 +333,16 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
-  // Per warp, per 32-source group: 64 entries (the group twice) in single precision, 32 in mixed
-  // (read at (lane + s) mod 32: the low parts need the shared memory); positions (kGrp: offsets
-  // from the group's origin) + mass, velocities, and in mixed the low parts of the positions (kGrp:
-  // the residuals e_j, diagonal tiles only).
-  constexpr int kRow = kDs ? 32 : 64;
-  __shared__ float4 s_pos[kWarps][kI][kRow];
-  __shared__ float4 s_vel[kJerk ? kWarps : 1][kJerk ? kI : 1][kJerk ? kRow : 1];
-  __shared__ float4 s_lo[kDs ? kWarps : 1][kDs ? kI : 1][kDs ? 32 : 1];
-  // Sums on their way to the exact accumulator: [slot][component][lane] per warp.
+  // Per warp, per 32-source group: 64 entries (the group twice) where doubled_rows, else 32 (read
+  // at (lane + s) mod 32); positions (kGrp: offsets from the group's origin) + mass, velocities,
+  // and in mixed the low parts of the positions (kGrp: the residuals e_j, diagonal tiles only).
   constexpr int kComp = kJerk ? 7 : 4;
-  __shared__ float s_flush[kWarps][kI * kComp * 32];
+  constexpr bool kDoubled = doubled_rows(kJerk, kMode, kI);
+  constexpr int kRow = kDoubled ? 64 : 32;
+  // Per warp and source group: the rows of positions, velocities (GAJ) and low parts (mixed) side
+  // by side, so the loop reads them at fixed offsets from one pointer.
+  constexpr int kVelRow = 1, kLoRow = kJerk ? 2 : 1, kRows = 1 + int(kJerk) + int(kDs);
+  __shared__ float4 s_rows[kWarps][kI][kRows][kRow];
 
   const int lane = int(threadIdx.x) & 31, wib = int(threadIdx.x) >> 5;
   const long long warp = (long long)blockIdx.x * kWarps + wib;
@@ -339,7 +369,10 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   Sum acc[kI];
   int row = -1;
   int tiles_since_flush = 0;  // mixed
-  float* staged = s_flush[wib];
+  // Sums on their way to the exact accumulator: [slot][component][lane] per warp; mixed
+  // double-single with doubled rows stages them in the warp's own source rows (flush_aliases_rows).
+  constexpr bool kAlias = flush_aliases_rows(kJerk, kMode, kI);
+  float* staged = kAlias ? &s_rows[wib][0][0][0].x : flush_buffer<kI * kComp * 32>(wib);
   // kGrp: the origins (hi x, y, z, lo x, y, z) of the tile's kI source groups, in the last 6·kI
   // words of `staged` (static shared memory is full: 48 KB). Flushes write `staged` only between
   // tiles (GAJ's per-group flush: its first 7·32 words), and every tile writes the origins again.
@@ -363,6 +396,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   };
   auto flush_row = [&]() {
     if (row < 0) return;
+    if constexpr (kAlias) __syncwarp();  // every lane is done reading the rows it overwrites
 #pragma unroll
     for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
     flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
@@ -407,20 +441,25 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           two_part(p.y - o[1], l.y - o[4], p.y, e.y);
           two_part(p.z - o[2], l.z - o[5], p.z, e.z);
         }
-        if (J - I <= a.ds_band) s_lo[wib][u][lane] = e;
+        if (J - I <= a.ds_band) s_rows[wib][u][kLoRow][lane] = e;
         if (lane == 0) {
 #pragma unroll
           for (int c = 0; c < 6; ++c) origins[6 * u + c] = o[c];
         }
       }
-      s_pos[wib][u][lane] = p;
-      if constexpr (!kDs) s_pos[wib][u][lane + 32] = p;
+      float4* const rows = s_rows[wib][u][0];
+      rows[lane] = p;
+      if constexpr (kDoubled) rows[lane + 32] = p;
       if constexpr (kJerk) {
         const float4 v = j < n ? jvel[j] : zero;
-        s_vel[wib][u][lane] = v;
-        if constexpr (!kDs) s_vel[wib][u][lane + 32] = v;
+        rows[kVelRow * kRow + lane] = v;
+        if constexpr (kDoubled) rows[kVelRow * kRow + lane + 32] = v;
       }
-      if constexpr (kHiLo) s_lo[wib][u][lane] = j < n ? jlo[j] : zero;
+      if constexpr (kHiLo) {
+        const float4 l = j < n ? jlo[j] : zero;
+        rows[kLoRow * kRow + lane] = l;
+        if constexpr (kDoubled) rows[kLoRow * kRow + lane + 32] = l;
+      }
     }
     __syncwarp();
     // kGrp: tiles within a.ds_band rows of the diagonal take double-single displacements.
@@ -430,15 +469,16 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
         target_offsets(u);
-        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
+        const float4* sp = &s_rows[wib][u][0][kDoubled ? lane : 0];
+        const float4* sv = sp + kVelRow * kRow;
+        const float4* sl = sp + kLoRow * kRow;
 #pragma unroll kUnroll
         for (int s = 0; s < 32; ++s) {
-          const int e = source_entry<kDs>(lane, s);
+          const int e = source_entry<!kDoubled>(lane, s);
           const float4 p = sp[e];
           float4 v = zero, lo = zero;
           if constexpr (kJerk) v = sv[e];
-          if constexpr (kDs) lo = s_lo[wib][u][e];
+          if constexpr (kDs) lo = sl[e];
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
@@ -459,8 +499,9 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
         target_offsets(u);
-        const float4* sp = &s_pos[wib][u][kDs ? 0 : lane];
-        const float4* sv = &s_vel[wib][kJerk ? u : 0][kJerk && !kDs ? lane : 0];
+        const float4* sp = &s_rows[wib][u][0][kDoubled ? lane : 0];
+        const float4* sv = sp + kVelRow * kRow;
+        const float4* sl = sp + kLoRow * kRow;
         Sum fj{};  // sums of the source this lane holds at this step
         // The 32 rotation steps; kDsPair (a Flag): double-single displacements (kMixedDs, and
         // kGrp's tiles near the diagonal), else single's or kGrp's offsets from the group's origin.
@@ -468,11 +509,11 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           constexpr bool kDsPair = decltype(ds_pair)::value;
 #pragma unroll kUnroll
           for (int s = 0; s < 32; ++s) {
-            const int e = source_entry<kDs>(lane, s);
+            const int e = source_entry<!kDoubled>(lane, s);
             const float4 p = sp[e];
             [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
             if constexpr (kJerk) v = sv[e];
-            if constexpr (kDsPair) lo = s_lo[wib][u][e];
+            if constexpr (kDsPair) lo = sl[e];
             F dx[kI], dy[kI], dz[kI], s2[kI];
             typename Pair::Stage st[kI];
 #pragma unroll
@@ -510,6 +551,8 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           steps(Flag<kHiLo>{});
         }
         if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
+          // Aliased: slot 0 is group 0's rows, which every lane is done reading (u >= 0).
+          if constexpr (kAlias) __syncwarp();
           store_components(fj, staged + lane, 32);
           flush_staged(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
         } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
