@@ -59,7 +59,7 @@ inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block 
 
 // The Newton-3 path (ForcePlan::newton3; single and mixed precision, full evaluations where the
 // targets are all the sources; mixed with double-single displacements, its float sums flushed
-// every 4 tiles): each unordered pair is evaluated once and applied to both particles, in
+// every 256 sources): each unordered pair is evaluated once and applied to both particles, in
 // warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles (engine/
 // pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact, an
 // exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise
@@ -96,8 +96,9 @@ struct ForceArgs {
   // -1/s (and the jerk's) and multiplies by m once at the end (2 fewer FP32 instructions per pair
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
-  // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it).
-  int ds_flush_tiles = 4;
+  // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it:
+  // at most 256 sources).
+  int ds_flush_tiles = 2;
   // Mixed on the small-problem path: 32-source chunks between the folds of each warp's float
   // sums into double (0: one fold, at the end). Every chunk (1) measured ~2 % slower than one
   // fold and 1.5x more accurate at N = 4,096 to 8,192 (docs/performance.md);

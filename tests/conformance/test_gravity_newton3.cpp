@@ -5,8 +5,9 @@
 // the single-precision tolerance, in several unit systems (masses 1e-10 to 1e8: the exact
 // accumulator has no fixed scale), with ε = 0, and bitwise equal run to run; the same for equal
 // masses (the equal-mass kernels: mass-free sums times m, pads at 1e25). Mixed precision takes the
-// same path by default (double-single displacements, float sums flushed every 4 tiles): the same
-// checks, and its displacements keep their precision far from the origin, where single's do not.
+// same path by default (double-single displacements, float sums flushed every 256 sources): the
+// same checks, its displacements keep their precision far from the origin, where single's do not,
+// and on a Plummer sphere it is as accurate as the split path it replaced.
 // The experiment PAIRWISE_CUDA_MIXED_GROUP=1 (FP32 offsets from the source groups' origins, the
 // particles in a Morton order): the same checks, and at N = 65,536 (a Plummer sphere) its errors
 // against the cuda backend's double precision stay within the bounds measured on the H200 (rms
@@ -413,6 +414,34 @@ TEST_F(GravityNewton3Cuda, MixedGroupOriginsErrorsAtLargeN) {
       e_ds.first, e_group.first, e_ds.second, e_group.second);
   EXPECT_LE(e_group.first, 4 * e_ds.first);
   EXPECT_LE(e_group.second, 2 * e_ds.second);
+}
+
+// Mixed on the Newton-3 tiles against mixed on the split path (PAIRWISE_CUDA_NEWTON3_MIXED=0, the
+// path mixed took for full evaluations when issue 15 was filed: float sums folded into double
+// every 256 sources), both against the cuda backend's double precision, on a Plummer sphere
+// (ε = 0.01) of 65,536 bodies, GA and GAJ: the tiles' rms acceleration and φ errors within 1.1x
+// the split path's. Their float sums run over at most 256 sources too; at 512 (the tiles' flush
+// interval before session 20) they measured 1.12x / 1.34x the split path's, and fail here.
+TEST_F(GravityNewton3Cuda, MixedNewton3AsAccurateAsSplitPath) {
+  const Particles p = nbody::make_plummer(65536, 2900);
+  constexpr double kEps2Plummer = 1e-4;
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    const Forces want = compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
+    const Forces tiles = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+    Forces split;
+    {
+      const ScopedEnv path("PAIRWISE_CUDA_NEWTON3_MIXED", "0");
+      split = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+    }
+    const auto e_tiles = rms_errors(tiles, want), e_split = rms_errors(split, want);
+    std::printf(
+        "N = 65536 %s Plummer, mixed vs double: rms acceleration %.3g (Newton-3 tiles) %.3g "
+        "(split path), rms potential %.3g / %.3g\n",
+        kind == ForceKind::accel ? "GA" : "GAJ", e_tiles.first, e_split.first, e_tiles.second,
+        e_split.second);
+    EXPECT_LE(e_tiles.first, 1.1 * e_split.first);
+    EXPECT_LE(e_tiles.second, 1.1 * e_split.second);
+  }
 }
 
 // The potential energy W = 1/2 sum m_i φ_i of a set of forces.
