@@ -65,7 +65,9 @@ inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block 
 // exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise
 // reproducible), kComponents × engine::kExactWords int64 words per particle; a second kernel rounds
 // them to double, removes the self term of φ, writes `out` and zeroes the words again.
-std::size_t newton3_exact_bytes(int n);
+// Bytes of ForceArgs::exact for n particles and a launch of `blocks` blocks: the exact words, then
+// mixed precision's second-level sums (Newton3Args::level2), newton3::kLevel2Floats a warp.
+std::size_t newton3_exact_bytes(int n, int blocks);
 
 // The master state, double SoA on the device (row order of MasterState::p).
 enum StateArray {

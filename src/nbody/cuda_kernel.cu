@@ -328,11 +328,14 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
                                                                          : 32;
     const std::size_t partial_estimate =
         std::min(kMaxPartialBytes, std::size_t(cuda::kComponents) * 8 * n * 4);
-    // Single and mixed precision: the Newton-3 path's exact accumulator.
-    const std::size_t exact_bytes = options_.precision != Precision::double_
-                                        ? cuda::newton3_exact_bytes(int(std::min<std::size_t>(
-                                              n, std::numeric_limits<int>::max())))
-                                        : 0;
+    // Single and mixed precision: the Newton-3 path's exact accumulator (and mixed's second-level
+    // sums, at most 16 blocks of 4 warps a multiprocessor).
+    const std::size_t exact_bytes =
+        options_.precision != Precision::double_
+            ? cuda::newton3_exact_bytes(
+                  int(std::min<std::size_t>(n, std::numeric_limits<int>::max())),
+                  options_.precision == Precision::mixed ? 16 * info_.multiprocessors : 0)
+            : 0;
     const std::size_t need =
         (8 * cuda::kStateArrays + j_bytes + 8 * 13) * n + partial_estimate + exact_bytes;
     std::size_t free_b = 0, total_b = 0;
@@ -413,7 +416,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const bool guard = !(options_.eps2 > 0.0);
     plan_ = plan_for(jerk, potential, i_index, n_i);
     if (plan_.newton3) {
-      const std::size_t bytes = cuda::newton3_exact_bytes(n_);
+      const std::size_t bytes = cuda::newton3_exact_bytes(n_, plan_.i_blocks);
       if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
         exact_.reserve(bytes);
         PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));
@@ -533,7 +536,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const int blocks = int(std::max<long long>(
         1, std::min<long long>((long long)k.blocks_per_sm * info_.multiprocessors,
                                (tiles + cuda::kNewton3Warps - 1) / cuda::kNewton3Warps)));
-    const std::size_t bytes = cuda::newton3_exact_bytes(n_);
+    const std::size_t bytes = cuda::newton3_exact_bytes(n_, blocks);
     if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
       exact_.reserve(bytes);
       PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));

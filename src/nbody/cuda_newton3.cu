@@ -135,9 +135,10 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
 
 }  // namespace
 
-std::size_t newton3_exact_bytes(int n) {
+std::size_t newton3_exact_bytes(int n, int blocks) {
   return sizeof(unsigned long long) * engine::kExactWords * kComponents *
-         std::size_t(std::max(n, 1));
+             std::size_t(std::max(n, 1)) +
+         sizeof(float) * newton3::kLevel2Floats * kWarps * std::size_t(std::max(blocks, 0));
 }
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
@@ -211,6 +212,9 @@ void launch_newton3(const ForceArgs& args) {
   }
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
+  // The second-level sums follow the exact words (newton3_exact_bytes(n, blocks)).
+  n3.level2 = reinterpret_cast<float*>(a.exact + std::size_t(engine::kExactWords) * kComponents *
+                                                     std::size_t(std::max(n, 1)));
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
   if (g.n_tiles == 0) {

@@ -31,6 +31,8 @@ struct Newton3Args {
   const void* jlo = nullptr;            // float4 [n_j]: low parts of x, y, z (kDs)
   const void* jvel = nullptr;           // float4 [n_j] (GAJ)
   unsigned long long* exact = nullptr;  // kComponents × engine::kExactWords words per particle
+  // Mixed: the warps' second-level float sums (newton3::kLevel2Floats a warp, zeroed; left zeroed).
+  float* level2 = nullptr;
   double eps2 = 0;
   int n_j = 0;
   int ds_flush_tiles = 2;  // mixed: tiles between the flushes of the targets' float sums
@@ -221,6 +223,47 @@ __device__ __forceinline__ void store_components(const Sum& s, float* out, int s
     out[kJx * stride] = s.jx, out[kJy * stride] = s.jy, out[kJz * stride] = s.jz;
 }
 
+// Adds the components of `s` to out[c · stride] (the order of store_components).
+template <class Sum>
+__device__ __forceinline__ void add_components(const Sum& s, float* out, int stride) {
+  out[kAx * stride] += s.ax, out[kAy * stride] += s.ay, out[kAz * stride] += s.az;
+  out[kPot * stride] += s.pot;
+  if constexpr (sizeof(Sum) / sizeof(float) == 7)
+    out[kJx * stride] += s.jx, out[kJy * stride] += s.jy, out[kJz * stride] += s.jz;
+}
+
+// Adds the components of `s` to out[c · stride] in global memory with atomics that return nothing
+// (RED: no load, so no latency to wait for and no registers held). Each entry is this thread's
+// alone, and one thread's atomics to one address take effect in program order: the same sums, in
+// the same order, every run.
+template <class Sum>
+__device__ __forceinline__ void red_components(const Sum& s, float* out, int stride) {
+  atomicAdd(out + kAx * stride, s.ax), atomicAdd(out + kAy * stride, s.ay);
+  atomicAdd(out + kAz * stride, s.az), atomicAdd(out + kPot * stride, s.pot);
+  if constexpr (sizeof(Sum) / sizeof(float) == 7) {
+    atomicAdd(out + kJx * stride, s.jx), atomicAdd(out + kJy * stride, s.jy);
+    atomicAdd(out + kJz * stride, s.jz);
+  }
+}
+
+// Zeroes this lane's `count` entries of a warp's flush buffer (entry r at staged[r · 32 + lane]).
+__device__ __forceinline__ void zero_staged(float* staged, int count, int lane) {
+#pragma unroll 1
+  for (int r = 0; r < count; ++r) staged[r * 32 + lane] = 0.f;
+}
+
+// Mixed double-single: the targets' float sums of each 256 sources (Newton3Args::ds_flush_tiles
+// tiles) are added, as floats, to a second level of sums, and those go to the exact accumulator
+// every kLevel2Folds such additions (and when the row changes). The second level is the warp's
+// flush buffer where it has one of its own (GA at kI = 8), else the warp's slice of
+// Newton3Args::level2 in global memory (kLevel2Floats a warp; the source rows hold the flush
+// buffer there). A fold is 3 instructions a value against an exact add's ~30 in a latency-bound
+// loop; its own rounding (one per 256 sources, in a sum over at most 2,048) adds little to the
+// 256-source sums' error.
+constexpr int kLevel2Folds = 8;
+// Floats of a warp's slice of Newton3Args::level2: GAJ at kI = 4's, the largest that uses it.
+constexpr int kLevel2Floats = 4 * 7 * 32;
+
 // Flushes `count` sums staged in this warp's buffer (`staged[(slot · stride + c) · 32 + lane]`,
 // components c < comps, the particle of slot k being first + 32 k) into the exact accumulator. The
 // values go through shared memory and a loop that is not unrolled, so the flush (once per row, and
@@ -237,6 +280,23 @@ __device__ __forceinline__ void flush_staged(const Newton3Args& a, const float* 
 #pragma unroll 1
     for (int c = 0; c < comps; ++c)
       engine::exact_add(component_words(a, c), n, i, staged[(k * stride + c) * 32 + lane]);
+  }
+}
+
+// flush_staged for second-level sums in global memory (red_components, `count` slots of `stride`
+// components): read at L2 (__ldcg, where the atomics took effect) and zeroed there.
+__device__ __forceinline__ void flush_global_sums(const Newton3Args& a, float* sums, int stride,
+                                                  int count, int first, int lane) {
+  const std::size_t n = std::size_t(a.n_j);
+#pragma unroll 1
+  for (int k = 0; k < count; ++k) {
+    const int i = first + 32 * k + lane;
+#pragma unroll 1
+    for (int c = 0; c < stride; ++c) {
+      float* const v = sums + (k * stride + c) * 32 + lane;
+      if (i < a.n_j) engine::exact_add(component_words(a, c), n, i, __ldcg(v));
+      __stcg(v, 0.f);
+    }
   }
 }
 
@@ -394,8 +454,46 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       }
     }
   };
+  // Mixed double-single: the second level of the targets' sums (kLevel2Folds), in the flush buffer
+  // when it is the warp's own, else in global memory.
+  constexpr bool kLevel2 = kHiLo;
+  static_assert(!kLevel2 || !kAlias || kI * kComp * 32 <= kLevel2Floats);
+  // (Formed where used, not held in registers across the loop.)
+  auto level2_sums = [&]() {
+    return kAlias
+               ? a.level2 + (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * kLevel2Floats
+               : staged;
+  };
+  int folds_since_exact = 0;
+  if constexpr (kLevel2 && !kAlias) zero_staged(staged, kI * kComp, lane);  // global: left zeroed
+  auto fold_sums = [&]() {  // the second level += the targets' float sums, which restart at 0
+    float* const level2 = level2_sums();
+#pragma unroll
+    for (int k = 0; k < kI; ++k) {
+      if constexpr (kAlias)
+        red_components(acc[k], level2 + (k * kComp) * 32 + lane, 32);
+      else
+        add_components(acc[k], level2 + (k * kComp) * 32 + lane, 32);
+      acc[k] = Sum{};
+    }
+  };
+  auto flush_level2 = [&]() {
+    float* const level2 = level2_sums();
+    if constexpr (kAlias) {  // global: read and zeroed at L2
+      flush_global_sums(a, level2, kComp, kI, row * B, lane);
+    } else {
+      flush_staged(a, level2, kComp, kPot ? kComp : 3, kI, row * B, lane);
+      zero_staged(level2, kI * kComp, lane);
+    }
+    folds_since_exact = 0;
+  };
   auto flush_row = [&]() {
     if (row < 0) return;
+    if constexpr (kLevel2) {
+      fold_sums();
+      flush_level2();
+      return;
+    }
     if constexpr (kAlias) __syncwarp();  // every lane is done reading the rows it overwrites
 #pragma unroll
     for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
@@ -571,9 +669,14 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
     if constexpr (kDs) {
       if (++tiles_since_flush == a.ds_flush_tiles) {
-        flush_row();
+        if constexpr (kLevel2) {
+          fold_sums();
+          if (++folds_since_exact == kLevel2Folds) flush_level2();
+        } else {
+          flush_row();
 #pragma unroll
-        for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+          for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+        }
         tiles_since_flush = 0;
       }
     }
