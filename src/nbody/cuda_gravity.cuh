@@ -98,7 +98,7 @@ struct ForceArgs {
   // -1/s (and the jerk's) and multiplies by m once at the end (2 fewer FP32 instructions per pair
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
-  // Mixed Newton-3: tiles between the flushes of the targets' float sums (launch_newton3 sets it:
+  // Mixed Newton-3: tiles between the folds of the targets' float sums (launch_newton3 sets it:
   // at most 256 sources).
   int ds_flush_tiles = 2;
   // Mixed on the small-problem path: 32-source chunks between the folds of each warp's float

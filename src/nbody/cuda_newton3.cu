@@ -117,12 +117,13 @@ KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_
   return pick_precision<newton3::kSingle>(jerk, potential, guard, unit, k_i);
 }
 
-// Mixed precision's float sums end in the exact accumulator after at most this many sources, as
-// the split path's end in double after every j-tile of 256 (the mixed of issue 15's filing). The
-// accuracy follows the length of these sums: at N = 65,536 (a Plummer sphere, GAJ, against
-// double) rms acceleration / φ errors 2.9e-8 / 1.2e-8 at 128 sources, 3.2e-8 / 1.5e-8 at 256,
-// 3.9e-8 / 2.3e-8 at 512 and 5.4e-8 / 4.2e-8 at 1,024, the split path 3.5e-8 / 1.7e-8; each
-// halving costs about 2 % of GAJ's speed at N = 1,048,576 (docs/performance.md, session 20).
+// Mixed precision's float sums of the targets run over at most this many sources before they are
+// folded into the second level (newton3::kLevel2Folds), as the split path's end in double after
+// every j-tile of 256 (the mixed of issue 15's filing). The accuracy follows the length of these
+// sums: at N = 65,536 (a Plummer sphere, GAJ, against double, exact flushes at every interval)
+// rms acceleration / φ errors 2.9e-8 / 1.2e-8 at 128 sources, 3.2e-8 / 1.5e-8 at 256, 3.9e-8 /
+// 2.3e-8 at 512 and 5.4e-8 / 4.2e-8 at 1,024, the split path 3.4e-8 / 1.7e-8 (docs/performance.md,
+// "nbody mixed, session 20").
 constexpr int kMixedFloatSumSources = 256;
 
 Newton3Grid grid_of(int n, int k_i, int blocks) {
@@ -179,7 +180,7 @@ void launch_newton3(const ForceArgs& args) {
   ForceArgs a = args;
   // A custom kernel's caller decided equal_mass (the formula must vanish at the unit pads).
   if (!a.custom_newton3) a.equal_mass = newton3_equal_mass(args.equal_mass);
-  // Mixed: tiles between the flushes of the targets' float sums, so that no float sum runs over
+  // Mixed: tiles between the folds of the targets' float sums, so that no float sum runs over
   // more than kMixedFloatSumSources sources (GA kI = 8: every tile; GAJ kI = 4: every 2 tiles);
   // PAIRWISE_CUDA_MIXED_FLUSH_TILES overrides it (experiments).
   static const int flush_tiles_env = [] {

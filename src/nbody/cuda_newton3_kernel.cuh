@@ -35,7 +35,7 @@ struct Newton3Args {
   float* level2 = nullptr;
   double eps2 = 0;
   int n_j = 0;
-  int ds_flush_tiles = 2;  // mixed: tiles between the flushes of the targets' float sums
+  int ds_flush_tiles = 2;  // mixed: tiles between the folds of the targets' float sums
   // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
   // displacements (the closest pairs, in the particles' spatial order).
   int ds_band = 2;
@@ -382,9 +382,10 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
 // error is the source's rounding, u/2·|x_j - o_g|: small when the group is compact. Diagonal tiles
 // (the closest pairs) also stage each source's residual e_j = (x_j - o_g) - s_j and take
 // (s_j - t_hi) + (e_j - t_lo): kMixedDs's accuracy, and exactly zero for the pair (i, i).
-// Both mixed modes flush the targets' float sums to the exact accumulator after every
-// Newton3Args::ds_flush_tiles tiles (launch_newton3: 256 sources, 1 tile at kI = 8, 2 at kI = 4; a
-// source's sums run over B targets), where single's run over a warp's whole row chunk.
+// Both mixed modes end the targets' float sums after every Newton3Args::ds_flush_tiles tiles
+// (launch_newton3: 256 sources, 1 tile at kI = 8, 2 at kI = 4; a source's sums run over B
+// targets), where single's run over a warp's whole row chunk: kMixedDs folds them into the second
+// level (kLevel2Folds), kMixedGroup flushes them to the exact accumulator.
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
   constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
