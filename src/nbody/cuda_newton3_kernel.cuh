@@ -214,36 +214,33 @@ __device__ __forceinline__ unsigned long long* component_words(const Newton3Args
   return a.exact + std::size_t(c) * engine::kExactWords * std::size_t(a.n_j);
 }
 
-// Components of a sum in the order of the exact buffer (kAx, kAy, kAz, kPot, kJx, kJy, kJz).
+// Calls f(c, value) for each component c of a sum, in the order of the exact buffer (kAx, kAy,
+// kAz, kPot, kJx, kJy, kJz).
+template <class Sum, class F>
+__device__ __forceinline__ void each_component(const Sum& s, F&& f) {
+  f(kAx, s.ax), f(kAy, s.ay), f(kAz, s.az), f(kPot, s.pot);
+  if constexpr (sizeof(Sum) / sizeof(float) == 7) f(kJx, s.jx), f(kJy, s.jy), f(kJz, s.jz);
+}
+
+// out[c · stride] = component c of s.
 template <class Sum>
 __device__ __forceinline__ void store_components(const Sum& s, float* out, int stride) {
-  out[kAx * stride] = s.ax, out[kAy * stride] = s.ay, out[kAz * stride] = s.az;
-  out[kPot * stride] = s.pot;
-  if constexpr (sizeof(Sum) / sizeof(float) == 7)
-    out[kJx * stride] = s.jx, out[kJy * stride] = s.jy, out[kJz * stride] = s.jz;
+  each_component(s, [&](int c, float v) { out[c * stride] = v; });
 }
 
-// Adds the components of `s` to out[c · stride] (the order of store_components).
+// out[c · stride] += component c of s.
 template <class Sum>
 __device__ __forceinline__ void add_components(const Sum& s, float* out, int stride) {
-  out[kAx * stride] += s.ax, out[kAy * stride] += s.ay, out[kAz * stride] += s.az;
-  out[kPot * stride] += s.pot;
-  if constexpr (sizeof(Sum) / sizeof(float) == 7)
-    out[kJx * stride] += s.jx, out[kJy * stride] += s.jy, out[kJz * stride] += s.jz;
+  each_component(s, [&](int c, float v) { out[c * stride] += v; });
 }
 
-// Adds the components of `s` to out[c · stride] in global memory with atomics that return nothing
-// (RED: no load, so no latency to wait for and no registers held). Each entry is this thread's
-// alone, and one thread's atomics to one address take effect in program order: the same sums, in
-// the same order, every run.
+// out[c · stride] += component c of s in global memory, with atomics that return nothing (RED: no
+// load, so no latency to wait for and no registers held). Each entry is this thread's alone, and
+// one thread's atomics to one address take effect in program order: the same sums, in the same
+// order, every run.
 template <class Sum>
 __device__ __forceinline__ void red_components(const Sum& s, float* out, int stride) {
-  atomicAdd(out + kAx * stride, s.ax), atomicAdd(out + kAy * stride, s.ay);
-  atomicAdd(out + kAz * stride, s.az), atomicAdd(out + kPot * stride, s.pot);
-  if constexpr (sizeof(Sum) / sizeof(float) == 7) {
-    atomicAdd(out + kJx * stride, s.jx), atomicAdd(out + kJy * stride, s.jy);
-    atomicAdd(out + kJz * stride, s.jz);
-  }
+  each_component(s, [&](int c, float v) { atomicAdd(out + c * stride, v); });
 }
 
 // Zeroes this lane's `count` entries of a warp's flush buffer (entry r at staged[r · 32 + lane]).
@@ -324,9 +321,9 @@ constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
 }
 // Whether the flush buffer ([slot][component][lane], kI · kComp · 32 floats a warp, at most the
 // kI · 64 · 4 floats of the warp's position rows) is the warp's own position rows: mixed
-// double-single with doubled rows, which has no room for a separate one. The rows are free when
-// it is used: between tiles (flush_row), and after source group u's steps for GAJ's source flush
-// (slot 0 = group 0's rows, done with since u >= 0).
+// double-single with doubled rows, which has no room for a separate one. Only GAJ's source flush
+// uses it there, after source group u's steps (slot 0 = group 0's rows, done with since u >= 0);
+// the targets' sums go to the second level in global memory (kLevel2Folds).
 constexpr bool flush_aliases_rows(bool jerk, int mode, int k_i) {
   return mode == kMixedDs && doubled_rows(jerk, mode, k_i);
 }
@@ -458,7 +455,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   // Mixed double-single: the second level of the targets' sums (kLevel2Folds), in the flush buffer
   // when it is the warp's own, else in global memory.
   constexpr bool kLevel2 = kHiLo;
-  static_assert(!kLevel2 || !kAlias || kI * kComp * 32 <= kLevel2Floats);
+  static_assert(!kAlias || (kLevel2 && kI * kComp * 32 <= kLevel2Floats));
   // (Formed where used, not held in registers across the loop.)
   auto level2_sums = [&]() {
     return kAlias
@@ -493,12 +490,11 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     if constexpr (kLevel2) {
       fold_sums();
       flush_level2();
-      return;
-    }
-    if constexpr (kAlias) __syncwarp();  // every lane is done reading the rows it overwrites
+    } else {
 #pragma unroll
-    for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
-    flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
+      for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
+      flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
+    }
   };
 
   for (; t < t_end; ++t) {
