@@ -267,16 +267,22 @@ constexpr int kLevel2Floats = 4 * 7 * 32;
 // for GAJ's 7 sums once per 32-source group) does not hold registers of the hot loop. GA's 3 or 4
 // source sums per group go straight from the registers: 1.1-1.6 % faster (docs/performance.md,
 // pass 6).
+// kCheckEach: the bound check inside the component loop instead of before it, the same sums. The
+// two compile differently, each the faster for its kernels (H200, N = 1,048,576): before it, single
+// GA 1.3 % faster; inside it, mixed GAJ 1.6 % faster (session 20).
+template <bool kCheckEach = false>
 __device__ __forceinline__ void flush_staged(const Newton3Args& a, const float* staged, int stride,
                                              int comps, int count, int first, int lane) {
   const std::size_t n = std::size_t(a.n_j);
 #pragma unroll 1
   for (int k = 0; k < count; ++k) {
     const int i = first + 32 * k + lane;
-    if (i >= a.n_j) continue;
+    if (!kCheckEach && i >= a.n_j) continue;
 #pragma unroll 1
-    for (int c = 0; c < comps; ++c)
-      engine::exact_add(component_words(a, c), n, i, staged[(k * stride + c) * 32 + lane]);
+    for (int c = 0; c < comps; ++c) {
+      const float* const v = staged + (k * stride + c) * 32 + lane;
+      if (!kCheckEach || i < a.n_j) engine::exact_add(component_words(a, c), n, i, *v);
+    }
   }
 }
 
@@ -480,7 +486,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     if constexpr (kAlias) {  // global: read and zeroed at L2
       flush_global_sums(a, level2, kComp, kI, row * B, lane);
     } else {
-      flush_staged(a, level2, kComp, kPot ? kComp : 3, kI, row * B, lane);
+      flush_staged<kDs>(a, level2, kComp, kPot ? kComp : 3, kI, row * B, lane);
       zero_staged(level2, kI * kComp, lane);
     }
     folds_since_exact = 0;
@@ -649,7 +655,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
           // Aliased: slot 0 is group 0's rows, which every lane is done reading (u >= 0).
           if constexpr (kAlias) __syncwarp();
           store_components(fj, staged + lane, 32);
-          flush_staged(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
+          flush_staged<kDs>(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
         } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
           const int j = J * B + 32 * u + lane;
           if (j < n) {
