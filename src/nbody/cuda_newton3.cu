@@ -118,12 +118,12 @@ KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_
 }
 
 // Mixed precision's float sums of the targets run over at most this many sources before they are
-// folded into the second level (newton3::kLevel2Folds), as the split path's end in double after
-// every j-tile of 256 (the mixed of issue 15's filing). The accuracy follows the length of these
-// sums: at N = 65,536 (a Plummer sphere, GAJ, against double, exact flushes at every interval)
-// rms acceleration / φ errors 2.9e-8 / 1.2e-8 at 128 sources, 3.2e-8 / 1.5e-8 at 256, 3.9e-8 /
-// 2.3e-8 at 512 and 5.4e-8 / 4.2e-8 at 1,024, the split path 3.4e-8 / 1.7e-8 (docs/performance.md,
-// "nbody mixed, session 20").
+// folded into the second level (double: newton3::kLevel2Values), as the split path's end in double
+// after every j-tile of 256 (the mixed of issue 15's filing). The accuracy follows the length of
+// these sums: at N = 65,536 (a Plummer sphere, GAJ, against double, exact flushes at every
+// interval) rms acceleration / φ errors 2.9e-8 / 1.2e-8 at 128 sources, 3.2e-8 / 1.5e-8 at
+// 256, 3.9e-8 / 2.3e-8 at 512 and 5.4e-8 / 4.2e-8 at 1,024, the split path 3.4e-8 / 1.7e-8
+// (docs/performance.md, "nbody mixed, session 20").
 constexpr int kMixedFloatSumSources = 256;
 
 Newton3Grid grid_of(int n, int k_i, int blocks) {
@@ -139,7 +139,7 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
 std::size_t newton3_exact_bytes(int n, int blocks) {
   return sizeof(unsigned long long) * engine::kExactWords * kComponents *
              std::size_t(std::max(n, 1)) +
-         sizeof(float) * newton3::kLevel2Floats * kWarps * std::size_t(std::max(blocks, 0));
+         sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
 }
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
@@ -214,8 +214,8 @@ void launch_newton3(const ForceArgs& args) {
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
   // The second-level sums follow the exact words (newton3_exact_bytes(n, blocks)).
-  n3.level2 = reinterpret_cast<float*>(a.exact + std::size_t(engine::kExactWords) * kComponents *
-                                                     std::size_t(std::max(n, 1)));
+  n3.level2 = reinterpret_cast<double*>(a.exact + std::size_t(engine::kExactWords) * kComponents *
+                                                      std::size_t(std::max(n, 1)));
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
   if (g.n_tiles == 0) {

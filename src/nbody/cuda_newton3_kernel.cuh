@@ -31,8 +31,9 @@ struct Newton3Args {
   const void* jlo = nullptr;            // float4 [n_j]: low parts of x, y, z (kDs)
   const void* jvel = nullptr;           // float4 [n_j] (GAJ)
   unsigned long long* exact = nullptr;  // kComponents × engine::kExactWords words per particle
-  // Mixed: the warps' second-level float sums (newton3::kLevel2Floats a warp, zeroed; left zeroed).
-  float* level2 = nullptr;
+  // Mixed: the warps' second-level sums in double (newton3::kLevel2Values a warp, zeroed; left
+  // zeroed).
+  double* level2 = nullptr;
   double eps2 = 0;
   int n_j = 0;
   int ds_flush_tiles = 2;  // mixed: tiles between the folds of the targets' float sums
@@ -228,19 +229,13 @@ __device__ __forceinline__ void store_components(const Sum& s, float* out, int s
   each_component(s, [&](int c, float v) { out[c * stride] = v; });
 }
 
-// out[c · stride] += component c of s.
+// out[c · stride] += component c of s, in double in global memory, with atomics that return nothing
+// (RED.F64: no load, so no latency to wait for and no registers held). Each entry is this thread's
+// alone, and one thread's atomics to one address take effect in program order: the same sums, in
+// the same order, every run.
 template <class Sum>
-__device__ __forceinline__ void add_components(const Sum& s, float* out, int stride) {
-  each_component(s, [&](int c, float v) { out[c * stride] += v; });
-}
-
-// out[c · stride] += component c of s in global memory, with atomics that return nothing (RED: no
-// load, so no latency to wait for and no registers held). Each entry is this thread's alone, and
-// one thread's atomics to one address take effect in program order: the same sums, in the same
-// order, every run.
-template <class Sum>
-__device__ __forceinline__ void red_components(const Sum& s, float* out, int stride) {
-  each_component(s, [&](int c, float v) { atomicAdd(out + c * stride, v); });
+__device__ __forceinline__ void red_components(const Sum& s, double* out, int stride) {
+  each_component(s, [&](int c, float v) { atomicAdd(out + c * stride, double(v)); });
 }
 
 // Zeroes this lane's `count` entries of a warp's flush buffer (entry r at staged[r · 32 + lane]).
@@ -250,16 +245,15 @@ __device__ __forceinline__ void zero_staged(float* staged, int count, int lane) 
 }
 
 // Mixed double-single: the targets' float sums of each 256 sources (Newton3Args::ds_flush_tiles
-// tiles) are added, as floats, to a second level of sums, and those go to the exact accumulator
-// every kLevel2Folds such additions (and when the row changes). The second level is the warp's
-// flush buffer where it has one of its own (GA at kI = 8), else the warp's slice of
-// Newton3Args::level2 in global memory (kLevel2Floats a warp; the source rows hold the flush
-// buffer there). A fold is 3 instructions a value against an exact add's ~30 in a latency-bound
-// loop; its own rounding (one per 256 sources, in a sum over at most 2,048) adds little to the
-// 256-source sums' error.
-constexpr int kLevel2Folds = 8;
-// Floats of a warp's slice of Newton3Args::level2: GAJ at kI = 4's, the largest that uses it.
-constexpr int kLevel2Floats = 4 * 7 * 32;
+// tiles) are added to a second level of sums in double, the warp's slice of Newton3Args::level2 in
+// global memory, and those go to the exact accumulator when the warp's row changes. This is the
+// split path's accuracy (float sums of 256 sources, then double: the mixed of issue 15's filing) at
+// 2 instructions a value a fold (F2F, RED.F64) where an exact add costs ~30 in a latency-bound
+// loop. (Float second-level sums, flushed every 8 folds, were 1.06x the split path's φ error and
+// 0.5 % slower; every 16 folds, 1.15x: docs/performance.md, "nbody mixed, session 21".)
+// Doubles of a warp's slice of Newton3Args::level2: GA at kI = 8's (8 targets × 4 sums × 32 lanes),
+// the largest (GAJ at kI = 4: 4 × 7 × 32).
+constexpr int kLevel2Values = 8 * 4 * 32;
 
 // Flushes `count` sums staged in this warp's buffer (`staged[(slot · stride + c) · 32 + lane]`,
 // components c < comps, the particle of slot k being first + 32 k) into the exact accumulator. The
@@ -286,9 +280,10 @@ __device__ __forceinline__ void flush_staged(const Newton3Args& a, const float* 
   }
 }
 
-// flush_staged for second-level sums in global memory (red_components, `count` slots of `stride`
-// components): read at L2 (__ldcg, where the atomics took effect) and zeroed there.
-__device__ __forceinline__ void flush_global_sums(const Newton3Args& a, float* sums, int stride,
+// Flushes second-level sums (red_components, `count` slots of `stride` components) into the exact
+// accumulator: each double read at L2 (__ldcg, where the atomics took effect), added as two floats,
+// hi = fl(v) and lo = fl(v - hi) (48 of its bits: far below the float sums' rounding), and zeroed.
+__device__ __forceinline__ void flush_global_sums(const Newton3Args& a, double* sums, int stride,
                                                   int count, int first, int lane) {
   const std::size_t n = std::size_t(a.n_j);
 #pragma unroll 1
@@ -296,9 +291,14 @@ __device__ __forceinline__ void flush_global_sums(const Newton3Args& a, float* s
     const int i = first + 32 * k + lane;
 #pragma unroll 1
     for (int c = 0; c < stride; ++c) {
-      float* const v = sums + (k * stride + c) * 32 + lane;
-      if (i < a.n_j) engine::exact_add(component_words(a, c), n, i, __ldcg(v));
-      __stcg(v, 0.f);
+      double* const v = sums + (k * stride + c) * 32 + lane;
+      if (i < a.n_j) {
+        const double sum = __ldcg(v);
+        const float hi = float(sum), lo = float(sum - double(hi));
+        engine::exact_add(component_words(a, c), n, i, hi);
+        engine::exact_add(component_words(a, c), n, i, lo);
+      }
+      __stcg(v, 0.0);
     }
   }
 }
@@ -329,7 +329,7 @@ constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
 // kI · 64 · 4 floats of the warp's position rows) is the warp's own position rows: mixed
 // double-single with doubled rows, which has no room for a separate one. Only GAJ's source flush
 // uses it there, after source group u's steps (slot 0 = group 0's rows, done with since u >= 0);
-// the targets' sums go to the second level in global memory (kLevel2Folds).
+// the targets' sums go to the second level in global memory (kLevel2Values).
 constexpr bool flush_aliases_rows(bool jerk, int mode, int k_i) {
   return mode == kMixedDs && doubled_rows(jerk, mode, k_i);
 }
@@ -388,7 +388,7 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
 // Both mixed modes end the targets' float sums after every Newton3Args::ds_flush_tiles tiles
 // (launch_newton3: 256 sources, 1 tile at kI = 8, 2 at kI = 4; a source's sums run over B
 // targets), where single's run over a warp's whole row chunk: kMixedDs folds them into the second
-// level (kLevel2Folds), kMixedGroup flushes them to the exact accumulator.
+// level (double, kLevel2Values), kMixedGroup flushes them to the exact accumulator.
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
   constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
@@ -458,44 +458,27 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       }
     }
   };
-  // Mixed double-single: the second level of the targets' sums (kLevel2Folds), in the flush buffer
-  // when it is the warp's own, else in global memory.
+  // Mixed double-single: the second level of the targets' sums, in double, in the warp's slice of
+  // a.level2 (kLevel2Values; zeroed, and left zeroed by flush_global_sums).
   constexpr bool kLevel2 = kHiLo;
-  static_assert(!kAlias || (kLevel2 && kI * kComp * 32 <= kLevel2Floats));
+  static_assert(!kLevel2 || kI * kComp * 32 <= kLevel2Values);
   // (Formed where used, not held in registers across the loop.)
   auto level2_sums = [&]() {
-    return kAlias
-               ? a.level2 + (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * kLevel2Floats
-               : staged;
+    return a.level2 + (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * kLevel2Values;
   };
-  int folds_since_exact = 0;
-  if constexpr (kLevel2 && !kAlias) zero_staged(staged, kI * kComp, lane);  // global: left zeroed
   auto fold_sums = [&]() {  // the second level += the targets' float sums, which restart at 0
-    float* const level2 = level2_sums();
+    double* const level2 = level2_sums();
 #pragma unroll
     for (int k = 0; k < kI; ++k) {
-      if constexpr (kAlias)
-        red_components(acc[k], level2 + (k * kComp) * 32 + lane, 32);
-      else
-        add_components(acc[k], level2 + (k * kComp) * 32 + lane, 32);
+      red_components(acc[k], level2 + (k * kComp) * 32 + lane, 32);
       acc[k] = Sum{};
     }
-  };
-  auto flush_level2 = [&]() {
-    float* const level2 = level2_sums();
-    if constexpr (kAlias) {  // global: read and zeroed at L2
-      flush_global_sums(a, level2, kComp, kI, row * B, lane);
-    } else {
-      flush_staged<kDs>(a, level2, kComp, kPot ? kComp : 3, kI, row * B, lane);
-      zero_staged(level2, kI * kComp, lane);
-    }
-    folds_since_exact = 0;
   };
   auto flush_row = [&]() {
     if (row < 0) return;
     if constexpr (kLevel2) {
       fold_sums();
-      flush_level2();
+      flush_global_sums(a, level2_sums(), kComp, kI, row * B, lane);
     } else {
 #pragma unroll
       for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
@@ -674,7 +657,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       if (++tiles_since_flush == a.ds_flush_tiles) {
         if constexpr (kLevel2) {
           fold_sums();
-          if (++folds_since_exact == kLevel2Folds) flush_level2();
         } else {
           flush_row();
 #pragma unroll
