@@ -139,8 +139,7 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
 std::size_t newton3_exact_bytes(int n, int blocks) {
   return sizeof(unsigned long long) * engine::kExactWords * kComponents *
              std::size_t(std::max(n, 1)) +
-         (sizeof(double) + sizeof(float)) * newton3::kLevel2Values * kWarps *
-             std::size_t(std::max(blocks, 0));
+         sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
 }
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
@@ -217,9 +216,6 @@ void launch_newton3(const ForceArgs& args) {
   // The second-level sums follow the exact words (newton3_exact_bytes(n, blocks)).
   n3.level2 = reinterpret_cast<double*>(a.exact + std::size_t(engine::kExactWords) * kComponents *
                                                       std::size_t(std::max(n, 1)));
-  // GAJ's float level after them (blocks is at most the plan's, which sized the buffer).
-  n3.level2f = reinterpret_cast<float*>(n3.level2 + std::size_t(newton3::kLevel2Values) * kWarps *
-                                                        std::size_t(blocks));
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
   if (g.n_tiles == 0) {

@@ -34,9 +34,6 @@ struct Newton3Args {
   // Mixed: the warps' second-level sums in double (newton3::kLevel2Values a warp, zeroed; left
   // zeroed).
   double* level2 = nullptr;
-  // Mixed GAJ: the warps' float sums on their way to level2 (kLevel2Values a warp, zeroed; left
-  // zeroed).
-  float* level2f = nullptr;
   double eps2 = 0;
   int n_j = 0;
   int ds_flush_tiles = 2;  // mixed: tiles between the folds of the targets' float sums
@@ -236,21 +233,9 @@ __device__ __forceinline__ void store_components(const Sum& s, float* out, int s
 // (RED.F64: no load, so no latency to wait for and no registers held). Each entry is this thread's
 // alone, and one thread's atomics to one address take effect in program order: the same sums, in
 // the same order, every run.
-template <class Sum, class T>
-__device__ __forceinline__ void red_components(const Sum& s, T* out, int stride) {
-  each_component(s, [&](int c, float v) { atomicAdd(out + c * stride, T(v)); });
-}
-
-// Moves this lane's `count` float sums of a warp's slice (entry r at from[r · 32 + lane]) into its
-// double sums (to[r · 32 + lane], RED.F64): each read at L2 (__ldcg, where the atomics took effect)
-// and zeroed there.
-__device__ __forceinline__ void move_float_sums(float* from, double* to, int count, int lane) {
-#pragma unroll 1
-  for (int r = 0; r < count; ++r) {
-    float* const f = from + r * 32 + lane;
-    atomicAdd(to + r * 32 + lane, double(__ldcg(f)));
-    __stcg(f, 0.f);
-  }
+template <class Sum>
+__device__ __forceinline__ void red_components(const Sum& s, double* out, int stride) {
+  each_component(s, [&](int c, float v) { atomicAdd(out + c * stride, double(v)); });
 }
 
 // Zeroes this lane's `count` entries of a warp's flush buffer (entry r at staged[r · 32 + lane]).
@@ -266,15 +251,9 @@ __device__ __forceinline__ void zero_staged(float* staged, int count, int lane) 
 // 2 instructions a value a fold (F2F, RED.F64) where an exact add costs ~30 in a latency-bound
 // loop. (Float second-level sums, flushed every 8 folds, were 1.06x the split path's φ error and
 // 0.5 % slower; every 16 folds, 1.15x: docs/performance.md, "nbody mixed, session 21".)
-// GAJ's float sums go there through a float level first (Newton3Args::level2f, RED.F32: one
-// instruction a value), moved to double every kFloatFolds folds: GAJ's fold is every 2 tiles (kI =
-// 4), and converting each fold's 28 sums (F2F, 8 issue cycles of a warp each) cost 0.6 % of GAJ.
-// The float level's own rounding (over at most 2,048 sources) keeps GAJ within 0.95x the split
-// path's errors (session 20's float second level, flushed every 8 folds).
-// Values of a warp's slice of Newton3Args::level2 and level2f: GA at kI = 8's (8 targets × 4 sums ×
-// 32 lanes), the largest (GAJ at kI = 4: 4 × 7 × 32).
+// Doubles of a warp's slice of Newton3Args::level2: GA at kI = 8's (8 targets × 4 sums × 32 lanes),
+// the largest (GAJ at kI = 4: 4 × 7 × 32).
 constexpr int kLevel2Values = 8 * 4 * 32;
-constexpr int kFloatFolds = 8;
 
 // Flushes `count` sums staged in this warp's buffer (`staged[(slot · stride + c) · 32 + lane]`,
 // components c < comps, the particle of slot k being first + 32 k) into the exact accumulator. The
@@ -480,43 +459,26 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     }
   };
   // Mixed double-single: the second level of the targets' sums, in double, in the warp's slice of
-  // a.level2 (kLevel2Values; zeroed, and left zeroed by flush_global_sums), GAJ's through a float
-  // level (a.level2f, kFloatFolds).
+  // a.level2 (kLevel2Values; zeroed, and left zeroed by flush_global_sums).
   constexpr bool kLevel2 = kHiLo;
   static_assert(!kLevel2 || kI * kComp * 32 <= kLevel2Values);
   // (Formed where used, not held in registers across the loop.)
-  // This warp's slice of a.level2 and a.level2f (formed where used, not held in registers across
-  // the loop).
-  auto level2_slot = [&]() {
-    return (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * kLevel2Values;
-  };
-  constexpr bool kFloatLevel = kLevel2 && kJerk;  // GAJ: through the float level (kFloatFolds)
-  int float_folds = 0;
-  auto move_float_level = [&]() {
-    move_float_sums(a.level2f + level2_slot(), a.level2 + level2_slot(), kI * kComp, lane);
-    float_folds = 0;
+  auto level2_sums = [&]() {
+    return a.level2 + (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * kLevel2Values;
   };
   auto fold_sums = [&]() {  // the second level += the targets' float sums, which restart at 0
+    double* const level2 = level2_sums();
 #pragma unroll
     for (int k = 0; k < kI; ++k) {
-      if constexpr (kFloatLevel)
-        red_components(acc[k], a.level2f + level2_slot() + (k * kComp) * 32 + lane, 32);
-      else
-        red_components(acc[k], a.level2 + level2_slot() + (k * kComp) * 32 + lane, 32);
+      red_components(acc[k], level2 + (k * kComp) * 32 + lane, 32);
       acc[k] = Sum{};
-    }
-    if constexpr (kFloatLevel) {
-      if (++float_folds == kFloatFolds) move_float_level();
     }
   };
   auto flush_row = [&]() {
     if (row < 0) return;
     if constexpr (kLevel2) {
       fold_sums();
-      if constexpr (kFloatLevel) {
-        if (float_folds > 0) move_float_level();
-      }
-      flush_global_sums(a, a.level2 + level2_slot(), kComp, kI, row * B, lane);
+      flush_global_sums(a, level2_sums(), kComp, kI, row * B, lane);
     } else {
 #pragma unroll
       for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
