@@ -249,8 +249,9 @@ __device__ __forceinline__ void zero_staged(float* staged, int count, int lane) 
 // global memory, and those go to the exact accumulator when the warp's row changes. This is the
 // split path's accuracy (float sums of 256 sources, then double: the mixed of issue 15's filing) at
 // 2 instructions a value a fold (F2F, RED.F64) where an exact add costs ~30 in a latency-bound
-// loop. (Float second-level sums, flushed every 8 folds, were 1.06x the split path's φ error and
-// 0.5 % slower; every 16 folds, 1.15x: docs/performance.md, "nbody mixed, session 21".)
+// loop. Session 20's float second level, flushed to the exact words every 8 folds, had 1.06x the
+// split path's φ error (GA, N = 65,536) and GA 1.1 % slower (GAJ the same); flushed every 16 folds,
+// 1.15x (docs/performance.md, "nbody mixed, session 21").
 // Doubles of a warp's slice of Newton3Args::level2: GA at kI = 8's (8 targets × 4 sums × 32 lanes),
 // the largest (GAJ at kI = 4: 4 × 7 × 32).
 constexpr int kLevel2Values = 8 * 4 * 32;
