@@ -416,7 +416,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const bool guard = !(options_.eps2 > 0.0);
     plan_ = plan_for(jerk, potential, i_index, n_i);
     if (plan_.newton3) {
-      const std::size_t bytes = cuda::newton3_exact_bytes(n_, plan_.i_blocks);
+      const std::size_t bytes = cuda::newton3_exact_bytes(n_, level2_blocks(plan_.i_blocks));
       if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
         exact_.reserve(bytes);
         PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));
@@ -536,7 +536,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const int blocks = int(std::max<long long>(
         1, std::min<long long>((long long)k.blocks_per_sm * info_.multiprocessors,
                                (tiles + cuda::kNewton3Warps - 1) / cuda::kNewton3Warps)));
-    const std::size_t bytes = cuda::newton3_exact_bytes(n_, blocks);
+    const std::size_t bytes = cuda::newton3_exact_bytes(n_, level2_blocks(blocks));
     if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
       exact_.reserve(bytes);
       PW_CUDA(cudaMemsetAsync(exact_.as<void>(), 0, exact_.bytes(), stream_));
@@ -562,6 +562,12 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
     a.out = results_.as<double>();
     cuda::launch_forces(a);
+  }
+
+  // The blocks whose second-level sums the exact buffer holds after its words: mixed precision's
+  // Newton-3 kernels alone use them (newton3_exact_bytes), so single precision sizes none.
+  int level2_blocks(int blocks) const {
+    return options_.precision == Precision::mixed ? blocks : 0;
   }
 
   // Masses never change: a host copy fills `predicted.m`.
