@@ -238,12 +238,6 @@ __device__ __forceinline__ void red_components(const Sum& s, double* out, int st
   each_component(s, [&](int c, float v) { atomicAdd(out + c * stride, double(v)); });
 }
 
-// Zeroes this lane's `count` entries of a warp's flush buffer (entry r at staged[r · 32 + lane]).
-__device__ __forceinline__ void zero_staged(float* staged, int count, int lane) {
-#pragma unroll 1
-  for (int r = 0; r < count; ++r) staged[r * 32 + lane] = 0.f;
-}
-
 // Mixed double-single: the targets' float sums of each 256 sources (Newton3Args::ds_flush_tiles
 // tiles) are added to a second level of sums in double, the warp's slice of Newton3Args::level2 in
 // global memory, and those go to the exact accumulator when the warp's row changes. This is the
