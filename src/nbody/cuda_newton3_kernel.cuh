@@ -430,12 +430,17 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   int tiles_since_flush = 0;  // mixed
   // Sums on their way to the exact accumulator: [slot][component][lane] per warp; mixed
   // double-single with doubled rows stages them in the warp's own source rows (flush_aliases_rows).
+  // Mixed double-single GA has none: its targets' sums go to the second level, its sources' from
+  // the registers.
   constexpr bool kAlias = flush_aliases_rows(kJerk, kMode, kI);
-  float* staged = kAlias ? &s_rows[wib][0][0][0].x : flush_buffer<kI * kComp * 32>(wib);
+  constexpr bool kStaged = !kHiLo || kJerk;
+  float* staged = kAlias    ? &s_rows[wib][0][0][0].x
+                  : kStaged ? flush_buffer<kI * kComp * 32>(wib)
+                            : nullptr;
   // kGrp: the origins (hi x, y, z, lo x, y, z) of the tile's kI source groups, in the last 6·kI
   // words of `staged` (static shared memory is full: 48 KB). Flushes write `staged` only between
   // tiles (GAJ's per-group flush: its first 7·32 words), and every tile writes the origins again.
-  float* const origins = staged + kI * kComp * 32 - 6 * kI;
+  float* const origins = kGrp ? staged + kI * kComp * 32 - 6 * kI : nullptr;
   // kGrp: the targets' double-single offsets from the origin of source group u (pads stay far).
   auto target_offsets = [&](int u) {
     if constexpr (kGrp) {

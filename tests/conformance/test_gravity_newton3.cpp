@@ -5,9 +5,9 @@
 // the single-precision tolerance, in several unit systems (masses 1e-10 to 1e8: the exact
 // accumulator has no fixed scale), with ε = 0, and bitwise equal run to run; the same for equal
 // masses (the equal-mass kernels: mass-free sums times m, pads at 1e25). Mixed precision takes the
-// same path by default (double-single displacements, float sums flushed every 256 sources): the
-// same checks, its displacements keep their precision far from the origin, where single's do not,
-// and on a Plummer sphere it is as accurate as the split path it replaced.
+// same path by default (double-single displacements, float sums folded into double every 256
+// sources): the same checks, its displacements keep their precision far from the origin, where
+// single's do not, and on a Plummer sphere it is as accurate as the split path it replaced.
 // The experiment PAIRWISE_CUDA_MIXED_GROUP=1 (FP32 offsets from the source groups' origins, the
 // particles in a Morton order): the same checks, and at N = 65,536 (a Plummer sphere) its errors
 // against the cuda backend's double precision stay within the bounds measured on the H200 (rms
@@ -420,8 +420,9 @@ TEST_F(GravityNewton3Cuda, MixedGroupOriginsErrorsAtLargeN) {
 // path mixed took for full evaluations when issue 15 was filed: float sums folded into double
 // every 256 sources), both against the cuda backend's double precision, on a Plummer sphere
 // (ε = 0.01) of 65,536 bodies, GA and GAJ: the tiles' rms acceleration and φ errors within 1.1x
-// the split path's. Their float sums run over at most 256 sources too; at 512 (the tiles' flush
-// interval before session 20) they measured 1.12x / 1.34x the split path's, and fail here.
+// the split path's. Their float sums run over at most 256 sources too, then go to double; at 512
+// (the tiles' flush interval before session 20) they measured 1.12x / 1.34x the split path's, and a
+// float second level over 16 folds 1.15x (GA φ, session 21): both fail here.
 TEST_F(GravityNewton3Cuda, MixedNewton3AsAccurateAsSplitPath) {
   const Particles p = nbody::make_plummer(65536, 2900);
   constexpr double kEps2Plummer = 1e-4;
