@@ -361,31 +361,32 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
         }
       }
     }
-  }
-  // Per target slot k: warp sums to shared memory, parts of kWarpsPerPart warps, then the parts.
-  float* red = reinterpret_cast<float*>(s_buf);  // [component][warp][lane]
+  } else {
+    // Per target slot k: warp sums to shared memory, parts of kWarpsPerPart warps, then the parts.
+    float* red = reinterpret_cast<float*>(s_buf);  // [component][warp][lane]
 #pragma unroll
-  for (int k = 0; k < (kLo ? 0 : kI); ++k) {
-    __syncthreads();  // s_buf is free (sources read, or the previous slot's sums added)
+    for (int k = 0; k < kI; ++k) {
+      __syncthreads();  // s_buf is free (sources read, or the previous slot's sums added)
 #pragma unroll
-    for (int c = 0; c < kComp; ++c) red[(c * kWarps + w) * 32 + lane] = component(sum[k], c);
-    __syncthreads();
-    if (t < kParts * kPairs) {  // part r adds warps [r * kWarpsPerPart, (r + 1) * kWarpsPerPart)
-      const int r = t / kPairs, pair = t - r * kPairs, c = pair >> 5, l = pair & 31;
-      double s = 0;
-#pragma unroll
-      for (int ww = 0; ww < kWarpsPerPart; ++ww)
-        s += double(red[(c * kWarps + r * kWarpsPerPart + ww) * 32 + l]);
-      s_part[r * kPairs + pair] = s;
-    }
-    __syncthreads();
-    if (t < kPairs) {
-      const int c = t >> 5, kk = int(blockIdx.x) * 32 * kI + 32 * k + (t & 31);
-      if (kk < a.n_i) {
+      for (int c = 0; c < kComp; ++c) red[(c * kWarps + w) * 32 + lane] = component(sum[k], c);
+      __syncthreads();
+      if (t < kParts * kPairs) {  // part r adds warps [r * kWarpsPerPart, (r + 1) * kWarpsPerPart)
+        const int r = t / kPairs, pair = t - r * kPairs, c = pair >> 5, l = pair & 31;
         double s = 0;
 #pragma unroll
-        for (int r = 0; r < kParts; ++r) s += s_part[r * kPairs + t];
-        a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::single>(a, kk, c, s);
+        for (int ww = 0; ww < kWarpsPerPart; ++ww)
+          s += double(red[(c * kWarps + r * kWarpsPerPart + ww) * 32 + l]);
+        s_part[r * kPairs + pair] = s;
+      }
+      __syncthreads();
+      if (t < kPairs) {
+        const int c = t >> 5, kk = int(blockIdx.x) * 32 * kI + 32 * k + (t & 31);
+        if (kk < a.n_i) {
+          double s = 0;
+#pragma unroll
+          for (int r = 0; r < kParts; ++r) s += s_part[r * kPairs + t];
+          a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::single>(a, kk, c, s);
+        }
       }
     }
   }
