@@ -652,8 +652,8 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   // the small-problem path is not taken (docs/performance.md: it beats the split path from
   // N = 8,192 up). PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it (any N);
   // PAIRWISE_CUDA_NEWTON3_TILE picks its register tile (GA 4 or 8, GAJ 2 or 4; experiments).
-  // Mixed precision takes it too (double-single displacements, float sums flushed every 256
-  // sources): PAIRWISE_CUDA_NEWTON3_MIXED=0 keeps mixed on the split path.
+  // Mixed precision takes it too (double-single displacements, float sums folded into double
+  // every 256 sources): PAIRWISE_CUDA_NEWTON3_MIXED=0 keeps mixed on the split path.
   bool mixed_newton3 = precision == Precision::mixed;
   if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_MIXED"))
     mixed_newton3 = mixed_newton3 && std::atoi(env) != 0;

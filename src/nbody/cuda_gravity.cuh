@@ -58,15 +58,16 @@ inline constexpr int kSmallTargets = 32;
 inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block == j per tile
 
 // The Newton-3 path (ForcePlan::newton3; single and mixed precision, full evaluations where the
-// targets are all the sources; mixed with double-single displacements, its float sums flushed
-// every 256 sources): each unordered pair is evaluated once and applied to both particles, in
-// warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles (engine/
-// pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact, an
-// exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so bitwise
-// reproducible), kComponents × engine::kExactWords int64 words per particle; a second kernel rounds
-// them to double, removes the self term of φ, writes `out` and zeroes the words again.
-// Bytes of ForceArgs::exact for n particles and a launch of `blocks` blocks: the exact words, then
-// mixed precision's second-level sums (Newton3Args::level2), newton3::kLevel2Values doubles a warp.
+// targets are all the sources; mixed with double-single displacements, its float sums folded
+// into double every 256 sources): each unordered pair is evaluated once and applied to both
+// particles, in warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles
+// (engine/ pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact,
+// an exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so
+// bitwise reproducible), kComponents × engine::kExactWords int64 words per particle; a second
+// kernel rounds them to double, removes the self term of φ, writes `out` and zeroes the words
+// again. Bytes of ForceArgs::exact for n particles and a launch of `blocks` blocks: the exact
+// words, then mixed precision's second-level sums (Newton3Args::level2), newton3::kLevel2Values
+// doubles a warp.
 std::size_t newton3_exact_bytes(int n, int blocks);
 
 // The master state, double SoA on the device (row order of MasterState::p).
