@@ -61,7 +61,7 @@ inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block 
 // targets are all the sources; mixed with double-single displacements, its float sums folded
 // into double every 256 sources): each unordered pair is evaluated once and applied to both
 // particles, in warp tiles of 32·kI targets × 32·kI sources over the upper triangle of tiles
-// (engine/ pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact,
+// (engine/pair_tiles.cuh), kNewton3Warps independent warps per block. Sums go to ForceArgs::exact,
 // an exact fixed-point accumulator (engine::exact_add: integer atomics, order-independent, so
 // bitwise reproducible), kComponents × engine::kExactWords int64 words per particle; a second
 // kernel rounds them to double, removes the self term of φ, writes `out` and zeroes the words
