@@ -50,12 +50,12 @@
 // and at the first rebuild `sort_every` steps after the last sort (PAIRWISE_MD_RESORT=K: every
 // K-th rebuild), in between in the slots they had (arrivals after them), or (one domain on every
 // axis) only wrapped in place (wrap_in_place); then
-// the ghost stages: those of the leading axes with one domain on the device (select_own_ghosts:
-// ghost_stage_flags, ghost_stage_scan, ghost_stage_place, the counts read back once), the others
-// by ghost_stage_flags, ghost_stage_scan and ghost_stage_lists into the kept send lists
-// (select_sent_ghosts; PAIRWISE_MD_COMM_SELECT=cub: ghost_flags + cub::DeviceSelect), counts
-// exchanged, positions and slots sent (with two domains along the axis, both sides as one
-// message); then the cell list over the domain and its ghost shell (counting sort, sort_by_cell:
+// the ghost stages, all on the device with no host decision between them
+// (exchange_ghosts_on_device: ghost_stage_flags and ghost_stage_scan a stage, then
+// ghost_stage_place for a domain's own images, or ghost_stage_pack, fixed-size messages to the
+// neighbours and ghost_stage_receive across ranks; the counts read back and all-reduced once;
+// PAIRWISE_MD_GHOSTS=host: ghost_flags + cub::DeviceSelect and a host exchange of the counts a
+// stage); then the cell list over the domain and its ghost shell (counting sort, sort_by_cell:
 // cells in index order, index order inside a cell, deterministic; PAIRWISE_MD_CELL_SORT=radix:
 // cub::DeviceRadixSort of the cell keys, the same order) and domain_list (a warp per cell:
 // candidates screened against the home atoms' bounding box, tested 32 at a time into hit masks,
@@ -292,8 +292,6 @@ class CudaDomainEngine final : public MdEngine {
     const char* resort_env = std::getenv("PAIRWISE_MD_RESORT");
     resort_every_ = resort_env && *resort_env ? std::max(1, std::atoi(resort_env)) : 0;
     rebuilds_since_sort_ = 0, steps_since_sort_ = 0;
-    const char* comm_select_env = std::getenv("PAIRWISE_MD_COMM_SELECT");
-    comm_select_ = !(comm_select_env && std::string(comm_select_env) == "cub");
     const char* ghosts_env = std::getenv("PAIRWISE_MD_GHOSTS");
     device_ghosts_ = !(ghosts_env && std::string(ghosts_env) == "host");
     const char* slack_env = std::getenv("PAIRWISE_MD_GHOST_SLACK");
@@ -301,7 +299,7 @@ class CudaDomainEngine final : public MdEngine {
     const char* forward_env = std::getenv("PAIRWISE_MD_FORWARD");
     compose_forward_ = !(forward_env && std::string(forward_env) == "stages");
     own_stages_ = 0;
-    ghost_capacity_ = 0;
+    ghost_capacity_ = 0, message_capacity_ = 0;
     const char* cell_sort_env = std::getenv("PAIRWISE_MD_CELL_SORT");
     radix_cells_ = cell_sort_env && std::string(cell_sort_env) == "radix";
     const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
@@ -977,20 +975,21 @@ class CudaDomainEngine final : public MdEngine {
 
   // Three stages (x, y, z): the atoms (local and ghosts of earlier stages) within r_list of the
   // low face go to the low neighbour, those within r_list of the high face to the high one,
-  // shifted by ±L across the periodic boundary. The send lists stay on the device for the
-  // forward communication until the next rebuild.
+  // shifted by ±L across the periodic boundary (one domain along the axis: the domain's own
+  // images). The send lists stay on the device for the forward communication until the next
+  // rebuild. By default every stage runs on the device with no host decision in between
+  // (exchange_ghosts_on_device); PAIRWISE_MD_GHOSTS=host: a host round trip a stage.
   void exchange_ghosts() {
+    if (device_ghosts_) {
+      span(3, [&] { held_ = exchange_ghosts_on_device(); });
+      return;
+    }
     std::size_t held = n_;
-    int first_host = 0;  // the stages before it: one domain along the axis, selected on the device
-    if (device_ghosts_)
-      while (first_host < 3 && grid_.n[first_host] == 1) ++first_host;
-    if (first_host > 0) span(3, [&] { held = select_own_ghosts(first_host); });
-    own_stages_ = compose_forward_ ? first_host : 0;
-    for (int d = first_host; d < 3; ++d) {
+    own_stages_ = 0;
+    for (int d = 0; d < 3; ++d) {
       const std::size_t count = held;
       for (int side = 0; side < 2; ++side) send_[d][side].reserve(count, stream_);
-      const std::vector<int> c =
-          device_ghosts_ && comm_select_ ? select_sent_ghosts(d, count) : select_by_cub(d, count);
+      const std::vector<int> c = select_by_cub(d, count);
       const std::size_t out0 = std::size_t(c[0]), out1 = std::size_t(c[1]);
       send_pos_.reserve(out0 + out1, stream_);  // the forward sends both sides from it
       const bool self = grid_.n[d] == 1;        // then what arrives is what leaves
@@ -1035,7 +1034,7 @@ class CudaDomainEngine final : public MdEngine {
     held_ = held;
   }
 
-  // The send lists of stage d (several domains along d) from the `count` held atoms: ghost_flags
+  // The send lists of stage d from the `count` held atoms (PAIRWISE_MD_GHOSTS=host): ghost_flags
   // then a cub::DeviceSelect a side over the indices; returns the two counts.
   std::vector<int> select_by_cub(int d, std::size_t count) {
     fill_iota_to(count);
@@ -1058,96 +1057,138 @@ class CudaDomainEngine final : public MdEngine {
 
   // Stage d's parameters for the device stage kernels: the faces' edges r_list inside the domain,
   // the two sides' periodic shifts, the held count at its start (`first_held`; −1: the device's
-  // count after the stage before) and the ghost slots' capacity.
-  GhostStageP<R> stage_params(int d, int first_held, int capacity) const {
+  // count after the stage before), the ghost slots' capacity and (several domains along d) the
+  // atoms a side's message holds.
+  GhostStageP<R> stage_params(int d, int first_held, int capacity, int message) const {
     GhostStageP<R> p{};
     p.stage = d, p.d = d, p.capacity = capacity, p.first_held = first_held;
     p.low_edge = grid_.lo[d] + r_list_, p.high_edge = grid_.hi[d] - r_list_;
     p.shift0 = R(grid_.shift(d, 0)), p.shift1 = R(grid_.shift(d, 1));
     p.locals = int(n_);
+    p.message = grid_.n[d] == 1 ? 0 : message;
     return p;
   }
 
-  // The same send lists, in the same (index) order, by the device stages' flags and scan and
-  // ghost_stage_lists (the lists only: the ghosts come from the neighbours): one pass over the
-  // positions and one over the sides' bytes instead of the flags, the index sequence and two
-  // selections (PAIRWISE_MD_COMM_SELECT=cub: those).
-  std::vector<int> select_sent_ghosts(int d, std::size_t count) {
-    std::vector<int> c(2, 0);
-    if (count == 0) return c;
-    const std::size_t blocks = (count + kGhostBlock - 1) / kGhostBlock;
-    sides_.reserve(count, stream_), ghost_blocks_.reserve(blocks, stream_);
-    ghost_counts_.reserve(1, stream_);
-    PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
-    // Nothing is placed here (the ghosts come from the neighbours): no capacity to overflow.
-    const GhostStageP<R> p = stage_params(d, int(count), std::numeric_limits<int>::max());
-    span(4, [&] {
-      ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
-          pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
-      PW_CUDA_LAUNCH("ghost_stage_flags");
-    });
-    span(5, [&] {
-      ghost_stage_scan<<<1, 1024, 0, stream_>>>(p, ghost_counts_.get(), ghost_blocks_.get());
-      PW_CUDA_LAUNCH("ghost_stage_scan");
-      ghost_stage_lists<<<int(blocks), kGhostBlock, 0, stream_>>>(
-          p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(), send_[d][0].get(),
-          send_[d][1].get());
-      PW_CUDA_LAUNCH("ghost_stage_lists");
-    });
-    GhostCounts g{};
-    PW_CUDA(cudaMemcpyAsync(&g, ghost_counts_.get(), sizeof g, cudaMemcpyDeviceToHost, stream_));
-    PW_CUDA(cudaStreamSynchronize(stream_));
-    c[0] = g.sent[d][0], c[1] = g.sent[d][1];
-    return c;
+  // The held atoms' growth factor over stages [0, stages): 1 + 2 r_list / width an axis (the
+  // shell's volume over the domain's).
+  double shell_ratio(int stages) const {
+    double ratio = 1;
+    for (int d = 0; d < stages; ++d)
+      ratio *= 1 + 2 * r_list_ / std::max(grid_.hi[d] - grid_.lo[d], 1e-300);
+    return ratio;
   }
 
-  // The ghost stages [0, stages) (one domain along each of their axes: the ghosts are the domain's
-  // own periodic images, so nothing travels) on the device: ghost_stage_flags, ghost_stage_scan and
-  // ghost_stage_place a stage (the same send lists and ghost slots as the host stages' ghost_flags,
-  // DeviceSelect and pack_ghosts), the counts read back once; ghost slots sized from the shell's
-  // volume (or the last rebuild's count), grown and the stages redone when they do not fit. Returns
-  // the held count.
-  std::size_t select_own_ghosts(int stages) {
+  // Every ghost stage on the device, with one read of the counts and one all-reduce a rebuild
+  // instead of a host round trip (and, across ranks, a host exchange of the counts) a stage.
+  // A stage a domain's own images (one domain along its axis): ghost_stage_flags, ghost_stage_scan
+  // and ghost_stage_place (the send lists, the shifted copies and slots in the ghost slots). A
+  // stage across ranks: flags and scan, then ghost_stage_pack (the send lists and a message of
+  // message_capacity_ atoms a side, its count in the slots' last word), the messages of fixed size
+  // (positions, slots) to the neighbours and theirs received, ghost_stage_receive (into the ghost
+  // slots, side 0 then side 1: the host stages' order). So the same ghosts in the same slots as
+  // the host stages. The ghost slots are sized from the shell's volume (or the last rebuild's
+  // count) and a message from the faces' share of it; when a rank's slots or any message do not
+  // fit, every rank grows and redoes the stages (the all-reduce decides). Returns the held count.
+  std::size_t exchange_ghosts_on_device() {
     ghost_counts_.reserve(1, stream_);
+    if (message_capacity_ == 0) {  // the faces' estimate, the largest over the ranks
+      std::int64_t side = 0;
+      for (int d = 0; d < 3; ++d) {
+        if (grid_.n[d] == 1) continue;
+        const double width = std::max(grid_.hi[d] - grid_.lo[d], 1e-300);
+        side = std::max(side, std::int64_t(double(n_) * shell_ratio(d) * r_list_ / width *
+                                           ghost_slack_ * kMessageSlack));
+      }
+      std::int64_t largest[1] = {side + 64};
+      comm_.allreduce_max(std::span<std::int64_t>(largest, 1));
+      message_capacity_ = std::size_t(largest[0]);
+    }
+    int first_across = 0;  // the stages before it: a domain's own images
+    while (first_across < 3 && grid_.n[first_across] == 1) ++first_across;
+    own_stages_ = compose_forward_ ? first_across : 0;
     for (;;) {
-      // Capacity: the shell's volume over the domain's times ghost_slack_, at least the last
-      // count's.
-      double ratio = 1;
-      for (int d = 0; d < stages; ++d)
-        ratio *= 1 + 2 * r_list_ / std::max(grid_.hi[d] - grid_.lo[d], 1e-300);
-      const std::size_t estimate = std::size_t(double(n_) * ratio * ghost_slack_) + 4096;
+      const std::size_t estimate = std::size_t(double(n_) * shell_ratio(3) * ghost_slack_) + 4096;
       const std::size_t capacity = std::max({estimate, ghost_capacity_, n_ + 64});
+      const std::size_t m = message_capacity_;
       pos_.reserve(capacity, stream_, true, n_), slot_.reserve(capacity, stream_, true, n_);
       const std::size_t blocks = (capacity + kGhostBlock - 1) / kGhostBlock;
       sides_.reserve(capacity, stream_), ghost_blocks_.reserve(blocks, stream_);
-      if (compose_forward_) origin_.reserve(capacity - n_, stream_);
-      for (int d = 0; d < stages; ++d)
+      if (own_stages_ > 0) origin_.reserve(capacity - n_, stream_);
+      for (int d = 0; d < 3; ++d)
         for (int side = 0; side < 2; ++side) send_[d][side].reserve(capacity, stream_);
+      if (first_across < 3) {  // the forward reuses send_pos_ (sent ≤ 2m)
+        send_pos_.reserve(2 * m, stream_), recv_pos_.reserve(2 * m, stream_);
+        send_slot_.reserve(2 * (m + 1), stream_), recv_slot_.reserve(2 * (m + 1), stream_);
+      }
       PW_CUDA(cudaMemsetAsync(ghost_counts_.get(), 0, sizeof(GhostCounts), stream_));
-      for (int d = 0; d < stages; ++d) {
-        const GhostStageP<R> p = stage_params(d, d == 0 ? int(n_) : -1, int(capacity));
+      for (int d = 0; d < 3; ++d) {
+        const GhostStageP<R> p = stage_params(d, d == 0 ? int(n_) : -1, int(capacity), int(m));
         ghost_stage_flags<<<int(blocks), kGhostBlock, 0, stream_>>>(
             pos_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get());
         PW_CUDA_LAUNCH("ghost_stage_flags");
         ghost_stage_scan<<<1, 1024, 0, stream_>>>(p, ghost_counts_.get(), ghost_blocks_.get());
         PW_CUDA_LAUNCH("ghost_stage_scan");
-        ghost_stage_place<<<int(blocks), kGhostBlock, 0, stream_>>>(
+        if (p.message == 0) {
+          ghost_stage_place<<<int(blocks), kGhostBlock, 0, stream_>>>(
+              pos_.get(), slot_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(),
+              send_[d][0].get(), send_[d][1].get(), d < own_stages_ ? origin_.get() : nullptr);
+          PW_CUDA_LAUNCH("ghost_stage_place");
+          continue;
+        }
+        ghost_stage_pack<<<int(blocks), kGhostBlock, 0, stream_>>>(
             pos_.get(), slot_.get(), p, ghost_counts_.get(), sides_.get(), ghost_blocks_.get(),
-            send_[d][0].get(), send_[d][1].get(), compose_forward_ ? origin_.get() : nullptr);
-        PW_CUDA_LAUNCH("ghost_stage_place");
+            send_[d][0].get(), send_[d][1].get(), send_pos_.get(), send_slot_.get());
+        PW_CUDA_LAUNCH("ghost_stage_pack");
+        send_stage_messages(d, m);
+        ghost_stage_receive<<<blocks_of(2 * m), kDomainBlock, 0, stream_>>>(
+            pos_.get(), slot_.get(), p, ghost_counts_.get(), recv_pos_.get(), recv_slot_.get());
+        PW_CUDA_LAUNCH("ghost_stage_receive");
       }
       GhostCounts c{};
       PW_CUDA(cudaMemcpyAsync(&c, ghost_counts_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
       PW_CUDA(cudaStreamSynchronize(stream_));
-      if (c.overflow > 0) {  // counts past the overflowing stage are of clipped inputs: grow more
+      int longest = 0;  // the longest side sent across ranks
+      for (int d = first_across; d < 3; ++d)
+        if (grid_.n[d] > 1) longest = std::max({longest, c.sent[d][0], c.sent[d][1]});
+      std::int64_t any[3] = {c.overflow > 0 ? 1 : 0, c.message_overflow, longest};
+      comm_.allreduce_max(std::span<std::int64_t>(any, 3));
+      if (c.overflow > 0)  // counts past the overflowing stage are of clipped inputs: grow more
         ghost_capacity_ = std::max(2 * capacity, std::size_t(c.overflow) * 5 / 4);
-        continue;
+      // The messages of the next rebuild: room for the longest side and its growth.
+      const auto wanted = std::size_t(double(any[1] > 0 ? any[1] : any[2]) * kMessageSlack) + 64;
+      if (any[1] > 0 || std::size_t(any[2]) > m * 9 / 10) message_capacity_ = std::max(m, wanted);
+      if (any[0] > 0 || any[1] > 0) continue;  // some rank's slots or some message overflowed
+      for (int d = 0; d < 3; ++d) {
+        const bool across = grid_.n[d] > 1;
+        for (int side = 0; side < 2; ++side) {
+          sent_[d][side] = std::size_t(c.sent[d][side]);
+          received_[d][side] = std::size_t(across ? c.received[d][side] : c.sent[d][side]);
+        }
       }
-      for (int d = 0; d < stages; ++d)
-        for (int side = 0; side < 2; ++side)
-          sent_[d][side] = received_[d][side] = std::size_t(c.sent[d][side]);
-      const std::size_t held = std::size_t(c.held[stages]);
-      return held;
+      return std::size_t(c.held[3]);
+    }
+  }
+
+  // Stage d's fixed-size messages (ghost_stage_pack's layout, m atoms a side): with two domains
+  // along d both sides go to the one neighbour as one message each of positions and slots,
+  // arriving as [its side 0 | its side 1]; else side 0 to the low neighbour and side 1 to the
+  // high one, arriving from the high and the low one. Ordered on stream_, no host wait (NCCL).
+  void send_stage_messages(int d, std::size_t m) {
+    const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
+    const std::size_t pos_bytes = m * sizeof(R4), slot_bytes = (m + 1) * sizeof(int);
+    if (grid_.n[d] == 2) {
+      gpu_->sendrecv_async(send_pos_.get(), 2 * pos_bytes, high, recv_pos_.get(), 2 * pos_bytes,
+                           high, stream_);
+      gpu_->sendrecv_async(send_slot_.get(), 2 * slot_bytes, high, recv_slot_.get(), 2 * slot_bytes,
+                           high, stream_);
+      return;
+    }
+    for (int side = 0; side < 2; ++side) {
+      const int to = side == 0 ? low : high, from = side == 0 ? high : low;
+      gpu_->sendrecv_async(send_pos_.get() + side * m, pos_bytes, to, recv_pos_.get() + side * m,
+                           pos_bytes, from, stream_);
+      gpu_->sendrecv_async(send_slot_.get() + side * (m + 1), slot_bytes, to,
+                           recv_slot_.get() + side * (m + 1), slot_bytes, from, stream_);
     }
   }
 
@@ -1451,7 +1492,6 @@ class CudaDomainEngine final : public MdEngine {
   int force_min_blocks_ = kMixedForceMinBlocks;  // mixed's domain_forces (PAIRWISE_MD_FORCE_MINB)
   // The overlapped step (PAIRWISE_MD_OVERLAP): the interior and boundary atoms (build_list).
   bool overlap_ = false;
-  bool comm_select_ = true;        // the decomposed stages' lists by the device stages' kernels
   bool early_forward_ = true;      // PAIRWISE_MD_EARLY_FORWARD (see the constructor)
   engine::PinnedBuffer top_host_;  // the rebuild test's top-2 displacements (an async copy)
   cudaEvent_t top_ready_ = nullptr;
@@ -1487,9 +1527,17 @@ class CudaDomainEngine final : public MdEngine {
   std::size_t sent_[3][2] = {}, received_[3][2] = {};
   DeviceArray<R4> send_pos_;
   DeviceArray<int> send_slot_, iota_;
-  // The device ghost stages (select_own_ghosts; PAIRWISE_MD_GHOSTS=host: the host stages).
+  // The device ghost stages (exchange_ghosts_on_device; PAIRWISE_MD_GHOSTS=host: the host
+  // stages).
   bool device_ghosts_ = true;
   std::size_t ghost_capacity_ = 0;  // at least this many held atoms (after an overflow)
+  // The atoms a side's message of a stage across ranks holds (the same on every rank: set from
+  // all-reduced counts; 0: not yet estimated), kMessageSlack times the longest side seen; the
+  // neighbours' messages land in recv_pos_ and recv_slot_ before ghost_stage_receive.
+  static constexpr double kMessageSlack = 1.25;
+  std::size_t message_capacity_ = 0;
+  DeviceArray<R4> recv_pos_;
+  DeviceArray<int> recv_slot_;
   // The ghost slots' estimate over the shell's volume (PAIRWISE_MD_GHOST_SLACK; 0 in a test: the
   // first stages overflow, grow and are redone).
   double ghost_slack_ = 1.1;
@@ -1554,13 +1602,11 @@ class CudaDomainEngine final : public MdEngine {
   LapClock migration_clock_;
   // PAIRWISE_MD_PROFILE: GPU time (events) of the rebuild's selection kernels, spans kSpanNames.
   static constexpr int kSpans = 6;
-  // The last two: the decomposed stages' flags (ghost_stage_flags, or ghost_flags with
-  // PAIRWISE_MD_COMM_SELECT=cub) and their selections (ghost_stage_scan + ghost_stage_lists, or
-  // the two DeviceSelects).
-  static constexpr const char* kSpanNames[kSpans] = {
-      "leaver_flags",           "leaver_scan",
-      "leaver_place",           "own ghost stages",
-      "decomposed ghost flags", "decomposed ghost selections"};
+  // The fourth: every ghost stage on the device, their messages included; the last two: the host
+  // stages' flags (ghost_flags) and selections (the two DeviceSelects; PAIRWISE_MD_GHOSTS=host).
+  static constexpr const char* kSpanNames[kSpans] = {"leaver_flags",     "leaver_scan",
+                                                     "leaver_place",     "ghost stages",
+                                                     "host ghost flags", "host ghost selections"};
   double t_span_[kSpans] = {};
   cudaEvent_t span_events_[2] = {nullptr, nullptr};
   // `launch` (work on stream_) timed by events into t_span_[k] when profiling a rebuild (the

@@ -469,8 +469,9 @@ __global__ void pack_ghost_sides(int n0, int n1, const int* __restrict__ list0,
   (high ? out1 : out0)[k] = p;
 }
 
-// ---- device ghost selection (one domain along the stage's axis: the ghosts are the domain's
-// own periodic images). Per stage three launches and no host round trip: ghost_stage_flags
+// ---- device ghost stages (every axis; across ranks with fixed-size messages, see
+// ghost_stage_pack). A stage of a domain's own periodic images (one domain along the stage's
+// axis) is three launches and no host round trip: ghost_stage_flags
 // (each held atom's sides, the count of each side per block), ghost_stage_scan (one block: the
 // blocks' exclusive offsets and the stage's totals, kept on the device), ghost_stage_place (each
 // kept atom's rank in its block by ballots: its entry in the send list and its shifted copy and
@@ -481,22 +482,29 @@ __global__ void pack_ghost_sides(int n0, int n1, const int* __restrict__ list0,
 constexpr int kGhostBlock = 512;  // atoms a block of ghost_stage_flags and ghost_stage_place
 
 // Device counts of the ghost stages: held[s] (the atoms, local and ghosts, at the start of stage
-// s; held[3] at the end), sent[s][side], and the largest held count that did not fit (0: none).
+// s; held[3] at the end), sent[s][side], received[s][side] (a stage across ranks: what arrived,
+// side 0 from the high neighbour, side 1 from the low one), the largest held count that did not
+// fit the ghost slots and the largest side that did not fit a message (0: none).
 struct GhostCounts {
   int held[4];
   int sent[3][2];
+  int received[3][2];
   int overflow;
+  int message_overflow;
 };
 
 // One stage's parameters: the axis, the faces' edges (as ghost_flags), the shifts of the two
 // sides, the capacity of the ghost slots (pos and slot), `first_held` (≥ 0: the held count at
-// the start, the first device stage; −1: counts->held[stage]).
+// the start, the first device stage; −1: counts->held[stage]), and `message`: 0 for a stage
+// whose ghosts are the domain's own images, else the atoms a side's message holds (the stage
+// goes to the neighbours: ghost_stage_pack, ghost_stage_receive).
 template <class R>
 struct GhostStageP {
   int stage, d, capacity, first_held;
   double low_edge, high_edge;
   R shift0, shift1;
   int locals;  // the local atoms (ghost slots start there)
+  int message;
 };
 
 template <class R>
@@ -533,9 +541,14 @@ __global__ void __launch_bounds__(1024)
   const int2 y = scan_block_counts(block_counts, blocks);
   if (threadIdx.x == 0) {
     counts->sent[p.stage][0] = y.x, counts->sent[p.stage][1] = y.y;
+    if (p.first_held >= 0) counts->held[p.stage] = held;
+    if (p.message > 0) {  // the held count after it: ghost_stage_receive's
+      const int side = y.x > y.y ? y.x : y.y;
+      if (side > p.message && counts->message_overflow < side) counts->message_overflow = side;
+      return;
+    }
     const long long next = (long long)held + y.x + y.y;
     counts->held[p.stage + 1] = int(next);
-    if (p.first_held >= 0) counts->held[p.stage] = held;
     if (next > p.capacity && counts->overflow < next) counts->overflow = int(next);
   }
 }
@@ -572,21 +585,70 @@ __global__ void __launch_bounds__(kGhostBlock)
   if (high) place(before.y, send1, out0 + before.y, p.shift1, 1);
 }
 
-// The send lists only, as ghost_stage_place writes them (a stage whose ghosts come from the
-// neighbours: several domains along the axis).
-template <class R>
+// A stage across ranks (p.message > 0): the send lists, as ghost_stage_lists, and each side's
+// message of p.message atoms, the shifted positions at send_pos[side · message + k] and the
+// slots at send_slot[side · (message + 1) + k], the side's count in its last word (a side longer
+// than the message sends its first p.message and the count that tells the receiver so; the
+// host sees message_overflow and every rank redoes the stages).
+template <class R4, class R>
 __global__ void __launch_bounds__(kGhostBlock)
-    ghost_stage_lists(GhostStageP<R> p, const GhostCounts* counts,
-                      const unsigned char* __restrict__ sides, const int2* __restrict__ offsets,
-                      int* __restrict__ send0, int* __restrict__ send1) {
+    ghost_stage_pack(const R4* __restrict__ pos, const int* __restrict__ slot, GhostStageP<R> p,
+                     const GhostCounts* counts, const unsigned char* __restrict__ sides,
+                     const int2* __restrict__ offsets, int* __restrict__ send0,
+                     int* __restrict__ send1, R4* __restrict__ send_pos,
+                     int* __restrict__ send_slot) {
+  const int m = p.message;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    send_slot[m] = counts->sent[p.stage][0];
+    send_slot[2 * m + 1] = counts->sent[p.stage][1];
+  }
   const int held = stage_held(p, counts);
   if (int(blockIdx.x) * kGhostBlock >= held) return;
   const int i = blockIdx.x * kGhostBlock + threadIdx.x;
   const int s = i < held ? sides[i] : 0;
   const bool low = s & 1, high = s & 2;
   const int2 before = flagged_before<kGhostBlock>(low, high, offsets[blockIdx.x]);
-  if (low) send0[before.x] = i;
-  if (high) send1[before.y] = i;
+  if (!low && !high) return;
+  const R4 q = pos[i];
+  const int from_slot = slot[i];
+  auto pack = [&](int k, int* send, int side, R shift) {
+    send[k] = i;
+    if (k >= m) return;
+    R4 g = q;
+    if (p.d == 0) g.x += shift;
+    if (p.d == 1) g.y += shift;
+    if (p.d == 2) g.z += shift;
+    send_pos[side * m + k] = g;
+    send_slot[side * (m + 1) + k] = from_slot;
+  };
+  if (low) pack(before.x, send0, 0, p.shift0);
+  if (high) pack(before.y, send1, 1, p.shift1);
+}
+
+// The neighbours' messages of a stage across ranks (laid out as ghost_stage_pack's: side 0, the
+// high neighbour's ghosts for this domain, then side 1, the low one's) into the ghost slots at
+// the stage's held count, side 0 then side 1 (the host stages' order); the received counts and
+// the held count after the stage into `counts`. A grid of 2 · p.message threads.
+template <class R4, class R>
+__global__ void ghost_stage_receive(R4* __restrict__ pos, int* __restrict__ slot, GhostStageP<R> p,
+                                    GhostCounts* counts, const R4* __restrict__ recv_pos,
+                                    const int* __restrict__ recv_slot) {
+  const int m = p.message, held = stage_held(p, counts);
+  const int in0 = min(recv_slot[m], m), in1 = min(recv_slot[2 * m + 1], m);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    counts->received[p.stage][0] = in0, counts->received[p.stage][1] = in1;
+    const long long next = (long long)held + in0 + in1;
+    counts->held[p.stage + 1] = int(next);
+    if (next > p.capacity && counts->overflow < next) counts->overflow = int(next);
+  }
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= 2 * m) return;
+  const int side = t >= m ? 1 : 0, k = t - side * m;
+  if (k >= (side ? in1 : in0)) return;
+  const long long to = (long long)held + (side ? in0 : 0) + k;
+  if (to >= p.capacity) return;
+  pos[to] = recv_pos[t];
+  slot[to] = recv_slot[side * (m + 1) + k];
 }
 
 // The shifts of the device ghost stages: along axis d, shift[d][side] (GhostStageP's shift0,

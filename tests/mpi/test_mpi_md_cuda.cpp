@@ -126,16 +126,18 @@ TEST(MdCudaMpi, OverlappedGhostExchangeGivesTheSameTrajectoryBitForBit) {
 // and the cell lists by counting sort against the host stages (PAIRWISE_MD_GHOSTS=host: flags,
 // DeviceSelect and a host round trip a stage) and cub's radix sort (PAIRWISE_MD_CELL_SORT=radix):
 // the same ghosts in the same slots and the same cell order, so bit for bit the same thermo in
-// double, on one rank (1x1x1: every stage on the device) and on 2 (1x1x2: x and y on the device,
-// z through the ranks), the locals re-sorted every second rebuild (the records' counting sort);
-// and with the ghost slots' estimate at nothing (PAIRWISE_MD_GHOST_SLACK=0: they overflow, grow
-// and the stages are redone). The device stages' forward positions in one launch from each
-// ghost's local atom and shifts (the default) against a launch a stage (PAIRWISE_MD_FORWARD=stages)
-// and the host stages' forward (their send lists, a stage at a time).
+// double, on one rank (1x1x1: the domain's own images on every axis), on 2 (1x1x2: z through the
+// ranks, both sides to one neighbour), 3 (1x1x3: a side to each neighbour) and 4 (1x2x2: two
+// axes through the ranks, the ghosts of y sent on along z), the locals re-sorted every second
+// rebuild (the records' counting sort); and with the ghost slots' and the messages' estimates at
+// nothing (PAIRWISE_MD_GHOST_SLACK=0: they overflow, grow and every rank redoes the stages). The
+// device stages' forward positions in one launch from each ghost's local atom and shifts (the
+// default) against a launch a stage (PAIRWISE_MD_FORWARD=stages) and the host stages' forward
+// (their send lists, a stage at a time).
 TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
   const std::string problem = lammps_in_lj(60, "cuda");
-  for (const int ranks : {1, 2}) {
+  for (const int ranks : {1, 2, 3, 4}) {
     auto run = [&](const std::string& name, const std::string& vars) {
       const std::string tag = "cuda-ghosts-" + name + "-" + std::to_string(ranks);
       const auto dir = fresh_dir("md-" + tag);
@@ -153,9 +155,10 @@ TEST(MdCudaMpi, DeviceGhostStagesAndCountingSortGiveTheSameTrajectoryBitForBit) 
     const MdRun device = run("device", "PAIRWISE_MD_GHOSTS=device PAIRWISE_MD_CELL_SORT=counting");
     const MdRun grown = run("grown", "PAIRWISE_MD_GHOST_SLACK=0");
     const MdRun stages = run("stages", "PAIRWISE_MD_FORWARD=stages");
+    const char* layout[] = {"", "1x1x1", "1x1x2", "1x1x3", "1x2x2"};
     for (const MdRun* r : {&host, &device, &grown, &stages}) {
       ASSERT_EQ(r->result.code, 0) << r->result.output;
-      EXPECT_NE(r->result.output.find(ranks == 1 ? "cuda domains 1x1x1" : "cuda domains 1x1x2"),
+      EXPECT_NE(r->result.output.find(std::string("cuda domains ") + layout[ranks]),
                 std::string::npos)
           << r->result.output;
     }
