@@ -585,8 +585,8 @@ __global__ void __launch_bounds__(kGhostBlock)
   if (high) place(before.y, send1, out0 + before.y, p.shift1, 1);
 }
 
-// A stage across ranks (p.message > 0): the send lists, as ghost_stage_lists, and each side's
-// message of p.message atoms, the shifted positions at send_pos[side · message + k] and the
+// A stage across ranks (p.message > 0): the send lists, as ghost_stage_place writes them, and each
+// side's message of p.message atoms, the shifted positions at send_pos[side · message + k] and the
 // slots at send_slot[side · (message + 1) + k], the side's count in its last word (a side longer
 // than the message sends its first p.message and the count that tells the receiver so; the
 // host sees message_overflow and every rank redoes the stages).
