@@ -40,29 +40,29 @@
 // (Andersen after both): each atom's arithmetic as in one launch, the trajectory bit for bit.
 // stream_ has the highest priority and interior_stream_ the lowest, so the exchange's kernels
 // (packing, NCCL's) take SMs as the interior's blocks retire.
-// A rebuild (at set_state and when the test fires): per axis with more than one domain
-// leaver_flags (the first also wraps the local atoms into the box), leaver_scan and leaver_place
-// (the leavers of each way, the holes below the new count and the stayers above it that fill
-// them, in three launches), the leavers packed as records and their slots refilled (fill_holes),
-// the counts exchanged on the host, the records through sendrecv and unpacked after the kept
-// atoms; the local atoms stored in cell order (counting sort of the records' cells, sort_by_cell:
-// neighbours in space are neighbours in memory for the list build and the forces) at set_state
-// and at the first rebuild `sort_every` steps after the last sort (PAIRWISE_MD_RESORT=K: every
-// K-th rebuild), in between in the slots they had (arrivals after them), or (one domain on every
-// axis) only wrapped in place (wrap_in_place); then
-// the ghost stages, all on the device with no host decision between them
-// (exchange_ghosts_on_device: ghost_stage_flags and ghost_stage_scan a stage, then
-// ghost_stage_place for a domain's own images, or ghost_stage_pack, fixed-size messages to the
-// neighbours and ghost_stage_receive across ranks; the counts read back and all-reduced once;
-// PAIRWISE_MD_GHOSTS=host: ghost_flags + cub::DeviceSelect and a host exchange of the counts a
-// stage); then the cell list over the domain and its ghost shell (counting sort, sort_by_cell:
-// cells in index order, index order inside a cell, deterministic; PAIRWISE_MD_CELL_SORT=radix:
-// cub::DeviceRadixSort of the cell keys, the same order) and domain_list (a warp per cell:
-// candidates screened against the home atoms' bounding box, tested 32 at a time into hit masks,
-// rows written in whole sectors; mixed's tests in float with the band of r_list decided in double;
-// a count above the capacity grows it and builds again). Thermo: domain_energy (half of each pair's
-// energy and virial per atom) and the kinetic energy, block sums, sum_partials, then a host
-// all-reduce of the three numbers.
+// A rebuild (at set_state and when the test fires): per axis with more than one domain, on the
+// device with no host decision in between (migrate_across_ranks), leaver_flags (the first also
+// wraps the local atoms into the box), leaver_scan and leaver_place (the leavers of each way, the
+// holes below the new count and the stayers above it that fill them), the leavers packed into
+// fixed-size messages (pack_leaver_messages) and their slots refilled (fill_holes), the messages
+// through sendrecv_async and the arrivals unpacked after the kept atoms (unpack_arrivals); the
+// counts read back and all-reduced once; the local atoms stored in cell order (counting sort of the
+// records' cells, sort_by_cell: neighbours in space are neighbours in memory for the list build and
+// the forces) at set_state and at the first rebuild `sort_every` steps after the last sort
+// (PAIRWISE_MD_RESORT=K: every K-th rebuild), in between in the slots they had (arrivals after
+// them), or (one domain on every axis) only wrapped in place (wrap_in_place); then the ghost
+// stages, all on the device with no host decision between them (exchange_ghosts_on_device:
+// ghost_stage_flags and ghost_stage_scan a stage, then ghost_stage_place for a domain's own images,
+// or ghost_stage_pack, fixed-size messages to the neighbours and ghost_stage_receive across ranks;
+// the counts read back and all-reduced once; PAIRWISE_MD_GHOSTS=host: ghost_flags +
+// cub::DeviceSelect and a host exchange of the counts a stage); then the cell list over the domain
+// and its ghost shell (counting sort, sort_by_cell: cells in index order, index order inside a
+// cell, deterministic; PAIRWISE_MD_CELL_SORT=radix: cub::DeviceRadixSort of the cell keys, the same
+// order) and domain_list (a warp per cell: candidates screened against the home atoms' bounding
+// box, tested 32 at a time into hit masks, rows written in whole sectors; mixed's tests in float
+// with the band of r_list decided in double; a count above the capacity grows it and builds again).
+// Thermo: domain_energy (half of each pair's energy and virial per atom) and the kinetic energy,
+// block sums, sum_partials, then a host all-reduce of the three numbers.
 //
 // Precision as the single-GPU cuda engine's storage: single = float positions, velocities and
 // pair arithmetic; mixed = double positions and velocities, float pair terms from fixed-point
@@ -208,12 +208,10 @@ class CudaDomainEngine final : public MdEngine {
                    timed_rebuilds_ ? 1e6 * t_phase_[3] / timed_rebuilds_ : 0.0);
     if (profile_ && timed_rebuilds_ > 0 && !one_domain())
       std::fprintf(stderr,
-                   "# md cuda domains, rank %d, migration a rebuild: leavers' flags and selections "
-                   "to their counts %.0f us, packing, refill and the counts' exchange %.0f, "
-                   "transfer and unpacking %.0f, re-sort %.0f (%lld re-sorts)\n",
+                   "# md cuda domains, rank %d, migration a rebuild: across the ranks %.0f us, "
+                   "re-sort %.0f (%lld re-sorts)\n",
                    comm_.rank(), 1e6 * t_migration_[0] / timed_rebuilds_,
-                   1e6 * t_migration_[1] / timed_rebuilds_, 1e6 * t_migration_[2] / timed_rebuilds_,
-                   1e6 * t_migration_[3] / timed_rebuilds_, resorts_);
+                   1e6 * t_migration_[1] / timed_rebuilds_, resorts_);
     if (profile_ && timed_rebuilds_ > 0) {
       std::string spans;
       for (int k = 0; k < kSpans; ++k)
@@ -299,7 +297,7 @@ class CudaDomainEngine final : public MdEngine {
     const char* forward_env = std::getenv("PAIRWISE_MD_FORWARD");
     compose_forward_ = !(forward_env && std::string(forward_env) == "stages");
     own_stages_ = 0;
-    ghost_capacity_ = 0, message_capacity_ = 0;
+    ghost_capacity_ = 0, message_capacity_ = 0, migration_message_ = 0;
     const char* cell_sort_env = std::getenv("PAIRWISE_MD_CELL_SORT");
     radix_cells_ = cell_sort_env && std::string(cell_sort_env) == "radix";
     const char* batch_env = std::getenv("PAIRWISE_MD_BATCH");
@@ -627,8 +625,9 @@ class CudaDomainEngine final : public MdEngine {
     load(reinterpret_cast<const void*>(leaver_flags<R4>));
     load(reinterpret_cast<const void*>(leaver_scan));
     load(reinterpret_cast<const void*>(leaver_place));
-    load(reinterpret_cast<const void*>(pack_leavers<R4>));
+    load(reinterpret_cast<const void*>(pack_leaver_messages<R4>));
     load(reinterpret_cast<const void*>(fill_holes<R4>));
+    load(reinterpret_cast<const void*>(unpack_arrivals<R4>));
     load(reinterpret_cast<const void*>(unpack_records<R4>));
   }
 
@@ -783,8 +782,8 @@ class CudaDomainEngine final : public MdEngine {
 
   // Wraps the local atoms and (`across_ranks`) sends those outside the domain to the neighbour
   // owning them, one axis at a time (as the cpu domain engine: stays, then those from above, then
-  // from below; migrate_leavers); then, at set_state and at the first rebuild `sort_every` steps
-  // after the last sort (the single-GPU engine's [neighbor] sort_every, 1,000 by default; 0:
+  // from below; migrate_across_ranks); then, at set_state and at the first rebuild `sort_every`
+  // steps after the last sort (the single-GPU engine's [neighbor] sort_every, 1,000 by default; 0:
   // never; PAIRWISE_MD_RESORT=K instead: every K-th rebuild), stores them in cell order (the shell
   // grid's cells, index order inside a cell: deterministic), so that the atoms of a warp are
   // neighbours in space and the list build and the forces gather from the same few cells.
@@ -804,11 +803,7 @@ class CudaDomainEngine final : public MdEngine {
                                                                  geo_);
       PW_CUDA_LAUNCH("wrap_in_place");
     }
-    if (crossings) {
-      bool first = true;  // the first axis's leaver_flags also wraps the atoms into the box
-      for (int d = 0; d < 3; ++d)
-        if (grid_.n[d] > 1) migrate_leavers(d, first), first = false;
-    }
+    if (crossings) migrate_across_ranks();
     if (!resort) return;
     const std::size_t m = n_;
     moves_a_.reserve(m, stream_);
@@ -838,92 +833,125 @@ class CudaDomainEngine final : public MdEngine {
           slot_.get());
       PW_CUDA_LAUNCH("unpack_records");
     }
-    mark_migration(3);
+    mark_migration(1);
   }
 
-  // The local atoms owned by the neighbours along d go to them, only those move: leaver_flags
-  // (`wrap`: the atoms wrapped into the box first), leaver_scan and leaver_place list the leavers
-  // of each way, the holes (leavers below the new count n − leavers) and the fillers (stayers at
-  // or above it); the leavers packed as records, the holes refilled (fill_holes), the arrivals
-  // (from above, then from below) unpacked after. One pass over the positions, one over the
-  // ways' bytes; one synchronization (the counts) and the two counts exchanged on the host.
-  void migrate_leavers(int d, bool wrap) {
-    const std::size_t n = n_;
-    const std::size_t blocks = (n + kLeaverBlock - 1) / kLeaverBlock;
-    flags_.reserve(n, stream_), leaver_blocks_.reserve(blocks, stream_);
-    leave_down_.reserve(n, stream_), leave_up_.reserve(n, stream_);
-    holes_.reserve(n, stream_), fillers_.reserve(n, stream_);
-    // counters: 0 and 1 the down and up leavers, 2 the holes, 3 an atom going further (id + 1)
-    PW_CUDA(cudaMemsetAsync(counters_.get(), 0, 4 * sizeof(int), stream_));
-    if (n > 0) {
-      span(0, [&] {
-        leaver_flags<<<int(blocks), kLeaverBlock, 0, stream_>>>(
-            int(n), pos_.get(), image_.get(), id_.get(), geo_, d, wrap, flags_.get(),
-            leaver_blocks_.get(), reinterpret_cast<unsigned*>(counters_.get() + 3));
-        PW_CUDA_LAUNCH("leaver_flags");
-      });
-      span(1, [&] {
-        leaver_scan<<<1, 1024, 0, stream_>>>(int(blocks), leaver_blocks_.get(), counters_.get());
-        PW_CUDA_LAUNCH("leaver_scan");
-      });
-      span(2, [&] {
-        leaver_place<<<int(blocks), kLeaverBlock, 0, stream_>>>(
-            int(n), flags_.get(), leaver_blocks_.get(), counters_.get(), leave_down_.get(),
-            leave_up_.get(), holes_.get(), fillers_.get(), counters_.get() + 2);
-        PW_CUDA_LAUNCH("leaver_place");
-      });
+  // The local atoms owned by the neighbours go to them, one decomposed axis after the other (as
+  // the cpu domain engine: stays, then those from above, then from below), all on the device
+  // (MigrationCounts, cuda_domain_kernels.cuh): per axis leaver_flags (the first axis's also wraps
+  // the atoms into the box), leaver_scan and leaver_place list the leavers of each way, the holes
+  // and the fillers; pack_leaver_messages writes each way's records into a message of
+  // migration_message_ records (its count last), fill_holes refills the leavers' slots, the
+  // messages go to the neighbours and unpack_arrivals puts theirs after the kept atoms. Only the
+  // leavers move; one pass over the positions an axis. The counts are read back and all-reduced
+  // once: an atom owned by a domain further away is a clear error on every rank, and a way longer
+  // than its message (the step skipped on that rank: nothing moved) makes every rank redo the
+  // migration with larger messages (what moved stays moved).
+  void migrate_across_ranks() {
+    migration_counts_.reserve(1, stream_);
+    int axes[3], steps = 0;
+    for (int d = 0; d < 3; ++d)
+      if (grid_.n[d] > 1) axes[steps++] = d;
+    if (migration_message_ == 0) {  // a face's share of the atoms, the largest over the ranks
+      std::int64_t side = 0;
+      for (int k = 0; k < steps; ++k) {
+        const int d = axes[k];
+        const double width = std::max(grid_.hi[d] - grid_.lo[d], 1e-300);
+        side = std::max(side, std::int64_t(double(n_) * options_.skin / width * ghost_slack_));
+      }
+      std::int64_t largest[1] = {side + 64};
+      comm_.allreduce_max(std::span<std::int64_t>(largest, 1));
+      migration_message_ = std::size_t(largest[0]);
     }
-    const std::vector<int> c = read_counters(4);
+    for (;;) {
+      const std::size_t m = migration_message_;
+      // Room for every step's arrivals: the local arrays keep [0, n_).
+      const std::size_t bound = n_ + std::size_t(steps) * 2 * m;
+      reserve_local(bound, true);
+      pos_.reserve(bound, stream_, true, n_), slot_.reserve(bound, stream_, true, n_);
+      const std::size_t blocks = (bound + kLeaverBlock - 1) / kLeaverBlock;
+      flags_.reserve(bound, stream_), leaver_blocks_.reserve(blocks, stream_);
+      leave_down_.reserve(bound, stream_), leave_up_.reserve(bound, stream_);
+      holes_.reserve(bound, stream_), fillers_.reserve(bound, stream_);
+      send_moves_.reserve(2 * (m + 1), stream_), moves_b_.reserve(2 * (m + 1), stream_);
+      MigrationCounts* const counts = migration_counts_.get();
+      PW_CUDA(cudaMemsetAsync(counts, 0, sizeof(MigrationCounts), stream_));
+      for (int k = 0; k < steps; ++k) {
+        const int d = axes[k];
+        const MigrationStepP p{k, d, k == 0 ? int(n_) : -1, int(m)};
+        const std::size_t step_blocks = (n_ + std::size_t(k) * 2 * m + kLeaverBlock - 1) /
+                                        kLeaverBlock;  // the step's largest count
+        if (step_blocks > 0) {
+          span(0, [&] {
+            leaver_flags<<<int(step_blocks), kLeaverBlock, 0, stream_>>>(
+                p, counts, pos_.get(), image_.get(), id_.get(), geo_, k == 0, flags_.get(),
+                leaver_blocks_.get());
+            PW_CUDA_LAUNCH("leaver_flags");
+          });
+        }
+        span(1, [&] {
+          leaver_scan<<<1, 1024, 0, stream_>>>(p, counts, leaver_blocks_.get());
+          PW_CUDA_LAUNCH("leaver_scan");
+        });
+        if (step_blocks > 0) {
+          span(2, [&] {
+            leaver_place<<<int(step_blocks), kLeaverBlock, 0, stream_>>>(
+                p, counts, flags_.get(), leaver_blocks_.get(), leave_down_.get(), leave_up_.get(),
+                holes_.get(), fillers_.get());
+            PW_CUDA_LAUNCH("leaver_place");
+          });
+        }
+        pack_leaver_messages<<<blocks_of(2 * (m + 1)), kDomainBlock, 0, stream_>>>(
+            p, counts, leave_down_.get(), leave_up_.get(), pos_.get(), vel_.get(), image_.get(),
+            id_.get(), slot_.get(), send_moves_.get());
+        PW_CUDA_LAUNCH("pack_leaver_messages");
+        fill_holes<<<blocks_of(2 * m), kDomainBlock, 0, stream_>>>(
+            p, counts, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
+            id_.get(), slot_.get());
+        PW_CUDA_LAUNCH("fill_holes");
+        send_leaver_messages(d, m);
+        unpack_arrivals<<<blocks_of(2 * m), kDomainBlock, 0, stream_>>>(
+            p, counts, moves_b_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
+            slot_.get());
+        PW_CUDA_LAUNCH("unpack_arrivals");
+      }
+      MigrationCounts c{};
+      PW_CUDA(cudaMemcpyAsync(&c, counts, sizeof c, cudaMemcpyDeviceToHost, stream_));
+      PW_CUDA(cudaStreamSynchronize(stream_));
+      std::int64_t any[3] = {std::int64_t(c.far), c.overflow, 0};
+      for (int k = 0; k < steps; ++k)
+        any[2] = std::max({any[2], std::int64_t(c.way[k][0]), std::int64_t(c.way[k][1])});
+      comm_.allreduce_max(std::span<std::int64_t>(any, 3));
+      if (any[0] != 0)
+        throw Error("atom id " + std::to_string(std::uint64_t(any[0]) - 1u) +
+                        " crossed more than one domain between two neighbour-list builds",
+                    "md domain decomposition");
+      // The next rebuild's messages: room for the longest way seen and its growth.
+      const auto wanted = std::size_t(double(any[1] > 0 ? any[1] : any[2]) * kMessageSlack) + 64;
+      if (any[1] > 0 || std::size_t(any[2]) > m * 9 / 10) migration_message_ = std::max(m, wanted);
+      n_ = std::size_t(c.n[steps]);
+      if (any[1] == 0) break;  // else some rank skipped a step: every rank migrates again
+    }
     mark_migration(0);
-    if (c[3] != 0)
-      throw Error("atom id " + std::to_string(unsigned(c[3]) - 1u) +
-                      " crossed more than one domain between two neighbour-list builds",
-                  "md domain decomposition");
-    const std::size_t down_n = std::size_t(c[0]), up_n = std::size_t(c[1]);
-    const std::size_t leavers = down_n + up_n, kept = n - leavers;
-    // The records going down, then those going up, in one buffer: with two domains along d
-    // both go to one rank as one message, arriving as [its down | its up] = [from high | from
-    // low], the order the arrivals are unpacked in.
-    send_moves_.reserve(leavers, stream_);
-    auto pack = [&](std::size_t count, const int* list, Record* out) {
-      if (count == 0) return;
-      pack_leavers<<<blocks_of(count), kDomainBlock, 0, stream_>>>(
-          int(count), list, pos_.get(), vel_.get(), image_.get(), id_.get(), slot_.get(), out);
-      PW_CUDA_LAUNCH("pack_leavers");
-    };
-    pack(down_n, leave_down_.get(), send_moves_.get());
-    pack(up_n, leave_up_.get(), send_moves_.get() + down_n);
-    if (leavers > 0) {
-      fill_holes<<<blocks_of(leavers), kDomainBlock, 0, stream_>>>(
-          counters_.get() + 2, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
-          id_.get(), slot_.get());
-      PW_CUDA_LAUNCH("fill_holes");
-    }
+  }
+
+  // Step d's fixed-size messages (pack_leaver_messages' layout, m records and the count a way):
+  // with two domains along d both ways go to the one neighbour as one message, arriving as [its
+  // down | its up] = [from above | from below]; else the down way to the low neighbour and the
+  // up way to the high one, arriving from the high and the low one. No host wait (NCCL).
+  void send_leaver_messages(int d, std::size_t m) {
     const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
-    const auto [from_high, from_low] = exchange_counts(d, down_n, up_n);
-    const std::size_t arrivals = from_high + from_low, m = kept + arrivals;
-    mark_migration(1);
-    moves_b_.reserve(arrivals, stream_);
+    const std::size_t bytes = (m + 1) * sizeof(Record);
     if (grid_.n[d] == 2) {
-      gpu_->sendrecv_async(send_moves_.get(), leavers * sizeof(Record), high, moves_b_.get(),
-                           arrivals * sizeof(Record), high, stream_);
-    } else {
-      gpu_->sendrecv_async(send_moves_.get(), down_n * sizeof(Record), low, moves_b_.get(),
-                           from_high * sizeof(Record), high, stream_);
-      gpu_->sendrecv_async(send_moves_.get() + down_n, up_n * sizeof(Record), high,
-                           moves_b_.get() + from_high, from_low * sizeof(Record), low, stream_);
+      gpu_->sendrecv_async(send_moves_.get(), 2 * bytes, high, moves_b_.get(), 2 * bytes, high,
+                           stream_);
+      return;
     }
-    n_ = kept;  // the slots [0, kept) are kept through any growth below
-    reserve_local(m, true);
-    pos_.reserve(m, stream_, true, kept), slot_.reserve(m, stream_, true, kept);
-    if (arrivals > 0) {
-      unpack_records<<<blocks_of(arrivals), kDomainBlock, 0, stream_>>>(
-          int(arrivals), moves_b_.get(), static_cast<const int*>(nullptr), pos_.get() + kept,
-          vel_.get() + kept, image_.get() + kept, id_.get() + kept, slot_.get() + kept);
-      PW_CUDA_LAUNCH("unpack_records");
+    for (int w = 0; w < 2; ++w) {
+      const int to = w == 0 ? low : high, from = w == 0 ? high : low;
+      gpu_->sendrecv_async(send_moves_.get() + w * (m + 1), bytes, to, moves_b_.get() + w * (m + 1),
+                           bytes, from, stream_);
     }
-    n_ = m;
-    mark_migration(2);
   }
 
   // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
@@ -1556,8 +1584,12 @@ class CudaDomainEngine final : public MdEngine {
   std::size_t iota_filled_ = 0;
   // Migration.
   DeviceArray<Record> moves_a_, moves_b_, send_moves_;
+  // migrate_across_ranks: the device counts, and the records a way's message holds (the same on
+  // every rank: set from all-reduced counts; 0: not yet estimated).
+  DeviceArray<MigrationCounts> migration_counts_;
+  std::size_t migration_message_ = 0;
   DeviceArray<unsigned char> flags_;
-  DeviceArray<int> leave_down_, leave_up_, holes_, fillers_;  // migrate_leavers' index lists
+  DeviceArray<int> leave_down_, leave_up_, holes_, fillers_;  // the migration's index lists
   DeviceArray<int2> leaver_blocks_;                           // leaver_flags' block counts
   // Cell list and neighbour list.
   DeviceArray<int> keys_, index_, sorted_keys_, order_, start_, nbr_, nbr_count_;
@@ -1596,9 +1628,9 @@ class CudaDomainEngine final : public MdEngine {
       return seconds;
     }
   };
-  // PAIRWISE_MD_PROFILE: the migration's parts (the leavers' counts, packing and refill,
-  // transfer, re-sort), a lap of migration_clock_ each.
-  double t_migration_[4] = {0, 0, 0, 0};
+  // PAIRWISE_MD_PROFILE: the migration's parts (across the ranks, the re-sort), a lap of
+  // migration_clock_ each.
+  double t_migration_[2] = {0, 0};
   LapClock migration_clock_;
   // PAIRWISE_MD_PROFILE: GPU time (events) of the rebuild's selection kernels, spans kSpanNames.
   static constexpr int kSpans = 6;

@@ -304,31 +304,61 @@ __device__ __forceinline__ int2 scan_block_counts(int2* __restrict__ block_count
   return carry;
 }
 
-// The migration's selection along d in three launches and no host round trip (as the ghost
-// stages'): leaver_flags (each local atom's way: 0 stays, 1 down to coord − 1, 2 up to coord + 1;
-// the down and up counts of each block), leaver_scan (one block: the blocks' exclusive offsets, the
-// totals), leaver_place (each leaver's entry in its way's list and, below the new count
-// kept = n − leavers, in the holes; each stayer at or above it in the fillers, the k-th from the
-// end at k). Every list in index order: deterministic.
+// The migration across ranks, every decomposed axis on the device with no host decision in
+// between (as the ghost stages'). Step k of a rebuild moves atoms along one axis d: leaver_flags
+// (each local atom's way: 0 stays, 1 down to coord − 1, 2 up to coord + 1; the down and up counts
+// of each block), leaver_scan (one block: the blocks' exclusive offsets, the totals),
+// leaver_place (each leaver's entry in its way's list and, below the new count kept = n −
+// leavers, in the holes; each stayer at or above it in the fillers, the k-th from the end at k),
+// pack_leaver_messages (each way's records into a message of fixed size, its count last),
+// fill_holes, the messages to the neighbours, unpack_arrivals (theirs after the kept atoms, from
+// above then from below: the cpu engine's order). Every list in index order: deterministic. The
+// local count before step k is n[k] (MigrationCounts; the host's for step 0), after it n[k + 1].
+// A way longer than the message skips the whole step on that rank (nothing leaves, the
+// neighbours take nothing from it), and the host redoes the migration with larger messages: what
+// moved stays moved, what did not is found again.
 constexpr int kLeaverBlock = 512;
 
+struct MigrationCounts {
+  int n[4];           // the local atoms before step k (n[0]: the host's), after the last
+  int way[3][2];      // step k's leavers down and up
+  int arrived[3][2];  // step k's arrivals from above and from below
+  int skipped[3];     // 1: a way of step k did not fit its message
+  int holes[3];       // step k's holes (as many as the fillers)
+  int overflow;       // the longest way that did not fit a message (0: none)
+  unsigned far;       // an atom owned by a domain further away: its id + 1 (0: none)
+};
+
+// One step's parameters: the step, its axis, the local count at its start (`first_n` ≥ 0: the
+// host's, step 0; −1: counts->n[k]) and the records a way's message holds.
+struct MigrationStepP {
+  int k, d, first_n, message;
+};
+
+__device__ __forceinline__ int step_count(const MigrationStepP& p, const MigrationCounts* c) {
+  return p.first_n >= 0 ? p.first_n : c->n[p.k];
+}
+
 // `wrap` (the first axis with several domains): the atom wrapped into the box first (wrap_atom).
-// An atom owned by a domain further away sets *far to its id + 1 (a clear error on the host).
-// g is __grid_constant__: read in place from the parameter bank. Indexed by the run-time axis d
-// (g.box_lo[d] ...), a plain by-value parameter was copied whole (120 bytes) to every thread's
-// stack: 242 µs a rebuild at 8,192,000 atoms for a pass that reads 16 bytes an atom.
+// An atom owned by a domain further away sets counts->far to its id + 1 (a clear error on the
+// host). g is __grid_constant__: read in place from the parameter bank. Indexed by the run-time
+// axis d (g.box_lo[d] ...), a plain by-value parameter was copied whole (120 bytes) to every
+// thread's stack: 242 µs a rebuild at 8,192,000 atoms for a pass that reads 16 bytes an atom. A
+// grid over the step's largest count; the blocks past its count return.
 template <class R4>
 __global__ void __launch_bounds__(kLeaverBlock)
-    leaver_flags(int n, R4* __restrict__ pos, int4* __restrict__ image,
-                 const unsigned* __restrict__ id, const __grid_constant__ DomainP g, int d,
-                 bool wrap, unsigned char* __restrict__ way, int2* __restrict__ block_counts,
-                 unsigned* far) {
+    leaver_flags(MigrationStepP p, MigrationCounts* counts, R4* __restrict__ pos,
+                 int4* __restrict__ image, const unsigned* __restrict__ id,
+                 const __grid_constant__ DomainP g, bool wrap, unsigned char* __restrict__ way,
+                 int2* __restrict__ block_counts) {
+  const int n = step_count(p, counts), d = p.d;
+  if (int(blockIdx.x) * kLeaverBlock >= n) return;
   const int i = blockIdx.x * kLeaverBlock + threadIdx.x;
   bool lo = false, hi = false;
   if (i < n) {
-    R4 p = pos[i];
-    if (wrap) wrap_atom(i, p, pos, image, g);
-    const double x = coordinate(p, d);
+    R4 q = pos[i];
+    if (wrap) wrap_atom(i, q, pos, image, g);
+    const double x = coordinate(q, d);
     int c = int(quotient_floor(x - g.box_lo[d], g.length[d], g.inv_length[d], g.n[d]));
     c = c < 0 ? 0 : (c > g.n[d] - 1 ? g.n[d] - 1 : c);
     const int me = g.coord[d];
@@ -336,31 +366,42 @@ __global__ void __launch_bounds__(kLeaverBlock)
     lo = !stays && c == (me + g.n[d] - 1) % g.n[d];
     hi = !stays && !lo && c == (me + 1) % g.n[d];
     way[i] = (unsigned char)(lo ? 1 : (hi ? 2 : 0));
-    if (!stays && !lo && !hi) atomicMax(far, id[i] + 1u);
+    if (!stays && !lo && !hi) atomicMax(&counts->far, id[i] + 1u);
   }
   const int n_lo = __syncthreads_count(lo), n_hi = __syncthreads_count(hi);
   if (threadIdx.x == 0) block_counts[blockIdx.x] = make_int2(n_lo, n_hi);
 }
 
-// One block of 1,024 threads: the offsets in place; totals[0] and [1] the down and up leavers.
+// One block of 1,024 threads: the offsets in place; the step's ways, and whether they fit.
 __global__ void __launch_bounds__(1024)
-    leaver_scan(int blocks, int2* __restrict__ block_counts, int* __restrict__ totals) {
-  const int2 total = scan_block_counts(block_counts, blocks);
-  if (threadIdx.x == 0) totals[0] = total.x, totals[1] = total.y;
+    leaver_scan(MigrationStepP p, MigrationCounts* counts, int2* __restrict__ block_counts) {
+  const int n = step_count(p, counts);
+  const int2 total = scan_block_counts(block_counts, (n + kLeaverBlock - 1) / kLeaverBlock);
+  if (threadIdx.x == 0) {
+    counts->n[p.k] = n;
+    counts->way[p.k][0] = total.x, counts->way[p.k][1] = total.y;
+    const int longest = total.x > total.y ? total.x : total.y;
+    if (longest > p.message) {
+      counts->skipped[p.k] = 1;
+      if (counts->overflow < longest) counts->overflow = longest;
+    }
+  }
 }
 
-// The lists (see above); *hole_count: the holes (as many as the fillers).
+// The lists (see above), unless the step is skipped.
 __global__ void __launch_bounds__(kLeaverBlock)
-    leaver_place(int n, const unsigned char* __restrict__ way, const int2* __restrict__ offsets,
-                 const int* __restrict__ totals, int* __restrict__ down, int* __restrict__ up,
-                 int* __restrict__ holes, int* __restrict__ fillers, int* hole_count) {
+    leaver_place(MigrationStepP p, MigrationCounts* counts, const unsigned char* __restrict__ way,
+                 const int2* __restrict__ offsets, int* __restrict__ down, int* __restrict__ up,
+                 int* __restrict__ holes, int* __restrict__ fillers) {
+  const int n = counts->n[p.k];
+  if (int(blockIdx.x) * kLeaverBlock >= n || counts->skipped[p.k]) return;
   const int i = blockIdx.x * kLeaverBlock + threadIdx.x;
   const int s = i < n ? way[i] : 0;
   const bool lo = s == 1, hi = s == 2;
   // The down and up leavers below i.
   const int2 before = flagged_before<kLeaverBlock>(lo, hi, offsets[blockIdx.x]);
   if (i >= n) return;
-  const int leavers = totals[0] + totals[1], kept = n - leavers;
+  const int leavers = counts->way[p.k][0] + counts->way[p.k][1], kept = n - leavers;
   const int leavers_below = before.x + before.y;
   if (lo) down[before.x] = i;
   if (hi) up[before.y] = i;
@@ -368,36 +409,74 @@ __global__ void __launch_bounds__(kLeaverBlock)
   if (!lo && !hi && i >= kept) {
     const int k = (n - 1 - i) - (leavers - leavers_below);  // the stayers above i
     fillers[k] = i;
-    atomicMax(hole_count, k + 1);
+    atomicMax(&counts->holes[p.k], k + 1);
   }
 }
 
-// The listed local atoms as records (the atoms leaving the domain, before their slots are
-// refilled).
+// Each way's leavers as records into its message, way w at out[w · (message + 1) + j], its count
+// in the last record's slot (−1: the step is skipped, nothing leaves). A grid of 2 · message + 2
+// threads, before fill_holes refills the leavers' slots.
 template <class R4>
-__global__ void pack_leavers(int n, const int* __restrict__ list, const R4* __restrict__ pos,
-                             const R4* __restrict__ vel, const int4* __restrict__ image,
-                             const unsigned* __restrict__ id, const int* __restrict__ slot,
-                             MoveRecord<R4>* __restrict__ out) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int k = list[i];
+__global__ void pack_leaver_messages(MigrationStepP p, const MigrationCounts* counts,
+                                     const int* __restrict__ down, const int* __restrict__ up,
+                                     const R4* __restrict__ pos, const R4* __restrict__ vel,
+                                     const int4* __restrict__ image,
+                                     const unsigned* __restrict__ id, const int* __restrict__ slot,
+                                     MoveRecord<R4>* __restrict__ out) {
+  const int m = p.message, t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= 2 * (m + 1)) return;
+  const int w = t >= m + 1 ? 1 : 0, j = t - w * (m + 1);
+  const bool skipped = counts->skipped[p.k] != 0;
+  const int count = counts->way[p.k][w];
+  if (j == m) {  // the way's count
+    MoveRecord<R4> r{};
+    r.slot = skipped ? -1 : count;
+    out[t] = r;
+    return;
+  }
+  if (skipped || j >= count) return;
+  const int i = (w == 0 ? down : up)[j];
   MoveRecord<R4> r;
-  r.pos = pos[k], r.vel = vel[k], r.image = image[k], r.id = id[k], r.slot = slot[k];
-  out[i] = r;
+  r.pos = pos[i], r.vel = vel[i], r.image = image[i], r.id = id[i], r.slot = slot[i];
+  out[t] = r;
+}
+
+// The neighbours' messages (laid out as pack_leaver_messages': way 0, the atoms arriving from
+// above, then way 1, from below) after the kept atoms, in that order; the step's arrivals and the
+// count after it into `counts`. A grid of 2 · message threads.
+template <class R4>
+__global__ void unpack_arrivals(MigrationStepP p, MigrationCounts* counts,
+                                const MoveRecord<R4>* __restrict__ rec, R4* __restrict__ pos,
+                                R4* __restrict__ vel, int4* __restrict__ image,
+                                unsigned* __restrict__ id, int* __restrict__ slot) {
+  const int m = p.message, n = counts->n[p.k];
+  const int leavers = counts->skipped[p.k] ? 0 : counts->way[p.k][0] + counts->way[p.k][1];
+  const int kept = n - leavers;
+  const int in0 = max(rec[m].slot, 0), in1 = max(rec[2 * m + 1].slot, 0);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    counts->arrived[p.k][0] = in0, counts->arrived[p.k][1] = in1;
+    counts->n[p.k + 1] = kept + in0 + in1;
+  }
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= 2 * m) return;
+  const int w = t >= m ? 1 : 0, j = t - w * m;
+  if (j >= (w ? in1 : in0)) return;
+  const MoveRecord<R4> r = rec[w * (m + 1) + j];
+  const int i = kept + (w ? in0 : 0) + j;
+  pos[i] = r.pos, vel[i] = r.vel, image[i] = r.image, id[i] = r.id, slot[i] = r.slot;
 }
 
 // The leavers' slots below the new count refilled by the staying atoms above it, pair i: the i-th
-// hole (ascending) takes fillers[i] (the i-th such stayer from the end); *count pairs (as many
-// holes as stayers above; holes below and fillers above the new count: no slot is both read and
-// written).
+// hole (ascending) takes fillers[i] (the i-th such stayer from the end); counts->holes[k] pairs
+// (as many holes as stayers above; holes below and fillers above the new count: no slot is both
+// read and written). None in a skipped step.
 template <class R4>
-__global__ void fill_holes(const int* __restrict__ count, const int* __restrict__ holes,
-                           const int* __restrict__ fillers, R4* __restrict__ pos,
-                           R4* __restrict__ vel, int4* __restrict__ image,
+__global__ void fill_holes(MigrationStepP p, const MigrationCounts* counts,
+                           const int* __restrict__ holes, const int* __restrict__ fillers,
+                           R4* __restrict__ pos, R4* __restrict__ vel, int4* __restrict__ image,
                            unsigned* __restrict__ id, int* __restrict__ slot) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= *count) return;
+  if (i >= counts->holes[p.k]) return;
   const int h = holes[i], f = fillers[i];
   pos[h] = pos[f], vel[h] = vel[f], image[h] = image[f], id[h] = id[f], slot[h] = slot[f];
 }

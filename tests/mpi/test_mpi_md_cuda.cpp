@@ -129,8 +129,9 @@ TEST(MdCudaMpi, OverlappedGhostExchangeGivesTheSameTrajectoryBitForBit) {
 // double, on one rank (1x1x1: the domain's own images on every axis), on 2 (1x1x2: z through the
 // ranks, both sides to one neighbour), 3 (1x1x3: a side to each neighbour) and 4 (1x2x2: two
 // axes through the ranks, the ghosts of y sent on along z), the locals re-sorted every second
-// rebuild (the records' counting sort); and with the ghost slots' and the messages' estimates at
-// nothing (PAIRWISE_MD_GHOST_SLACK=0: they overflow, grow and every rank redoes the stages). The
+// rebuild (the records' counting sort); and with the ghost slots' and the ghost and migration
+// messages' estimates at nothing (PAIRWISE_MD_GHOST_SLACK=0: they overflow, grow and every rank
+// redoes the ghost stages or the migration). The
 // device stages' forward positions in one launch from each ghost's local atom and shifts (the
 // default) against a launch a stage (PAIRWISE_MD_FORWARD=stages) and the host stages' forward
 // (their send lists, a stage at a time).
