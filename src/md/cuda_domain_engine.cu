@@ -909,7 +909,7 @@ class CudaDomainEngine final : public MdEngine {
             p, counts, holes_.get(), fillers_.get(), pos_.get(), vel_.get(), image_.get(),
             id_.get(), slot_.get());
         PW_CUDA_LAUNCH("fill_holes");
-        send_leaver_messages(d, m);
+        send_both_ways(d, send_moves_.get(), moves_b_.get(), (m + 1) * sizeof(Record));
         unpack_arrivals<<<blocks_of(2 * m), kDomainBlock, 0, stream_>>>(
             p, counts, moves_b_.get(), pos_.get(), vel_.get(), image_.get(), id_.get(),
             slot_.get());
@@ -926,32 +926,11 @@ class CudaDomainEngine final : public MdEngine {
         throw Error("atom id " + std::to_string(std::uint64_t(any[0]) - 1u) +
                         " crossed more than one domain between two neighbour-list builds",
                     "md domain decomposition");
-      // The next rebuild's messages: room for the longest way seen and its growth.
-      const auto wanted = std::size_t(double(any[1] > 0 ? any[1] : any[2]) * kMessageSlack) + 64;
-      if (any[1] > 0 || std::size_t(any[2]) > m * 9 / 10) migration_message_ = std::max(m, wanted);
+      migration_message_ = grown_message(m, any[1], any[2]);
       n_ = std::size_t(c.n[steps]);
       if (any[1] == 0) break;  // else some rank skipped a step: every rank migrates again
     }
     mark_migration(0);
-  }
-
-  // Step d's fixed-size messages (pack_leaver_messages' layout, m records and the count a way):
-  // with two domains along d both ways go to the one neighbour as one message, arriving as [its
-  // down | its up] = [from above | from below]; else the down way to the low neighbour and the
-  // up way to the high one, arriving from the high and the low one. No host wait (NCCL).
-  void send_leaver_messages(int d, std::size_t m) {
-    const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
-    const std::size_t bytes = (m + 1) * sizeof(Record);
-    if (grid_.n[d] == 2) {
-      gpu_->sendrecv_async(send_moves_.get(), 2 * bytes, high, moves_b_.get(), 2 * bytes, high,
-                           stream_);
-      return;
-    }
-    for (int w = 0; w < 2; ++w) {
-      const int to = w == 0 ? low : high, from = w == 0 ? high : low;
-      gpu_->sendrecv_async(send_moves_.get() + w * (m + 1), bytes, to, moves_b_.get() + w * (m + 1),
-                           bytes, from, stream_);
-    }
   }
 
   // Counting sort of `count` items (held positions `pos`, or records `rec`) by shell-grid cell:
@@ -1182,9 +1161,7 @@ class CudaDomainEngine final : public MdEngine {
       comm_.allreduce_max(std::span<std::int64_t>(any, 3));
       if (c.overflow > 0)  // counts past the overflowing stage are of clipped inputs: grow more
         ghost_capacity_ = std::max(2 * capacity, std::size_t(c.overflow) * 5 / 4);
-      // The messages of the next rebuild: room for the longest side and its growth.
-      const auto wanted = std::size_t(double(any[1] > 0 ? any[1] : any[2]) * kMessageSlack) + 64;
-      if (any[1] > 0 || std::size_t(any[2]) > m * 9 / 10) message_capacity_ = std::max(m, wanted);
+      message_capacity_ = grown_message(m, any[1], any[2]);
       if (any[0] > 0 || any[1] > 0) continue;  // some rank's slots or some message overflowed
       for (int d = 0; d < 3; ++d) {
         const bool across = grid_.n[d] > 1;
@@ -1197,27 +1174,36 @@ class CudaDomainEngine final : public MdEngine {
     }
   }
 
-  // Stage d's fixed-size messages (ghost_stage_pack's layout, m atoms a side): with two domains
-  // along d both sides go to the one neighbour as one message each of positions and slots,
-  // arriving as [its side 0 | its side 1]; else side 0 to the low neighbour and side 1 to the
-  // high one, arriving from the high and the low one. Ordered on stream_, no host wait (NCCL).
+  // Stage d's fixed-size messages (ghost_stage_pack's layout, m atoms a side): positions, then
+  // slots with each side's count last.
   void send_stage_messages(int d, std::size_t m) {
+    send_both_ways(d, send_pos_.get(), recv_pos_.get(), m * sizeof(R4));
+    send_both_ways(d, send_slot_.get(), recv_slot_.get(), (m + 1) * sizeof(int));
+  }
+
+  // Two ways' messages of `way_bytes` each, way 1 right after way 0 at `send` and at `recv`: way 0
+  // (down, side 0) to the low neighbour along d, arriving from the high one, way 1 to the high
+  // one, arriving from the low one; with two domains along d both go to the one neighbour as one
+  // message, arriving as [its way 0 | its way 1]. Ordered on stream_, no host wait (NCCL).
+  void send_both_ways(int d, const void* send, void* recv, std::size_t way_bytes) {
     const int low = grid_.neighbour(d, -1), high = grid_.neighbour(d, +1);
-    const std::size_t pos_bytes = m * sizeof(R4), slot_bytes = (m + 1) * sizeof(int);
     if (grid_.n[d] == 2) {
-      gpu_->sendrecv_async(send_pos_.get(), 2 * pos_bytes, high, recv_pos_.get(), 2 * pos_bytes,
-                           high, stream_);
-      gpu_->sendrecv_async(send_slot_.get(), 2 * slot_bytes, high, recv_slot_.get(), 2 * slot_bytes,
-                           high, stream_);
+      gpu_->sendrecv_async(send, 2 * way_bytes, high, recv, 2 * way_bytes, high, stream_);
       return;
     }
-    for (int side = 0; side < 2; ++side) {
-      const int to = side == 0 ? low : high, from = side == 0 ? high : low;
-      gpu_->sendrecv_async(send_pos_.get() + side * m, pos_bytes, to, recv_pos_.get() + side * m,
-                           pos_bytes, from, stream_);
-      gpu_->sendrecv_async(send_slot_.get() + side * (m + 1), slot_bytes, to,
-                           recv_slot_.get() + side * (m + 1), slot_bytes, from, stream_);
-    }
+    const auto* from_bytes = static_cast<const std::byte*>(send);
+    auto* to_bytes = static_cast<std::byte*>(recv);
+    for (int w = 0; w < 2; ++w)
+      gpu_->sendrecv_async(from_bytes + w * way_bytes, way_bytes, w == 0 ? low : high,
+                           to_bytes + w * way_bytes, way_bytes, w == 0 ? high : low, stream_);
+  }
+
+  // The atoms a message holds for the next rebuild, the same on every rank from all-reduced
+  // counts: after an overflow (the longest way that did not fit) or when the longest way seen
+  // came within 10 % of the messages, kMessageSlack times it.
+  static std::size_t grown_message(std::size_t m, std::int64_t overflow, std::int64_t longest) {
+    const auto wanted = std::size_t(double(overflow > 0 ? overflow : longest) * kMessageSlack) + 64;
+    return overflow > 0 || std::size_t(longest) > m * 9 / 10 ? std::max(m, wanted) : m;
   }
 
   // The positions of the same ghosts, in the same slots, as the atoms moved since the rebuild:
