@@ -135,8 +135,14 @@ void check_toml_text(std::string_view text, const std::string& source) {
         break;
       case State::basic:
       case State::multi_basic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\\') {
-          ++i;  // an escaped backslash
+        if (c == '\\') {
+          // An escape takes the next character as it is (\\, \" and the others), so an escaped
+          // quote does not end the string (toml++ reads on: a '#' after it is no comment). A line
+          // break or a non-ASCII byte after it is left to the next trip (the line count, the
+          // code-point check above).
+          if (i + 1 < text.size() && text[i + 1] != '\n' &&
+              static_cast<unsigned char>(text[i + 1]) < 0x80)
+            ++i;
         } else if (state == State::basic && (c == '"' || c == '\n')) {
           state = State::normal;
         } else if (state == State::multi_basic && starts(i, "\"\"\"")) {

@@ -33,6 +33,12 @@ TEST(TomlGuard, UnsupportedCharactersOnlyInComments) {
   // Found by the fuzz targets: inside a bare token, after a NUL, after backslashes.
   EXPECT_NE(message_of("w = 4400\0.'\xef\xbb\xb7p"sv).find("U+FEF7"), std::string::npos);
   EXPECT_NE(message_of("\"\"\"-uc5\\\\\\\\\\\xef\xbb\x9f").find("U+FEDF"), std::string::npos);
+  // An escaped quote does not end a string, so what follows it is no comment (found by the
+  // config_nbody fuzz target, session 23: toml++ read on and met the é).
+  EXPECT_NE(message_of("s = \"a\\\" # \xc3\xa9\"\n").find("U+00E9"), std::string::npos);
+  EXPECT_NE(message_of("\"\"\"e\\\\\\\"\"\"\\\\#\\\xc3\xa9\"\"\"\n").find("U+00E9"),
+            std::string::npos);
+  EXPECT_EQ(message_of("s = \"a\\\"\" # \xc3\xa9\nt = \"\"\"x\\\"\"\"\" # \xc3\xa9\n"), "");
   // Through Config::parse, as every workload reads its file.
   EXPECT_THROW(config::Config::parse("[run]\nt_end = 1 \xc3\xbc\n", "x.toml"), Error);
   EXPECT_NO_THROW(config::Config::parse("# \xc3\xbc\n[run]\nt_end = 1\n", "x.toml"));
