@@ -74,9 +74,14 @@ constexpr float kFarUnit = 1e25f;
 // blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
 constexpr int kUnitGaMinBlocks = 4;
 // Mixed precision (kMixedDs, kMixedGroup: 3 more registers per target, the targets' low parts) at
-// GA kI = 8 takes 3 blocks/SM with or without equal masses.
+// GA kI = 8 takes 3 blocks/SM with or without equal masses. Mixed double-single GAJ at kI = 4 takes
+// 3 as well: capped at 128 registers it spills 48 bytes (24 bytes of stack); at <= 168
+// (154 equal-mass) it spills nothing and runs 5.2 % faster, 1.1013 against 1.0469 T/s at
+// N = 1,048,576 (0.889 of single instead of 0.845; H200, session 24, docs/performance.md).
+// (Single precision's equal-mass GAJ takes 127 registers under either cap, so 4 blocks either way.)
 constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
-  return (!jerk && pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3) : 4;
+  if (jerk) return mode == kMixedDs && k_i == 4 ? 3 : 4;
+  return (pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3) : 4;
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
 constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
