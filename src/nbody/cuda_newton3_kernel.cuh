@@ -73,18 +73,19 @@ constexpr float kFarUnit = 1e25f;
 // The equal-mass GA kernel at kI = 8 (no target masses) fits 128 registers without spilling: 4
 // blocks/SM, 2.859 / 2.873 T/s at N = 262,144 / 1,048,576 against 2.809 / 2.828 with 3.
 constexpr int kUnitGaMinBlocks = 4;
-// Mixed double-single (3 more registers per target, the targets' low parts) takes fewer, larger
-// blocks where the cap of 4 or 3 blocks cost spills or a register-starved schedule (H200,
-// N = 1,048,576, equal masses, session 24, docs/performance.md): GAJ at kI = 4 3 blocks (154
-// registers; capped at 128 it spilled 48 bytes): 1.101 against 1.047 T/s; GA with φ at kI = 8 2
-// blocks (189 registers; 168 at 3): 2.169 against 2.112; GA without φ at kI = 8 3 blocks (128 at 4
-// spilled 60 bytes): 2.286 against 2.118 (2 blocks: 2.216). Group origins (kMixedGroup) keep the
-// older caps: GA kI = 8 with φ 3 blocks, the rest 4. (Single precision's equal-mass GAJ takes 127
-// registers under either cap, so 4 blocks either way.)
+// Mixed double-single (3 more registers per target: the targets' low parts) takes fewer, larger
+// blocks where 4 or 3 blocks capped it into spills or a register-starved schedule (H200,
+// N = 1,048,576, docs/performance.md "nbody mixed, session 24"): GAJ at kI = 4 3 blocks (128
+// registers spilled 48 bytes; 1.101 against 1.047 T/s), GA at kI = 8 with φ 2 (2.169 against
+// 2.112), without φ 3 (128 registers spilled 60 bytes; 2.286 against 2.118). Group origins keep
+// the caps below. Single's equal-mass GAJ takes 127 registers under either cap.
 constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
-  if (mode == kMixedDs && k_i == (jerk ? 4 : 8)) return jerk ? 3 : (pot ? 2 : 3);
-  if (jerk) return 4;
-  return (pot && k_i == 8) ? (unit && mode == kSingle ? kUnitGaMinBlocks : 3) : 4;
+  if (mode == kMixedDs) {
+    if (jerk && k_i == 4) return 3;
+    if (!jerk && k_i == 8) return pot ? 2 : 3;
+  }
+  if (!jerk && pot && k_i == 8) return unit && mode == kSingle ? kUnitGaMinBlocks : 3;
+  return 4;
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
 constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
