@@ -34,6 +34,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <type_traits>
+#include <unordered_map>
+#include <utility>
 
 #include "core/cuda_check.cuh"
 #include "engine/pair_tiles.cuh"
@@ -45,7 +47,6 @@ namespace pairwise::nbody::cuda {
 namespace {
 
 using newton3::kBlockThreads;
-using newton3::kUnitGaMinBlocks;
 using newton3::kWarps;
 
 // The built-in kernels: the Newton-3 body with the Plummer pair term.
@@ -103,10 +104,26 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
                    : pick_guard_unit<false, false, kMode, 4>(guard, unit);
 }
 
+// Scaled sources: general-mass GA alone.
+template <bool kPot, int kI>
+KernelFn pick_scaled_guard(bool guard) {
+  constexpr int kS = newton3::kScaledSources;
+  return guard ? newton3_kernel<false, kPot, true, false, kS, kI>
+               : newton3_kernel<false, kPot, false, false, kS, kI>;
+}
+KernelFn pick_scaled(bool potential, bool guard, int k_i) {
+  if (k_i == 8)
+    return potential ? pick_scaled_guard<true, 8>(guard) : pick_scaled_guard<false, 8>(guard);
+  return potential ? pick_scaled_guard<true, 4>(guard) : pick_scaled_guard<false, 4>(guard);
+}
+
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
-// `mode` (single; mixed double-single, or offsets from the source groups' origins).
+// `mode` (single; mixed double-single, or offsets from the source groups' origins; single with
+// scaled sources, general-mass GA only).
 KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
   switch (mode) {
+    case newton3::kScaledSources:
+      return pick_scaled(potential, guard, k_i);
     case newton3::kMixedDs:
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
     case newton3::kMixedGroup:
@@ -125,6 +142,28 @@ KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_
 // 256, 3.9e-8 / 2.3e-8 at 512 and 5.4e-8 / 4.2e-8 at 1,024, the split path 3.4e-8 / 1.7e-8
 // (docs/performance.md, "nbody mixed, session 20").
 constexpr int kMixedFloatSumSources = 256;
+
+// Blocks of `kernel` resident on one multiprocessor of the current device, times its
+// multiprocessors; cached per thread (the call costs microseconds, a small Newton-3 launch tens).
+// PAIRWISE_CUDA_NEWTON3_BLOCKS_PER_SM=k caps the blocks an SM (experiments).
+long long resident_blocks(const void* kernel) {
+  thread_local std::unordered_map<const void*, std::pair<int, long long>> cache;
+  int device = 0;
+  PW_CUDA(cudaGetDevice(&device));
+  auto it = cache.find(kernel);
+  if (it != cache.end() && it->second.first == device) return it->second.second;
+  int per_sm = 1, sms = 1;
+  PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockThreads, 0));
+  PW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  static const int cap = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_BLOCKS_PER_SM");
+    return env && std::atoi(env) > 0 ? std::atoi(env) : 0;
+  }();
+  if (cap > 0) per_sm = std::min(per_sm, cap);
+  const long long blocks = (long long)std::max(per_sm, 1) * std::max(sms, 1);
+  cache[kernel] = {device, blocks};
+  return blocks;
+}
 
 Newton3Grid grid_of(int n, int k_i, int blocks) {
   Newton3Grid g;
@@ -165,6 +204,14 @@ bool newton3_spatial_order(Precision precision) {
   return newton3_position_mode(precision) == newton3::kMixedGroup;
 }
 
+bool newton3_scaled_sources(Precision precision, bool jerk, bool equal_mass, bool scaled_sources) {
+  // Read at each call, as the tests set it.
+  const char* env = std::getenv("PAIRWISE_CUDA_SCALED");
+  const bool on = env != nullptr && std::atoi(env) == 1;
+  return precision == Precision::single && !jerk && !newton3_equal_mass(equal_mass) &&
+         scaled_sources && on;
+}
+
 bool newton3_equal_mass(bool equal_masses) {
   static const bool off = [] {
     const char* env = std::getenv("PAIRWISE_CUDA_EQUAL_MASS");
@@ -195,14 +242,22 @@ void launch_newton3(const ForceArgs& args) {
     const char* env = std::getenv("PAIRWISE_CUDA_MIXED_BAND");
     return env && std::atoi(env) >= 0 ? std::atoi(env) : 2;
   }();
+  const int mode = !a.custom_newton3 && newton3_scaled_sources(a.precision, a.jerk, a.equal_mass,
+                                                               a.scaled_sources)
+                       ? newton3::kScaledSources
+                       : newton3_position_mode(a.precision);
+  const KernelFn kernel =
+      a.custom_newton3 ? nullptr : pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
+  // The plan counted the general kernel's resident blocks (newton3_blocks); a built-in launch
+  // takes its own kernel's (the equal-mass and scaled-source ones differ), one warp per 4 tiles at
+  // most, and in mixed precision no more than the plan's (they size the second-level sums).
   int blocks = args.plan.i_blocks;
-  // The plan counted the general kernel's resident blocks (3 per SM for GA at kI = 8); the
-  // equal-mass one has kUnitGaMinBlocks.
-  const bool ds = a.precision == Precision::mixed;
-  if (!a.custom_newton3 && a.equal_mass && !ds && !a.jerk && a.potential && k_i == 8) {
+  if (kernel) {
     const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
-    blocks = int(std::min<long long>((long long)blocks * kUnitGaMinBlocks / 3,
-                                     std::max<long long>(1, (tiles + kWarps - 1) / kWarps)));
+    long long own = std::min(resident_blocks(reinterpret_cast<const void*>(kernel)),
+                             std::max<long long>(1, (tiles + kWarps - 1) / kWarps));
+    if (a.precision == Precision::mixed) own = std::min<long long>(own, blocks);
+    blocks = int(own);
   }
   Newton3Grid g = grid_of(n, k_i, blocks);
   if (a.tile_count >= 0) {  // a rank's share: no more warps than tiles (none strays past them)
@@ -218,6 +273,7 @@ void launch_newton3(const ForceArgs& args) {
                                                       std::size_t(std::max(n, 1)));
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
+  n3.mass_ref = a.mass_ref;
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {
@@ -225,8 +281,7 @@ void launch_newton3(const ForceArgs& args) {
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
   } else {
-    pick(newton3_position_mode(a.precision), a.jerk, a.potential, a.guard_zero, a.equal_mass,
-         k_i)<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
+    kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
   }
   PW_CUDA_LAUNCH(args.jerk ? "gravity newton3_kernel (GAJ)" : "gravity newton3_kernel (GA)");
   newton3_finalize_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(a);
