@@ -99,12 +99,6 @@ struct ForceArgs {
   // -1/s (and the jerk's) and multiplies by m once at the end (2 fewer FP32 instructions per pair
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
-  // Every mass > 0 and within 2^40 of each other: single-precision Newton-3 GA with general masses
-  // may take the scaled-source kernels (newton3::kScaledSources; an experiment that
-  // PAIRWISE_CUDA_SCALED=1 turns on), with mass_ref, a power of two between the smallest and
-  // largest mass.
-  bool scaled_sources = false;
-  float mass_ref = 1.f;
   // Mixed Newton-3: tiles between the folds of the targets' float sums (launch_newton3 sets it:
   // at most 256 sources).
   int ds_flush_tiles = 2;
@@ -170,9 +164,6 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
-// Whether a Newton-3 launch takes the scaled-source kernels (ForceArgs::scaled_sources): single
-// precision, GA, general masses, with PAIRWISE_CUDA_SCALED=1 (an experiment).
-bool newton3_scaled_sources(Precision precision, bool jerk, bool equal_mass, bool scaled_sources);
 // The newton3::PositionMode of a precision's Newton-3 kernels: mixed takes double-single
 // displacements (kMixedDs); PAIRWISE_CUDA_MIXED_GROUP=1 takes FP32 offsets from the source groups'
 // origins instead (kMixedGroup, the particles in a Morton order; an experiment, not the default:

@@ -11,7 +11,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -95,7 +94,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     host_m_ = p.m;
     equal_mass_ = !p.m.empty() && p.m.front() > 0.0 &&
                   std::all_of(p.m.begin(), p.m.end(), [&](double m) { return m == p.m.front(); });
-    choose_mass_ref(p.m);
     state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
     for (int a = 0; a < cuda::kStateArrays; ++a)
       state_.p[a] = state_buf_.as<double>() + std::size_t(a) * std::max(n_, 1);
@@ -269,27 +267,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
     if (p.newton3)
       return "newton3" + tile + (cuda::newton3_equal_mass(equal_mass_) ? " equal-mass" : "") +
-             (cuda::newton3_scaled_sources(options_.precision, jerk, equal_mass_, scaled_sources_)
-                  ? " scaled-sources"
-                  : "") +
              mixed_positions();
     if (p.small) return "small" + tile;
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
-  }
-
-  // Whether the masses allow the scaled-source kernels (ForceArgs::scaled_sources: every mass > 0
-  // and finite, the largest at most 2^40 times the smallest) and their reference mass: the power
-  // of two nearest the geometric mean of the extremes, so that r_j = sqrt(m_ref / m_j) stays
-  // within 2^±10 and the scaled coordinates and s² within 2^±10 and 2^±20 of the unscaled ones.
-  void choose_mass_ref(const std::vector<double>& m) {
-    scaled_sources_ = false, mass_ref_ = 1.f;
-    if (m.empty()) return;
-    const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
-    if (!(*lo > 0.0) || !std::isfinite(*hi) || *hi > std::ldexp(*lo, 40)) return;
-    // float(m) must stay normal and m_ref / m finite in float.
-    if (*lo < 1e-30 || *hi > 1e30) return;
-    mass_ref_ = std::ldexp(1.f, int(std::lround(0.5 * (std::log2(*lo) + std::log2(*hi)))));
-    scaled_sources_ = true;
   }
 
   // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records.
@@ -451,7 +431,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.potential = potential;
     a.guard_zero = guard;
     a.equal_mass = equal_mass_;
-    a.scaled_sources = scaled_sources_, a.mass_ref = mass_ref_;
     a.jpos = jpos_.as<void>();
     a.jlo = jlo_.as<void>();
     a.jvel = jvel_.as<void>();
@@ -612,8 +591,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
   bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
-  bool scaled_sources_ = false;                    // ForceArgs::scaled_sources
-  float mass_ref_ = 1.f;                           // ForceArgs::mass_ref
   std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
   // Mixed Newton-3: the spatial order of the particles (cuda::morton_order) and its sort keys.
   DeviceBuffer order_, keys_;

@@ -104,26 +104,10 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
                    : pick_guard_unit<false, false, kMode, 4>(guard, unit);
 }
 
-// Scaled sources: general-mass GA alone.
-template <bool kPot, int kI>
-KernelFn pick_scaled_guard(bool guard) {
-  constexpr int kS = newton3::kScaledSources;
-  return guard ? newton3_kernel<false, kPot, true, false, kS, kI>
-               : newton3_kernel<false, kPot, false, false, kS, kI>;
-}
-KernelFn pick_scaled(bool potential, bool guard, int k_i) {
-  if (k_i == 8)
-    return potential ? pick_scaled_guard<true, 8>(guard) : pick_scaled_guard<false, 8>(guard);
-  return potential ? pick_scaled_guard<true, 4>(guard) : pick_scaled_guard<false, 4>(guard);
-}
-
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
-// `mode` (single; mixed double-single, or offsets from the source groups' origins; single with
-// scaled sources, general-mass GA only).
+// `mode` (single; mixed double-single, or offsets from the source groups' origins).
 KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
   switch (mode) {
-    case newton3::kScaledSources:
-      return pick_scaled(potential, guard, k_i);
     case newton3::kMixedDs:
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
     case newton3::kMixedGroup:
@@ -204,14 +188,6 @@ bool newton3_spatial_order(Precision precision) {
   return newton3_position_mode(precision) == newton3::kMixedGroup;
 }
 
-bool newton3_scaled_sources(Precision precision, bool jerk, bool equal_mass, bool scaled_sources) {
-  // Read at each call, as the tests set it.
-  const char* env = std::getenv("PAIRWISE_CUDA_SCALED");
-  const bool on = env != nullptr && std::atoi(env) == 1;
-  return precision == Precision::single && !jerk && !newton3_equal_mass(equal_mass) &&
-         scaled_sources && on;
-}
-
 bool newton3_equal_mass(bool equal_masses) {
   static const bool off = [] {
     const char* env = std::getenv("PAIRWISE_CUDA_EQUAL_MASS");
@@ -242,15 +218,13 @@ void launch_newton3(const ForceArgs& args) {
     const char* env = std::getenv("PAIRWISE_CUDA_MIXED_BAND");
     return env && std::atoi(env) >= 0 ? std::atoi(env) : 2;
   }();
-  const int mode = !a.custom_newton3 && newton3_scaled_sources(a.precision, a.jerk, a.equal_mass,
-                                                               a.scaled_sources)
-                       ? newton3::kScaledSources
-                       : newton3_position_mode(a.precision);
-  const KernelFn kernel =
-      a.custom_newton3 ? nullptr : pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
+  const KernelFn kernel = a.custom_newton3 ? nullptr
+                                           : pick(newton3_position_mode(a.precision), a.jerk,
+                                                  a.potential, a.guard_zero, a.equal_mass, k_i);
   // The plan counted the general kernel's resident blocks (newton3_blocks); a built-in launch
-  // takes its own kernel's (the equal-mass and scaled-source ones differ), one warp per 4 tiles at
-  // most, and in mixed precision no more than the plan's (they size the second-level sums).
+  // takes its own kernel's (the equal-mass GA kernel fits 4 an SM where the general one fits 3),
+  // one warp per 4 tiles at most, and in mixed precision no more than the plan's (they size the
+  // second-level sums).
   int blocks = args.plan.i_blocks;
   if (kernel) {
     const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
@@ -273,7 +247,6 @@ void launch_newton3(const ForceArgs& args) {
                                                       std::size_t(std::max(n, 1)));
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
-  n3.mass_ref = a.mass_ref;
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {

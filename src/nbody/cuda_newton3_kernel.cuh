@@ -40,9 +40,6 @@ struct Newton3Args {
   // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
   // displacements (the closest pairs, in the particles' spatial order).
   int ds_band = 2;
-  // Scaled sources (kScaledSources): the reference mass m_ref, a power of two (the targets' sums
-  // are summed in units of 1/m_ref and multiplied by it, exactly, when flushed).
-  float mass_ref = 1.f;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -60,10 +57,8 @@ namespace newton3 {
 // Positions in the loop (the kernels' kMode): float (single precision); double-single, every
 // displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets of the sources
 // from their 32-source group's origin against double-single offsets of the targets, the particles
-// in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment); single precision
-// with the sources' coordinates scaled by r_j = sqrt(m_ref / m_j) (general-mass GA: the target's
-// side of a pair then needs no mass, 18 FP32 instructions a pair instead of 19; newton3_body).
-enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2, kScaledSources = 3 };
+// in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2 };
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
@@ -89,7 +84,6 @@ constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
     if (jerk && k_i == 4) return 3;
     if (!jerk && k_i == 8) return pot ? 2 : 3;
   }
-  if (mode == kScaledSources) return k_i == 8 ? 3 : 4;
   if (!jerk && pot && k_i == 8) return unit && mode == kSingle ? kUnitGaMinBlocks : 3;
   return 4;
 }
@@ -124,28 +118,6 @@ struct PlummerPair {
                                                    physics::AccelJerk<F>& acc_j) {
     physics::accumulate_accel_jerk_pair_from_rsqrt<kGuard>(dx, dy, dz, dvx, dvy, dvz, m_i, m_j, s2,
                                                            inv_s, acc_i, acc_j);
-  }
-  // GA of kScaledSources (general masses): d = r_j (x_j - x_i) and s² = r_j² (|x_j - x_i|² + ε²),
-  // r_j = sqrt(m_ref / m_j), so inv_s³ d is (m_j / m_ref)(x_j - x_i)/s_true³ and w_j inv_s, w_j =
-  // 1/r_j, is (m_j / m_ref)/s_true: the target's terms need no mass (3 FMUL instead of 4 a pair).
-  // The source's, m_i inv_s³ d and m_i inv_s, are its true terms over r_j² and r_j (newton3_body
-  // scales its sums when it flushes them).
-  template <bool kPot, bool kGuard>
-  static __device__ __forceinline__ void pair_scaled(F dx, F dy, F dz, F m_i, F w_j, F s2, F inv_s,
-                                                     physics::Accel<F>& acc_i,
-                                                     physics::Accel<F>& acc_j) {
-    if constexpr (kGuard) inv_s = s2 > F(0) ? inv_s : F(0);
-    const F inv_s3 = inv_s * (inv_s * inv_s), w_i = m_i * inv_s3;
-    acc_i.ax = fmadd(inv_s3, dx, acc_i.ax);
-    acc_i.ay = fmadd(inv_s3, dy, acc_i.ay);
-    acc_i.az = fmadd(inv_s3, dz, acc_i.az);
-    acc_j.ax = fmadd(-w_i, dx, acc_j.ax);
-    acc_j.ay = fmadd(-w_i, dy, acc_j.ay);
-    acc_j.az = fmadd(-w_i, dz, acc_j.az);
-    if constexpr (kPot) {
-      acc_i.pot = fmadd(-w_j, inv_s, acc_i.pot);
-      acc_j.pot = fmadd(-m_i, inv_s, acc_j.pot);
-    }
   }
   template <bool kPot, bool kGuard>
   static __device__ __forceinline__ void one(const Ctx& c, F dx, F dy, F dz, F m, bool,
@@ -353,7 +325,7 @@ constexpr int kStaticSharedBytes = 48 * 1024;
 // GAJ at kI = 2 and 4, GA at kI = 4, not GA at kI = 8; group origins never (the origins sit in the
 // flush buffer while the rows are read).
 constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
-  if (mode == kSingle || mode == kScaledSources) return true;
+  if (mode == kSingle) return true;
   if (mode != kMixedDs) return false;
   return kWarps * k_i * 64 * 16 * (jerk ? 3 : 2) <= kStaticSharedBytes;
 }
@@ -361,17 +333,9 @@ constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
 // kI · 64 · 4 floats of the warp's position rows) is the warp's own position rows: mixed
 // double-single with doubled rows, which has no room for a separate one. Only GAJ's source flush
 // uses it there, after source group u's steps (slot 0 = group 0's rows, done with since u >= 0);
-// the targets' sums go to the second level in global memory (kLevel2Values). Scaled sources, whose
-// second row (s², 1/r_j) takes the flush buffer's place: the targets' flush, between tiles.
+// the targets' sums go to the second level in global memory (kLevel2Values).
 constexpr bool flush_aliases_rows(bool jerk, int mode, int k_i) {
-  return (mode == kMixedDs && doubled_rows(jerk, mode, k_i)) || mode == kScaledSources;
-}
-// kScaledSources' second row of each staged source: ε² r_j² and 1/r_j (a float2), per warp and
-// 32-source group, doubled as the positions.
-template <int kI>
-__device__ __forceinline__ float2* scaled_rows(int warp_in_block) {
-  __shared__ float2 rows[kWarps][kI][64];
-  return rows[warp_in_block][0];
+  return mode == kMixedDs && doubled_rows(jerk, mode, k_i);
 }
 // A separate flush buffer of kFloats floats per warp (instantiated only where it is used).
 template <int kFloats>
@@ -385,12 +349,6 @@ template <bool B>
 struct Flag {
   static constexpr bool value = B;
 };
-
-// The acceleration components of a GA sum times f_acc, φ times f_pot.
-template <class Sum>
-__device__ __forceinline__ void scale_sum(Sum& s, float f_acc, float f_pot) {
-  s.ax *= f_acc, s.ay *= f_acc, s.az *= f_acc, s.pot *= f_pot;
-}
 
 template <bool kJerk, bool kWithPot, class Sum>
 __device__ __forceinline__ void rotate(Sum& s) {
@@ -435,21 +393,11 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
 // (launch_newton3: 256 sources, 1 tile at kI = 8, 2 at kI = 4; a source's sums run over B
 // targets), where single's run over a warp's whole row chunk: kMixedDs folds them into the second
 // level (double, kLevel2Values), kMixedGroup flushes them to the exact accumulator.
-// kMode == kScaledSources (single precision, general masses, GA; launch_newton3 picks it when the
-// masses allow: ForceArgs::scaled_sources): an off-diagonal tile stages source j as r_j (x_j, y_j,
-// z_j) and r_j, r_j = sqrt(m_ref / m_j), with a second row (ε² r_j², 1/r_j), so the displacement
-// fma(-r_j, x_i, r_j x_j) = r_j d costs one FFMA a coordinate as single's FADD, and
-// PlummerPair::pair_scaled needs 18 FP32 instructions a pair instead of 19. The targets' sums are
-// in units of 1/m_ref (a power of two between the extreme masses, so that r_j stays within 2^±10)
-// and are multiplied by it when flushed; the sources' sums by r_j² and r_j. Diagonal tiles take the
-// general one-sided loop with the masses m_j / m_ref: its terms bit for bit, scaled by 2^-k.
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
-  constexpr bool kHiLo = kMode == kMixedDs;          // double-single displacements
-  constexpr bool kGrp = kMode == kMixedGroup;        // offsets from the source groups' origins
-  constexpr bool kDs = kHiLo || kGrp;                // double-single positions (mixed)
-  constexpr bool kScaled = kMode == kScaledSources;  // sources scaled by r_j (general-mass GA)
-  static_assert(!kScaled || (!kJerk && !kUnit), "scaled sources: general-mass GA only");
+  constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
+  constexpr bool kHiLo = kMode == kMixedDs;    // double-single displacements
+  constexpr bool kGrp = kMode == kMixedGroup;  // offsets from the source groups' origins
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -541,12 +489,8 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       fold_sums();
       flush_global_sums(a, level2_sums(), kComp, kI, row * B, lane);
     } else {
-      if constexpr (kAlias) __syncwarp();  // every lane is done reading the rows written here
 #pragma unroll
-      for (int k = 0; k < kI; ++k) {
-        if constexpr (kScaled) scale_sum(acc[k], a.mass_ref, a.mass_ref);  // exact: 2^k
-        store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
-      }
+      for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
       flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
     }
   };
@@ -577,22 +521,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     for (int u = 0; u < kI; ++u) {
       const int j = J * B + 32 * u + lane;
       float4 p = j < n ? jpos[j] : far;
-      if constexpr (kScaled) {
-        if (I != J) {  // (x, y, z, 1) r_j and (ε² r_j², 1/r_j); a pad: r_j = 1 and no mass
-          const F m = p.w;
-          float2 q = make_float2(F(a.eps2), 0.f);
-          p.w = 1.f;
-          if (j < n) {
-            const F r = __fsqrt_rn(__fdiv_rn(a.mass_ref, m));
-            p = make_float4(r * p.x, r * p.y, r * p.z, r);
-            q = make_float2(F(a.eps2) * r * r, __frcp_rn(r));
-          }
-          float2* const aux = scaled_rows<kI>(wib) + 64 * u;
-          aux[lane] = q, aux[lane + 32] = q;
-        } else {  // the diagonal tile, one-sided: masses in units of m_ref (a power of two)
-          p.w /= a.mass_ref;
-        }
-      }
       if constexpr (kGrp) {
         // The group's origin: its first source's hi and lo (0 for a group of pads alone).
         const float4 l = j < n ? jlo[j] : zero;
@@ -677,20 +605,12 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
             const int e = source_entry<!kDoubled>(lane, s);
             const float4 p = sp[e];
             [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
-            [[maybe_unused]] float2 q;                    // scaled sources: ε² r_j², 1/r_j
             if constexpr (kJerk) v = sv[e];
             if constexpr (kDsPair) lo = sl[e];
-            if constexpr (kScaled) q = scaled_rows<kI>(wib)[64 * u + lane + e];
             F dx[kI], dy[kI], dz[kI], s2[kI];
             typename Pair::Stage st[kI];
 #pragma unroll
             for (int k = 0; k < kI; ++k) {
-              if constexpr (kScaled) {  // r_j (x_j - x_i), r_j² (|x_j - x_i|² + ε²)
-                dx[k] = fmadd(-p.w, pi[k].x, p.x), dy[k] = fmadd(-p.w, pi[k].y, p.y);
-                dz[k] = fmadd(-p.w, pi[k].z, p.z);
-                s2[k] = fmadd(dx[k], dx[k], fmadd(dy[k], dy[k], fmadd(dz[k], dz[k], q.x)));
-                continue;
-              }
               dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
               if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
                 dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
@@ -707,9 +627,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
                 Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
                                                  v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
                                                  mass(p), s2[k], st[k], acc[k], fj);
-              } else if constexpr (kScaled) {
-                Pair::template pair_scaled<kPot, kGuard>(dx[k], dy[k], dz[k], pi[k].w, q.y, s2[k],
-                                                         st[k], acc[k], fj);
               } else {
                 Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k],
                                                   st[k], acc[k], fj);
@@ -734,10 +651,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
         } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
           const int j = J * B + 32 * u + lane;
           if (j < n) {
-            if constexpr (kScaled) {  // to the true terms: times r_j² and r_j (pair_scaled)
-              const F r = sp[0].w;    // lane's own source, r_j
-              scale_sum(fj, r * r, r);
-            }
             const std::size_t nn = std::size_t(n);
             engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
             engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
