@@ -275,7 +275,14 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records.
   std::string mixed_positions() const {
     if (options_.precision != Precision::mixed) return "";
-    return cuda::newton3_spatial_order(options_.precision) ? " group-origins" : " double-single";
+    switch (cuda::newton3_position_mode(options_.precision)) {
+      case cuda::newton3::kMixedGroup:
+        return " group-origins";
+      case cuda::newton3::kMixedFar:
+        return " near-far";
+      default:
+        return " double-single";
+    }
   }
 
   double formula_compile_seconds() const { return formula_ ? formula_->compile_seconds() : -1.0; }
@@ -529,8 +536,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   void run_formula(bool jerk, bool potential, int n_i) {
     const int k_i = jerk ? 4 : 8;
     const bool unit = formula_unit();
-    const cuda::FormulaKernels::Kernel k =
-        formula_->get(jerk, potential, unit, cuda::newton3_position_mode(options_.precision), k_i);
+    const cuda::FormulaKernels::Kernel k = formula_->get(
+        jerk, potential, unit, cuda::newton3_formula_position_mode(options_.precision), k_i);
     const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
     const long long tiles = nb * (nb + 1) / 2;
     const int blocks = int(std::max<long long>(

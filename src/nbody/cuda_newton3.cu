@@ -112,6 +112,10 @@ KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
     case newton3::kMixedGroup:
       return pick_precision<newton3::kMixedGroup>(jerk, potential, guard, unit, k_i);
+    case newton3::kMixedFar:
+      return pick_precision<newton3::kMixedFar>(jerk, potential, guard, unit, k_i);
+    case newton3::kMixedNear:
+      return pick_precision<newton3::kMixedNear>(jerk, potential, guard, unit, k_i);
     default:
       break;
   }
@@ -157,13 +161,51 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
   return g;
 }
 
+// Bytes of the level-2 sums behind the exact words, and of the tiles' boxes (mixed near/far: two
+// float4 per row tile of at least 64 particles) behind those.
+std::size_t level2_bytes(int blocks) {
+  return sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
+}
+std::size_t exact_words_bytes(int n) {
+  return sizeof(unsigned long long) * engine::kExactWords * kComponents *
+         std::size_t(std::max(n, 1));
+}
+
 }  // namespace
 
 std::size_t newton3_exact_bytes(int n, int blocks) {
-  return sizeof(unsigned long long) * engine::kExactWords * kComponents *
-             std::size_t(std::max(n, 1)) +
-         sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
+  return exact_words_bytes(n) + level2_bytes(blocks) +
+         2 * sizeof(float4) * (std::size_t(std::max(n, 1)) / 64 + 2);
 }
+
+namespace {
+
+// Each row tile's box (newton3::Newton3Args::boxes) from the hi parts of its B particles: lowest
+// and highest x, y, z and the half-diagonal; one warp a tile.
+__global__ void tile_boxes_kernel(const float4* jpos, int n, int b, int nb, float4* boxes) {
+  const int tile = int(blockIdx.x) * kWarps + int(threadIdx.x >> 5), lane = threadIdx.x & 31;
+  if (tile >= nb) return;
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = tile * b + lane; i < min(n, (tile + 1) * b); i += 32) {
+    const float4 p = jpos[i];
+    const float x[3] = {p.x, p.y, p.z};
+    for (int c = 0; c < 3; ++c) lo[c] = fminf(lo[c], x[c]), hi[c] = fmaxf(hi[c], x[c]);
+  }
+  for (int o = 16; o > 0; o >>= 1)
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = fminf(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], o));
+      hi[c] = fmaxf(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], o));
+    }
+  if (lane == 0) {
+    float r2 = 0;
+    for (int c = 0; c < 3; ++c) r2 += 0.25f * (hi[c] - lo[c]) * (hi[c] - lo[c]);
+    // Rounded up a little: the test only decides which loop a tile takes.
+    boxes[2 * tile] = make_float4(lo[0], lo[1], lo[2], 1.0001f * sqrtf(r2));
+    boxes[2 * tile + 1] = make_float4(hi[0], hi[1], hi[2], 0.f);
+  }
+}
+
+}  // namespace
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
@@ -178,14 +220,25 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 
 int newton3_position_mode(Precision precision) {
   if (precision != Precision::mixed) return newton3::kSingle;
-  // PAIRWISE_CUDA_MIXED_GROUP=1: offsets from the source groups' origins (an experiment, not the
-  // default: docs/performance.md); read at each call, as the tests set it.
-  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_GROUP");
-  return env != nullptr && std::atoi(env) == 1 ? newton3::kMixedGroup : newton3::kMixedDs;
+  // PAIRWISE_CUDA_MIXED_GROUP=1: offsets from the source groups' origins;
+  // PAIRWISE_CUDA_MIXED_NEARFAR=1: near/far tile pairs (experiments, not the default:
+  // docs/performance.md); read at each call, as the tests set them.
+  const auto on = [](const char* name) {
+    const char* env = std::getenv(name);
+    return env != nullptr && std::atoi(env) == 1;
+  };
+  if (on("PAIRWISE_CUDA_MIXED_GROUP")) return newton3::kMixedGroup;
+  return on("PAIRWISE_CUDA_MIXED_NEARFAR") ? newton3::kMixedFar : newton3::kMixedDs;
+}
+
+int newton3_formula_position_mode(Precision precision) {
+  const int mode = newton3_position_mode(precision);
+  return mode == newton3::kMixedFar ? newton3::kMixedDs : mode;
 }
 
 bool newton3_spatial_order(Precision precision) {
-  return newton3_position_mode(precision) == newton3::kMixedGroup;
+  const int mode = newton3_position_mode(precision);
+  return mode == newton3::kMixedGroup || mode == newton3::kMixedFar;
 }
 
 bool newton3_equal_mass(bool equal_masses) {
@@ -218,9 +271,11 @@ void launch_newton3(const ForceArgs& args) {
     const char* env = std::getenv("PAIRWISE_CUDA_MIXED_BAND");
     return env && std::atoi(env) >= 0 ? std::atoi(env) : 2;
   }();
-  const KernelFn kernel = a.custom_newton3 ? nullptr
-                                           : pick(newton3_position_mode(a.precision), a.jerk,
-                                                  a.potential, a.guard_zero, a.equal_mass, k_i);
+  int mode = newton3_position_mode(a.precision);
+  // Near/far takes the whole triangle and square: not a rank's share.
+  if (mode == newton3::kMixedFar && a.tile_count >= 0) mode = newton3::kMixedDs;
+  const KernelFn kernel =
+      a.custom_newton3 ? nullptr : pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
   // The plan counted the general kernel's resident blocks (newton3_blocks); a built-in launch
   // takes its own kernel's (the equal-mass GA kernel fits 4 an SM where the general one fits 3),
   // one warp per 4 tiles at most, and in mixed precision no more than the plan's (they size the
@@ -242,9 +297,17 @@ void launch_newton3(const ForceArgs& args) {
   }
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
-  // The second-level sums follow the exact words (newton3_exact_bytes(n, blocks)).
-  n3.level2 = reinterpret_cast<double*>(a.exact + std::size_t(engine::kExactWords) * kComponents *
-                                                      std::size_t(std::max(n, 1)));
+  // The second-level sums follow the exact words, the boxes those (newton3_exact_bytes(n, blocks);
+  // the plan's blocks sized them).
+  char* const tail = reinterpret_cast<char*>(a.exact) + exact_words_bytes(n);
+  n3.level2 = reinterpret_cast<double*>(tail);
+  float4* const boxes = reinterpret_cast<float4*>(tail + level2_bytes(args.plan.i_blocks));
+  n3.boxes = boxes;
+  // kappa of the near/far test (PAIRWISE_CUDA_MIXED_KAPPA, 1 by default; read at each call, as
+  // the tests set it: 0 makes every tile pair but the diagonal far).
+  const char* kappa_env = std::getenv("PAIRWISE_CUDA_MIXED_KAPPA");
+  const float kappa = kappa_env && std::atof(kappa_env) >= 0 ? float(std::atof(kappa_env)) : 1.f;
+  n3.kappa = kappa;
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
   if (g.n_tiles == 0) {
@@ -253,6 +316,23 @@ void launch_newton3(const ForceArgs& args) {
     void* params[] = {&n3, &g};
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
+  } else if (mode == newton3::kMixedFar) {
+    // The boxes, the far tiles of the triangle, the near tiles of the square (one-sided).
+    const int b = 32 * k_i;
+    tile_boxes_kernel<<<unsigned((g.nb + kWarps - 1) / kWarps), kBlockThreads, 0, stream>>>(
+        static_cast<const float4*>(a.jpos), n, b, g.nb, boxes);
+    PW_CUDA_LAUNCH("gravity tile_boxes_kernel");
+    kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
+    PW_CUDA_LAUNCH("gravity newton3_kernel (far tiles)");
+    const KernelFn near_kernel =
+        pick(newton3::kMixedNear, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
+    Newton3Grid square = g;
+    square.n_tiles = (long long)g.nb * g.nb;
+    const int near_blocks = int(std::min<long long>(
+        {resident_blocks(reinterpret_cast<const void*>(near_kernel)), (long long)args.plan.i_blocks,
+         std::max<long long>(1, (square.n_tiles + kWarps - 1) / kWarps)}));
+    square.warps = std::min<long long>(square.n_tiles, (long long)near_blocks * kWarps);
+    near_kernel<<<unsigned(near_blocks), kBlockThreads, 0, stream>>>(n3, square);
   } else {
     kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
   }

@@ -40,6 +40,11 @@ struct Newton3Args {
   // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
   // displacements (the closest pairs, in the particles' spatial order).
   int ds_band = 2;
+  // Mixed near/far (kMixedFar, kMixedNear): each row tile's box in the spatial order, two float4
+  // per tile (lowest x, y, z and the half-diagonal; highest x, y, z), and kappa of the test: tiles
+  // I != J are far when the boxes are at least kappa times the larger half-diagonal apart.
+  const void* boxes = nullptr;  // float4 [2 · tiles]
+  float kappa = 1.f;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -58,7 +63,11 @@ namespace newton3 {
 // displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets of the sources
 // from their 32-source group's origin against double-single offsets of the targets, the particles
 // in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment).
-enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2 };
+// Mixed near/far (PAIRWISE_CUDA_MIXED_NEARFAR=1, an experiment; the particles in a spatial
+// order): two launches, kMixedFar over the triangle's far tile pairs with single precision's
+// displacement of the hi parts, kMixedNear over the near ones of the whole square (the diagonal
+// among them), one-sided, double-single (newton3_body).
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2, kMixedFar = 4, kMixedNear = 5 };
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
@@ -80,11 +89,12 @@ constexpr int kUnitGaMinBlocks = 4;
 // 2.112), without φ 3 (128 registers spilled 60 bytes; 2.286 against 2.118). Group origins keep
 // the caps below. Single's equal-mass GAJ takes 127 registers under either cap.
 constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
-  if (mode == kMixedDs) {
+  if (mode == kMixedDs || mode == kMixedNear) {
     if (jerk && k_i == 4) return 3;
     if (!jerk && k_i == 8) return pot ? 2 : 3;
   }
-  if (!jerk && pot && k_i == 8) return unit && mode == kSingle ? kUnitGaMinBlocks : 3;
+  if (!jerk && pot && k_i == 8)
+    return unit && (mode == kSingle || mode == kMixedFar) ? kUnitGaMinBlocks : 3;
   return 4;
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
@@ -325,8 +335,8 @@ constexpr int kStaticSharedBytes = 48 * 1024;
 // GAJ at kI = 2 and 4, GA at kI = 4, not GA at kI = 8; group origins never (the origins sit in the
 // flush buffer while the rows are read).
 constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
-  if (mode == kSingle) return true;
-  if (mode != kMixedDs) return false;
+  if (mode == kSingle || mode == kMixedFar) return true;
+  if (mode != kMixedDs && mode != kMixedNear) return false;
   return kWarps * k_i * 64 * 16 * (jerk ? 3 : 2) <= kStaticSharedBytes;
 }
 // Whether the flush buffer ([slot][component][lane], kI · kComp · 32 floats a warp, at most the
@@ -370,6 +380,21 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
   lo = b - (hi - a);
 }
 
+// Whether row tiles I and J are near (mixed near/far): the same tile, or boxes (Newton3Args::boxes)
+// less than kappa times the larger half-diagonal apart. Symmetric, so the far launch's triangle and
+// the near launch's square split the pairs exactly.
+__device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J) {
+  if (I == J) return true;
+  const float4* const boxes = static_cast<const float4*>(a.boxes);
+  const float4 lo_i = boxes[2 * I], hi_i = boxes[2 * I + 1];
+  const float4 lo_j = boxes[2 * J], hi_j = boxes[2 * J + 1];
+  const float gx = fmaxf(0.f, fmaxf(lo_j.x - hi_i.x, lo_i.x - hi_j.x));
+  const float gy = fmaxf(0.f, fmaxf(lo_j.y - hi_i.y, lo_i.y - hi_j.y));
+  const float gz = fmaxf(0.f, fmaxf(lo_j.z - hi_i.z, lo_i.z - hi_j.z));
+  const float r = a.kappa * fmaxf(lo_i.w, lo_j.w);
+  return gx * gx + gy * gy + gz * gz < r * r;
+}
+
 // The body of the Newton-3 kernel (cuda_newton3.cu describes the scheme), launched with
 // kBlockThreads threads per block and __launch_bounds__(kBlockThreads, kMinBlocks<...>).
 // kMode == kMixedDs: positions are double-single, x = hi + lo (Newton3Args::jpos holds hi and the
@@ -393,11 +418,23 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
 // (launch_newton3: 256 sources, 1 tile at kI = 8, 2 at kI = 4; a source's sums run over B
 // targets), where single's run over a warp's whole row chunk: kMixedDs folds them into the second
 // level (double, kLevel2Values), kMixedGroup flushes them to the exact accumulator.
+// kMode == kMixedFar / kMixedNear (mixed near/far, the particles in a spatial order): tiles I != J
+// whose boxes are at least kappa times the larger half-diagonal apart (near_tiles) are far. The
+// kMixedFar launch walks the triangle and takes its far tiles with single precision's loop on the
+// hi parts (1 FADD a coordinate; the displacement off by u/2·(|x_i| + |x_j|), small against |d|
+// there), the targets' float sums folded into the second level every 256 sources as kMixedDs's.
+// The kMixedNear launch walks the whole square of tiles and takes the near ones (the diagonal among
+// them) one-sided with double-single displacements, the targets' float sums folded after every
+// 32 sources: in a spatial order a near tile's terms are the large ones, and 256-term float sums of
+// them cost more accuracy than the displacement (a CPU emulation: bench/results/experiments/
+// 2026-11-29-nbody-far-tile-correction-emulation.*).
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {
-  constexpr bool kDs = kMode != kSingle;       // double-single positions (mixed)
-  constexpr bool kHiLo = kMode == kMixedDs;    // double-single displacements
-  constexpr bool kGrp = kMode == kMixedGroup;  // offsets from the source groups' origins
+  constexpr bool kFar = kMode == kMixedFar;    // far tile pairs: single's displacement of the hi
+  constexpr bool kNear = kMode == kMixedNear;  // near tile pairs of the square, one-sided
+  constexpr bool kHiLo = kMode == kMixedDs || kNear;  // double-single displacements
+  constexpr bool kGrp = kMode == kMixedGroup;         // offsets from the source groups' origins
+  constexpr bool kDs = kHiLo || kGrp;                 // double-single positions (mixed)
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -419,7 +456,18 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   if (t >= t_end) return;
   t += g.t_begin, t_end += g.t_begin;
   int I, J;
-  engine::triangle_tile(t, g.nb, &I, &J);
+  if constexpr (kNear) {  // the square, row by row
+    I = int(t / g.nb), J = int(t % g.nb);
+  } else {
+    engine::triangle_tile(t, g.nb, &I, &J);
+  }
+  auto next_tile = [&]() {
+    if constexpr (kNear) {
+      if (++J == g.nb) J = 0, ++I;
+    } else {
+      engine::triangle_next(g.nb, &I, &J);
+    }
+  };
 
   const int n = a.n_j;
   const float4* __restrict__ jpos = static_cast<const float4*>(a.jpos);
@@ -442,7 +490,8 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   // Mixed double-single GA has none: its targets' sums go to the second level, its sources' from
   // the registers.
   constexpr bool kAlias = flush_aliases_rows(kJerk, kMode, kI);
-  constexpr bool kStaged = !kHiLo || kJerk;
+  // (kMixedNear: no source sums, the targets' go to the second level; kMixedFar: GAJ's sources.)
+  constexpr bool kStaged = kNear ? false : kFar ? kJerk : !kHiLo || kJerk;
   float* staged = kAlias    ? &s_rows[wib][0][0][0].x
                   : kStaged ? flush_buffer<kI * kComp * 32>(wib)
                             : nullptr;
@@ -469,7 +518,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   };
   // Mixed double-single: the second level of the targets' sums, in double, in the warp's slice of
   // a.level2 (kLevel2Values; zeroed, and left zeroed by flush_global_sums).
-  constexpr bool kLevel2 = kHiLo;
+  constexpr bool kLevel2 = kHiLo || kFar;
   static_assert(!kLevel2 || kI * kComp * 32 <= kLevel2Values);
   // (Formed where used, not held in registers across the loop.)
   auto level2_sums = [&]() {
@@ -495,7 +544,10 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     }
   };
 
-  for (; t < t_end; ++t) {
+  for (; t < t_end; ++t, next_tile()) {
+    if constexpr (kFar || kNear) {  // this launch's tiles only
+      if (near_tiles(a, I, J) != kNear) continue;
+    }
     if (I != row) {
       flush_row();
       row = I;
@@ -558,7 +610,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     // kGrp: tiles within a.ds_band rows of the diagonal take double-single displacements.
     const bool near_diagonal = kGrp && J - I <= a.ds_band;
 
-    if (I == J) {  // diagonal tile: one-sided, every ordered pair
+    if (kNear || I == J) {  // diagonal tile (kMixedNear: every tile): one-sided, every ordered pair
 #pragma unroll 1
       for (int u = 0; u < kI; ++u) {
         target_offsets(u);
@@ -575,7 +627,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
-            const bool self = Pair::kSelfExcluded && u == k && s == 0;
+            const bool self = Pair::kSelfExcluded && I == J && u == k && s == 0;
             F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
             if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
               dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
@@ -587,6 +639,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
             }
           }
         }
+        if constexpr (kNear) fold_sums();  // no float sum over more than 32 near sources
       }
     } else {
 #pragma unroll 1
@@ -662,7 +715,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       }
     }
     // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
-    if constexpr (kDs) {
+    if constexpr ((kDs && !kNear) || kFar) {
       if (++tiles_since_flush == a.ds_flush_tiles) {
         if constexpr (kLevel2) {
           fold_sums();
@@ -674,7 +727,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
         tiles_since_flush = 0;
       }
     }
-    engine::triangle_next(g.nb, &I, &J);
   }
   flush_row();
 }

@@ -416,6 +416,40 @@ TEST_F(GravityNewton3Cuda, MixedGroupOriginsErrorsAtLargeN) {
   EXPECT_LE(e_group.second, 2 * e_ds.second);
 }
 
+// The experiment PAIRWISE_CUDA_MIXED_NEARFAR=1 (the particles in a Morton order; far tile pairs on
+// single's loop with the hi parts, near ones one-sided double-single with float sums of 32
+// sources): every tile and 12,000 bodies against the reference, bitwise reproducible; every tile
+// pair but the diagonal far (kappa 0) too; and on a Plummer sphere of 65,536 its rms errors against
+// the cuda backend's double precision no worse than 1.5x double-single's (the CPU emulation,
+// bench/results/experiments/2026-11-29-nbody-far-tile-correction-emulation.txt: about 1x).
+TEST_F(GravityNewton3Cuda, MixedNearFarMatchesReferenceAndDoubleSingle) {
+  {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+    expect_mixed_every_tile_matches(3700, 3800);
+    expect_mixed_matches_and_reproducible(3900);
+    const ScopedEnv kappa("PAIRWISE_CUDA_MIXED_KAPPA", "0");
+    expect_mixed_every_tile_matches(4000, 4100);
+  }
+  const Particles p = nbody::make_plummer(65536, 4200);
+  constexpr double kEps2Plummer = 1e-4;
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    const Forces want = compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
+    const Forces ds = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+    Forces nearfar;
+    {
+      const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+      nearfar = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+    }
+    const auto e_ds = rms_errors(ds, want), e_nf = rms_errors(nearfar, want);
+    std::printf(
+        "rms relative errors vs double, N = 65536 Plummer, %s: acceleration %.3g (double-single) "
+        "%.3g (near/far), potential %.3g / %.3g\n",
+        kind == ForceKind::accel ? "GA" : "GAJ", e_ds.first, e_nf.first, e_ds.second, e_nf.second);
+    EXPECT_LE(e_nf.first, 1.5 * e_ds.first);
+    EXPECT_LE(e_nf.second, 1.5 * e_ds.second);
+  }
+}
+
 // Mixed on the Newton-3 tiles against mixed on the split path (PAIRWISE_CUDA_NEWTON3_MIXED=0, the
 // path mixed took for full evaluations when issue 15 was filed: float sums folded into double
 // every 256 sources), both against the cuda backend's double precision, on a Plummer sphere
