@@ -452,18 +452,27 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   const int lane = int(threadIdx.x) & 31, wib = int(threadIdx.x) >> 5;
   const long long warp = (long long)blockIdx.x * kWarps + wib;
   long long t, t_end;
-  engine::tile_chunk(g.n_tiles, g.warps, warp, &t, &t_end);
+  // kMixedNear: every g.warps-th tile of the square from the warp's own, so that the near tiles,
+  // which crowd some rows (a tile whose box straddles the order's big jumps is near a whole row),
+  // spread evenly over the warps; the others: a contiguous chunk of the triangle.
+  long long step = 1;
+  if constexpr (kNear) {
+    t = warp, t_end = g.n_tiles, step = g.warps;
+  } else {
+    engine::tile_chunk(g.n_tiles, g.warps, warp, &t, &t_end);
+  }
   if (t >= t_end) return;
   t += g.t_begin, t_end += g.t_begin;
   int I, J;
-  if constexpr (kNear) {  // the square, row by row
+  if constexpr (kNear) {
     I = int(t / g.nb), J = int(t % g.nb);
   } else {
     engine::triangle_tile(t, g.nb, &I, &J);
   }
   auto next_tile = [&]() {
     if constexpr (kNear) {
-      if (++J == g.nb) J = 0, ++I;
+      t += step - 1;  // the loop's ++t added the first 1
+      I = int(t / g.nb), J = int(t % g.nb);
     } else {
       engine::triangle_next(g.nb, &I, &J);
     }
