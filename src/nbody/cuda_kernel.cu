@@ -256,7 +256,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     if (n_ == 0) return "none";
     if (formula_ && formula_newton3())
       return std::string("newton3 formula kI=") + (jerk ? "4" : "8") +
-             (formula_unit() ? " equal-mass" : "") + mixed_positions();
+             (formula_unit() ? " equal-mass" : "") + mixed_positions(true);
     if (formula_) {
       const ForcePlan p = formula_split_plan(jerk, true, n_);
       return "split formula kI=" + std::to_string(p.i_per_thread) + " q=" + std::to_string(p.q) +
@@ -272,14 +272,15 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
   }
 
-  // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records.
-  std::string mixed_positions() const {
+  // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records: near/far is the
+  // built-in kernels' alone, and not a rank's share's (double-single there).
+  std::string mixed_positions(bool formula = false) const {
     if (options_.precision != Precision::mixed) return "";
-    switch (cuda::newton3_position_mode(options_.precision)) {
+    switch (cuda::newton3_position_mode(options_.precision, n_)) {
       case cuda::newton3::kMixedGroup:
         return " group-origins";
       case cuda::newton3::kMixedFar:
-        return " near-far";
+        return formula || share_.count >= 0 ? " double-single" : " near-far";
       default:
         return " double-single";
     }
@@ -383,7 +384,12 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   // Mixed-precision Newton-3 evaluations (built-in or custom) take the particles in a spatial order
   // (their source groups' offsets are then small: cuda_newton3_kernel.cuh).
   bool spatial_order(bool jerk, bool potential) {
-    if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision)) return false;
+    if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision, n_)) return false;
+    const bool near_far =
+        cuda::newton3_position_mode(options_.precision, n_) == cuda::newton3::kMixedFar;
+    // Near/far is the built-in kernels' alone, and a rank's share takes double-single: neither
+    // sorts (double-single's 256-source float sums are less accurate in a spatial order).
+    if (near_far && (formula_ || share_.count >= 0)) return false;
     if (formula_) return formula_newton3();
     return plan_for(jerk, potential, nullptr, n_).newton3;
   }
@@ -537,7 +543,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const int k_i = jerk ? 4 : 8;
     const bool unit = formula_unit();
     const cuda::FormulaKernels::Kernel k = formula_->get(
-        jerk, potential, unit, cuda::newton3_formula_position_mode(options_.precision), k_i);
+        jerk, potential, unit, cuda::newton3_formula_position_mode(options_.precision, n_), k_i);
     const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
     const long long tiles = nb * (nb + 1) / 2;
     const int blocks = int(std::max<long long>(

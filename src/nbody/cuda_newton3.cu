@@ -131,6 +131,12 @@ KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_
 // (docs/performance.md, "nbody mixed, session 20").
 constexpr int kMixedFloatSumSources = 256;
 
+// Mixed precision takes near/far tile pairs (newton3::kMixedFar) from this many particles: where
+// the near tiles, one-sided at twice the double-single cost a pair, are few enough (H200, a uniform
+// sphere: 5 % of the GA tiles at N = 1,048,576, faster than double-single; 16 % at 262,144, slower;
+// docs/performance.md, "nbody mixed, session 25").
+constexpr int kMixedNearFarMinN = 786432;
+
 // Blocks of `kernel` resident on one multiprocessor of the current device, times its
 // multiprocessors; cached per thread (the call costs microseconds, a small Newton-3 launch tens).
 // PAIRWISE_CUDA_NEWTON3_BLOCKS_PER_SM=k caps the blocks an SM (experiments).
@@ -210,7 +216,7 @@ __global__ void tile_boxes_kernel(const float4* jpos, int n, int b, int nb, floa
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
   int per_sm = 1;
   PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, pick(newton3_position_mode(precision), jerk, potential, false, false, k_i),
+      &per_sm, pick(newton3_position_mode(precision, n), jerk, potential, false, false, k_i),
       kBlockThreads, 0));
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
@@ -218,26 +224,25 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
   return int(std::max<long long>(1, std::min(resident, (tiles + kWarps - 1) / kWarps)));
 }
 
-int newton3_position_mode(Precision precision) {
+int newton3_position_mode(Precision precision, int n) {
   if (precision != Precision::mixed) return newton3::kSingle;
-  // PAIRWISE_CUDA_MIXED_GROUP=1: offsets from the source groups' origins;
-  // PAIRWISE_CUDA_MIXED_NEARFAR=1: near/far tile pairs (experiments, not the default:
-  // docs/performance.md); read at each call, as the tests set them.
-  const auto on = [](const char* name) {
-    const char* env = std::getenv(name);
-    return env != nullptr && std::atoi(env) == 1;
-  };
-  if (on("PAIRWISE_CUDA_MIXED_GROUP")) return newton3::kMixedGroup;
-  return on("PAIRWISE_CUDA_MIXED_NEARFAR") ? newton3::kMixedFar : newton3::kMixedDs;
+  // PAIRWISE_CUDA_MIXED_GROUP=1: offsets from the source groups' origins (an experiment);
+  // PAIRWISE_CUDA_MIXED_NEARFAR=1 / 0: near/far tile pairs at any N / never (by default from
+  // kMixedNearFarMinN). Read at each call, as the tests set them.
+  if (const char* env = std::getenv("PAIRWISE_CUDA_MIXED_GROUP"); env && std::atoi(env) == 1)
+    return newton3::kMixedGroup;
+  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_NEARFAR");
+  const bool near_far = env ? std::atoi(env) == 1 : n >= kMixedNearFarMinN;
+  return near_far ? newton3::kMixedFar : newton3::kMixedDs;
 }
 
-int newton3_formula_position_mode(Precision precision) {
-  const int mode = newton3_position_mode(precision);
+int newton3_formula_position_mode(Precision precision, int n) {
+  const int mode = newton3_position_mode(precision, n);
   return mode == newton3::kMixedFar ? newton3::kMixedDs : mode;
 }
 
-bool newton3_spatial_order(Precision precision) {
-  const int mode = newton3_position_mode(precision);
+bool newton3_spatial_order(Precision precision, int n) {
+  const int mode = newton3_position_mode(precision, n);
   return mode == newton3::kMixedGroup || mode == newton3::kMixedFar;
 }
 
@@ -271,7 +276,7 @@ void launch_newton3(const ForceArgs& args) {
     const char* env = std::getenv("PAIRWISE_CUDA_MIXED_BAND");
     return env && std::atoi(env) >= 0 ? std::atoi(env) : 2;
   }();
-  int mode = newton3_position_mode(a.precision);
+  int mode = newton3_position_mode(a.precision, n);
   // Near/far takes the whole triangle and square: not a rank's share.
   if (mode == newton3::kMixedFar && a.tile_count >= 0) mode = newton3::kMixedDs;
   const KernelFn kernel =

@@ -450,6 +450,32 @@ TEST_F(GravityNewton3Cuda, MixedNearFarMatchesReferenceAndDoubleSingle) {
   }
 }
 
+// Mixed precision's default from 786,432 particles is near/far (GPU only: ~10 s on an H200): on a
+// Plummer sphere of 1,048,576 its rms acceleration and φ errors against the cuda backend's double
+// precision within 1.5x those of double-single (PAIRWISE_CUDA_MIXED_NEARFAR=0, the particles in
+// their own order), GA and GAJ; and its bits are not double-single's (so it ran).
+TEST_F(GravityNewton3Cuda, MixedNearFarDefaultAtLargeNAsAccurateAsDoubleSingle) {
+  const Particles p = nbody::make_plummer(1048576, 4300);
+  constexpr double kEps2Plummer = 1e-4;
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    const Forces want = compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
+    const Forces nearfar = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+    Forces ds;
+    {
+      const ScopedEnv off("PAIRWISE_CUDA_MIXED_NEARFAR", "0");
+      ds = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+    }
+    const auto e_ds = rms_errors(ds, want), e_nf = rms_errors(nearfar, want);
+    std::printf(
+        "rms relative errors vs double, N = 1048576 Plummer, %s: acceleration %.3g "
+        "(double-single) %.3g (near/far), potential %.3g / %.3g\n",
+        kind == ForceKind::accel ? "GA" : "GAJ", e_ds.first, e_nf.first, e_ds.second, e_nf.second);
+    EXPECT_LE(e_nf.first, 1.5 * e_ds.first);
+    EXPECT_LE(e_nf.second, 1.5 * e_ds.second);
+    EXPECT_FALSE(same_bits(nearfar.ax, ds.ax));
+  }
+}
+
 // Mixed on the Newton-3 tiles against mixed on the split path (PAIRWISE_CUDA_NEWTON3_MIXED=0, the
 // path mixed took for full evaluations when issue 15 was filed: float sums folded into double
 // every 256 sources), both against the cuda backend's double precision, on a Plummer sphere
