@@ -167,8 +167,8 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
   return g;
 }
 
-// Bytes of the level-2 sums behind the exact words, and of the tiles' boxes (mixed near/far: two
-// float4 per row tile of at least 64 particles) behind those.
+// Bytes of the level-2 sums behind the exact words, and of the groups' boxes (mixed near/far: two
+// float4 per 32 particles) behind those.
 std::size_t level2_bytes(int blocks) {
   return sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
 }
@@ -181,13 +181,13 @@ std::size_t exact_words_bytes(int n) {
 
 std::size_t newton3_exact_bytes(int n, int blocks) {
   return exact_words_bytes(n) + level2_bytes(blocks) +
-         2 * sizeof(float4) * (std::size_t(std::max(n, 1)) / 64 + 2);
+         2 * sizeof(float4) * (std::size_t(std::max(n, 1)) / 32 + 2);
 }
 
 namespace {
 
-// Each row tile's box (newton3::Newton3Args::boxes) from the hi parts of its B particles: lowest
-// and highest x, y, z and the half-diagonal; one warp a tile.
+// Each group's box (newton3::Newton3Args::boxes) from the hi parts of its b particles: lowest and
+// highest x, y, z and the half-diagonal; one warp a group.
 __global__ void tile_boxes_kernel(const float4* jpos, int n, int b, int nb, float4* boxes) {
   const int tile = int(blockIdx.x) * kWarps + int(threadIdx.x >> 5), lane = threadIdx.x & 31;
   if (tile >= nb) return;
@@ -322,10 +322,10 @@ void launch_newton3(const ForceArgs& args) {
     PW_CUDA(cudaLaunchKernel(a.custom_newton3, dim3(unsigned(blocks)), dim3(kBlockThreads), params,
                              0, stream));
   } else if (mode == newton3::kMixedFar) {
-    // The boxes, the far tiles of the triangle, the near tiles of the square (one-sided).
-    const int b = 32 * k_i;
-    tile_boxes_kernel<<<unsigned((g.nb + kWarps - 1) / kWarps), kBlockThreads, 0, stream>>>(
-        static_cast<const float4*>(a.jpos), n, b, g.nb, boxes);
+    // The groups' boxes, the far tiles of the triangle, the near tiles of the square (one-sided).
+    const int groups = (n + 31) / 32;
+    tile_boxes_kernel<<<unsigned((groups + kWarps - 1) / kWarps), kBlockThreads, 0, stream>>>(
+        static_cast<const float4*>(a.jpos), n, 32, groups, boxes);
     PW_CUDA_LAUNCH("gravity tile_boxes_kernel");
     kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
     PW_CUDA_LAUNCH("gravity newton3_kernel (far tiles)");

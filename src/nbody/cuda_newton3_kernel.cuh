@@ -40,10 +40,11 @@ struct Newton3Args {
   // Mixed with group origins (kMixedGroup): tiles (I, J) with J - I <= ds_band take double-single
   // displacements (the closest pairs, in the particles' spatial order).
   int ds_band = 2;
-  // Mixed near/far (kMixedFar, kMixedNear): each row tile's box in the spatial order, two float4
-  // per tile (lowest x, y, z and the half-diagonal; highest x, y, z), and kappa of the test: tiles
-  // I != J are far when the boxes are at least kappa times the larger half-diagonal apart.
-  const void* boxes = nullptr;  // float4 [2 · tiles]
+  // Mixed near/far (kMixedFar, kMixedNear): each 32-particle group's box in the spatial order, two
+  // float4 a group (lowest x, y, z and the half-diagonal; highest x, y, z), and kappa of the test:
+  // tiles I != J are far when every group of one is at least kappa times the larger half-diagonal
+  // from every group of the other (near_tiles).
+  const void* boxes = nullptr;  // float4 [2 · groups]
   float kappa = 1.f;
 };
 
@@ -380,19 +381,29 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
   lo = b - (hi - a);
 }
 
-// Whether row tiles I and J are near (mixed near/far): the same tile, or boxes (Newton3Args::boxes)
-// less than kappa times the larger half-diagonal apart. Symmetric, so the far launch's triangle and
-// the near launch's square split the pairs exactly.
-__device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J) {
+// Whether row tiles I and J of kI groups each are near (mixed near/far): the same tile, or a group
+// of I and a group of J whose boxes (Newton3Args::boxes) are less than kappa times the larger
+// half-diagonal apart. Symmetric, so the far launch's triangle and the near launch's square split
+// the pairs exactly; warp-uniform (the kI² group pairs shared by the lanes, then a vote).
+template <int kI>
+__device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J, int lane) {
   if (I == J) return true;
   const float4* const boxes = static_cast<const float4*>(a.boxes);
-  const float4 lo_i = boxes[2 * I], hi_i = boxes[2 * I + 1];
-  const float4 lo_j = boxes[2 * J], hi_j = boxes[2 * J + 1];
-  const float gx = fmaxf(0.f, fmaxf(lo_j.x - hi_i.x, lo_i.x - hi_j.x));
-  const float gy = fmaxf(0.f, fmaxf(lo_j.y - hi_i.y, lo_i.y - hi_j.y));
-  const float gz = fmaxf(0.f, fmaxf(lo_j.z - hi_i.z, lo_i.z - hi_j.z));
-  const float r = a.kappa * fmaxf(lo_i.w, lo_j.w);
-  return gx * gx + gy * gy + gz * gz < r * r;
+  const int groups = (a.n_j + 31) / 32;
+  bool near = false;
+#pragma unroll
+  for (int p = lane; p < kI * kI; p += 32) {
+    const int g = I * kI + p / kI, h = J * kI + p % kI;
+    if (g >= groups || h >= groups) continue;
+    const float4 lo_g = boxes[2 * g], hi_g = boxes[2 * g + 1];
+    const float4 lo_h = boxes[2 * h], hi_h = boxes[2 * h + 1];
+    const float gx = fmaxf(0.f, fmaxf(lo_h.x - hi_g.x, lo_g.x - hi_h.x));
+    const float gy = fmaxf(0.f, fmaxf(lo_h.y - hi_g.y, lo_g.y - hi_h.y));
+    const float gz = fmaxf(0.f, fmaxf(lo_h.z - hi_g.z, lo_g.z - hi_h.z));
+    const float r = a.kappa * fmaxf(lo_g.w, lo_h.w);
+    near = near || gx * gx + gy * gy + gz * gz < r * r;
+  }
+  return __any_sync(0xffffffffu, near);
 }
 
 // The body of the Newton-3 kernel (cuda_newton3.cu describes the scheme), launched with
@@ -419,7 +430,8 @@ __device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J) {
 // targets), where single's run over a warp's whole row chunk: kMixedDs folds them into the second
 // level (double, kLevel2Values), kMixedGroup flushes them to the exact accumulator.
 // kMode == kMixedFar / kMixedNear (mixed near/far, the particles in a spatial order): tiles I != J
-// whose boxes are at least kappa times the larger half-diagonal apart (near_tiles) are far. The
+// whose 32-particle groups' boxes are all at least kappa times their larger half-diagonal apart
+// (near_tiles) are far. The
 // kMixedFar launch walks the triangle and takes its far tiles with single precision's loop on the
 // hi parts (1 FADD a coordinate; the displacement off by u/2·(|x_i| + |x_j|), small against |d|
 // there), the targets' float sums folded into the second level every 256 sources as kMixedDs's.
@@ -555,7 +567,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
 
   for (; t < t_end; ++t, next_tile()) {
     if constexpr (kFar || kNear) {  // this launch's tiles only
-      if (near_tiles(a, I, J) != kNear) continue;
+      if (near_tiles<kI>(a, I, J, lane) != kNear) continue;
     }
     if (I != row) {
       flush_row();
