@@ -214,10 +214,16 @@ __global__ void tile_boxes_kernel(const float4* jpos, int n, int b, int nb, floa
 }  // namespace
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
+  // The more resident of the general and equal-mass kernels (the launch takes its own kernel's
+  // count up to this: in mixed precision these blocks size the second-level sums).
   int per_sm = 1;
-  PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, pick(newton3_position_mode(precision, n), jerk, potential, false, false, k_i),
-      kBlockThreads, 0));
+  for (const bool unit : {false, true}) {
+    int resident = 1;
+    PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, pick(newton3_position_mode(precision, n), jerk, potential, false, unit, k_i),
+        kBlockThreads, 0));
+    per_sm = std::max(per_sm, resident);
+  }
   const int nb = (n + 32 * k_i - 1) / (32 * k_i);
   const long long tiles = engine::triangle_tiles(nb);
   const long long resident = (long long)std::max(per_sm, 1) * std::max(sms, 1);
@@ -281,10 +287,10 @@ void launch_newton3(const ForceArgs& args) {
   if (mode == newton3::kMixedFar && a.tile_count >= 0) mode = newton3::kMixedDs;
   const KernelFn kernel =
       a.custom_newton3 ? nullptr : pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
-  // The plan counted the general kernel's resident blocks (newton3_blocks); a built-in launch
-  // takes its own kernel's (the equal-mass GA kernel fits 4 an SM where the general one fits 3),
-  // one warp per 4 tiles at most, and in mixed precision no more than the plan's (they size the
-  // second-level sums).
+  // The plan counted the more resident of the general and equal-mass kernels (newton3_blocks); a
+  // built-in launch takes its own kernel's (the equal-mass GA kernel fits 4 an SM where the general
+  // one fits 3), one warp per 4 tiles at most, and in mixed precision no more than the plan's (they
+  // size the second-level sums).
   int blocks = args.plan.i_blocks;
   if (kernel) {
     const long long tiles = engine::triangle_tiles((n + 32 * k_i - 1) / (32 * k_i));
