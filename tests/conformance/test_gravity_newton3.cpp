@@ -14,10 +14,13 @@
 // acceleration 3.2x, potential 1.2x the double-single displacements'). Mixed precision's other
 // cuda paths, checked here beside the tiles they replace: the small-problem path (its default up
 // to N = 8,192; both register tiles, and no less accurate than the Newton-3 tiles on Plummer
-// spheres) and the split path's narrow tile (kI = 2, its block steps' usual choice).
+// spheres) and the split path's narrow tile (kI = 2, its block steps' usual choice). Mixed
+// near/far tile pairs (the default from 786,432 bodies): every tile against the reference, and at
+// 65,536 and 1,048,576 bodies within 1.5x double-single's rms errors against double.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -416,12 +419,39 @@ TEST_F(GravityNewton3Cuda, MixedGroupOriginsErrorsAtLargeN) {
   EXPECT_LE(e_group.second, 2 * e_ds.second);
 }
 
-// The experiment PAIRWISE_CUDA_MIXED_NEARFAR=1 (the particles in a Morton order; far tile pairs on
-// single's loop with the hi parts, near ones one-sided double-single with float sums of 32
-// sources): every tile and 12,000 bodies against the reference, bitwise reproducible; every tile
-// pair but the diagonal far (kappa 0) too; and on a Plummer sphere of 65,536 its rms errors against
-// the cuda backend's double precision no worse than 1.5x double-single's (the CPU emulation,
-// bench/results/experiments/2026-11-29-nbody-far-tile-correction-emulation.txt: about 1x).
+// On a Plummer sphere of n bodies (ε = 0.01), GA and GAJ: mixed near/far's rms acceleration and φ
+// errors against the cuda backend's double precision within 1.5x those of double-single (the
+// particles in their own order), and its bits not double-single's (so it ran).
+void expect_near_far_as_accurate_as_double_single(std::size_t n, std::uint64_t seed) {
+  const Particles p = nbody::make_plummer(n, seed);
+  constexpr double kEps2Plummer = 1e-4;
+  const auto mixed = [&](const char* near_far, ForceKind kind) {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", near_far);
+    return compute(*GravityNewton3Cuda::cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
+  };
+  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
+    const Forces want =
+        compute(*GravityNewton3Cuda::cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
+    const Forces ds = mixed("0", kind), nearfar = mixed("1", kind);
+    const auto e_ds = rms_errors(ds, want), e_nf = rms_errors(nearfar, want);
+    std::printf(
+        "rms relative errors vs double, N = %zu Plummer, %s: acceleration %.3g (double-single) "
+        "%.3g (near/far), potential %.3g / %.3g\n",
+        n, kind == ForceKind::accel ? "GA" : "GAJ", e_ds.first, e_nf.first, e_ds.second,
+        e_nf.second);
+    EXPECT_LE(e_nf.first, 1.5 * e_ds.first);
+    EXPECT_LE(e_nf.second, 1.5 * e_ds.second);
+    EXPECT_FALSE(same_bits(nearfar.ax, ds.ax));
+  }
+}
+
+// Mixed near/far forced at any N (PAIRWISE_CUDA_MIXED_NEARFAR=1; the particles in a Morton order;
+// far tile pairs on single's loop with the hi parts, near ones one-sided double-single with float
+// sums of 32 sources): every tile and 12,000 bodies against the reference, bitwise reproducible;
+// every tile pair but the diagonal far (kappa 0) too; and on a Plummer sphere of 65,536 its rms
+// errors against the cuda backend's double precision no worse than 1.5x double-single's (the CPU
+// emulation, bench/results/experiments/2026-11-29-nbody-far-tile-correction-emulation.txt: about
+// 1x).
 TEST_F(GravityNewton3Cuda, MixedNearFarMatchesReferenceAndDoubleSingle) {
   {
     const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
@@ -430,50 +460,18 @@ TEST_F(GravityNewton3Cuda, MixedNearFarMatchesReferenceAndDoubleSingle) {
     const ScopedEnv kappa("PAIRWISE_CUDA_MIXED_KAPPA", "0");
     expect_mixed_every_tile_matches(4000, 4100);
   }
-  const Particles p = nbody::make_plummer(65536, 4200);
-  constexpr double kEps2Plummer = 1e-4;
-  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
-    const Forces want = compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
-    const Forces ds = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
-    Forces nearfar;
-    {
-      const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
-      nearfar = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
-    }
-    const auto e_ds = rms_errors(ds, want), e_nf = rms_errors(nearfar, want);
-    std::printf(
-        "rms relative errors vs double, N = 65536 Plummer, %s: acceleration %.3g (double-single) "
-        "%.3g (near/far), potential %.3g / %.3g\n",
-        kind == ForceKind::accel ? "GA" : "GAJ", e_ds.first, e_nf.first, e_ds.second, e_nf.second);
-    EXPECT_LE(e_nf.first, 1.5 * e_ds.first);
-    EXPECT_LE(e_nf.second, 1.5 * e_ds.second);
-  }
+  expect_near_far_as_accurate_as_double_single(65536, 4200);
 }
 
-// Mixed precision's default from 786,432 particles is near/far (GPU only: ~10 s on an H200): on a
-// Plummer sphere of 1,048,576 its rms acceleration and φ errors against the cuda backend's double
-// precision within 1.5x those of double-single (PAIRWISE_CUDA_MIXED_NEARFAR=0, the particles in
-// their own order), GA and GAJ; and its bits are not double-single's (so it ran).
+// Mixed precision's default from 786,432 particles is near/far: at 1,048,576 bodies the same bits
+// as near/far forced, and as accurate as above (GPU only: ~10 s on an H200).
 TEST_F(GravityNewton3Cuda, MixedNearFarDefaultAtLargeNAsAccurateAsDoubleSingle) {
-  const Particles p = nbody::make_plummer(1048576, 4300);
-  constexpr double kEps2Plummer = 1e-4;
-  for (const ForceKind kind : {ForceKind::accel, ForceKind::accel_jerk}) {
-    const Forces want = compute(*cuda_kernel(kEps2Plummer, Precision::double_), p, kind);
-    const Forces nearfar = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
-    Forces ds;
-    {
-      const ScopedEnv off("PAIRWISE_CUDA_MIXED_NEARFAR", "0");
-      ds = compute(*cuda_kernel(kEps2Plummer, Precision::mixed), p, kind);
-    }
-    const auto e_ds = rms_errors(ds, want), e_nf = rms_errors(nearfar, want);
-    std::printf(
-        "rms relative errors vs double, N = 1048576 Plummer, %s: acceleration %.3g "
-        "(double-single) %.3g (near/far), potential %.3g / %.3g\n",
-        kind == ForceKind::accel ? "GA" : "GAJ", e_ds.first, e_nf.first, e_ds.second, e_nf.second);
-    EXPECT_LE(e_nf.first, 1.5 * e_ds.first);
-    EXPECT_LE(e_nf.second, 1.5 * e_ds.second);
-    EXPECT_FALSE(same_bits(nearfar.ax, ds.ax));
-  }
+  expect_near_far_as_accurate_as_double_single(1048576, 4300);
+  const Particles p = nbody::make_plummer(1048576, 4400);
+  const Forces by_default = compute(*cuda_kernel(1e-4, Precision::mixed), p, ForceKind::accel);
+  const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+  EXPECT_TRUE(
+      same_bits(by_default, compute(*cuda_kernel(1e-4, Precision::mixed), p, ForceKind::accel)));
 }
 
 // Mixed on the Newton-3 tiles against mixed on the split path (PAIRWISE_CUDA_NEWTON3_MIXED=0, the
