@@ -119,13 +119,15 @@ int main(int argc, char** argv) {
   auto box_distance = [&](int I, int J) {
     double d2 = 0;
     for (int c = 0; c < 3; c++) {
-      const double g = max({0.0, bmin[3 * J + c] - bmax[3 * I + c], bmin[3 * I + c] - bmax[3 * J + c]});
+      const double g =
+          max({0.0, bmin[3 * J + c] - bmax[3 * I + c], bmin[3 * I + c] - bmax[3 * J + c]});
       d2 += g * g;
     }
     return sqrt(d2);
   };
   // Per target: the accelerations of the schemes for each kappa.
-  const char* names[] = {"double-single", "hi", "hi+corr", "centre", "centre+corr", "hi,near-folds"};
+  const char* names[] = {"double-single", "hi",          "hi+corr",
+                         "centre",        "centre+corr", "hi,near-folds"};
   constexpr int nS = 6;
   double se[nK][nS] = {}, far_pairs[nK] = {};
   const int stride = max(1, N / T);
