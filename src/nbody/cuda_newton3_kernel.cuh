@@ -64,10 +64,10 @@ namespace newton3 {
 // displacement (xj_hi - xi_hi) + (xj_lo - xi_lo) (mixed, the default); FP32 offsets of the sources
 // from their 32-source group's origin against double-single offsets of the targets, the particles
 // in a spatial order (mixed with PAIRWISE_CUDA_MIXED_GROUP=1, an experiment).
-// Mixed near/far (PAIRWISE_CUDA_MIXED_NEARFAR=1, an experiment; the particles in a spatial
-// order): two launches, kMixedFar over the triangle's far tile pairs with single precision's
-// displacement of the hi parts, kMixedNear over the near ones of the whole square (the diagonal
-// among them), one-sided, double-single (newton3_body).
+// Mixed near/far (mixed's default from 786,432 particles, launch_newton3; the particles in a
+// spatial order): two launches, kMixedFar over the triangle's far tile pairs with single
+// precision's displacement of the hi parts, kMixedNear over the near ones of the whole square (the
+// diagonal among them), one-sided, double-single (newton3_body).
 enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2, kMixedFar = 4, kMixedNear = 5 };
 
 constexpr int kWarps = kNewton3Warps;
@@ -431,10 +431,10 @@ __device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J, i
 // level (double, kLevel2Values), kMixedGroup flushes them to the exact accumulator.
 // kMode == kMixedFar / kMixedNear (mixed near/far, the particles in a spatial order): tiles I != J
 // whose 32-particle groups' boxes are all at least kappa times their larger half-diagonal apart
-// (near_tiles) are far. The
-// kMixedFar launch walks the triangle and takes its far tiles with single precision's loop on the
-// hi parts (1 FADD a coordinate; the displacement off by u/2·(|x_i| + |x_j|), small against |d|
-// there), the targets' float sums folded into the second level every 256 sources as kMixedDs's.
+// (near_tiles) are far. The kMixedFar launch walks the triangle and takes its far tiles with
+// single precision's loop on the hi parts (1 FADD a coordinate; the displacement off by
+// u/2·(|x_i| + |x_j|), small against |d| there), the targets' float sums folded into the second
+// level every 256 sources as kMixedDs's.
 // The kMixedNear launch walks the whole square of tiles and takes the near ones (the diagonal among
 // them) one-sided with double-single displacements, the targets' float sums folded after every
 // 32 sources: in a spatial order a near tile's terms are the large ones, and 256-term float sums of
