@@ -169,11 +169,6 @@ bool newton3_equal_mass(bool equal_masses);
 // origins instead (kMixedGroup, the particles in a Morton order; an experiment, not the default:
 // faster, less accurate, docs/performance.md).
 int newton3_position_mode(Precision precision, int n);
-// Whether mixed Newton-3 evaluations take the particles in a spatial order (kMixedGroup).
-bool newton3_spatial_order(Precision precision, int n);
-// The position mode of the custom (formula) Newton-3 kernels: newton3_position_mode's, but mixed
-// near/far (two launches of the built-in kernels) is double-single there.
-int newton3_formula_position_mode(Precision precision, int n);
 
 // Builds the j arrays of `precision` from the master state, predicted to time t when `predict`
 // (x_p, v_p of physics::predict with dt = t - t_last), else copied.

@@ -272,15 +272,23 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
   }
 
-  // Mixed Newton-3 positions (newton3::PositionMode), for benchmark records: near/far is the
-  // built-in kernels' alone, and not a rank's share's (double-single there).
+  // The newton3::PositionMode of this kernel's Newton-3 evaluations (custom ones when `formula`):
+  // near/far is the built-in kernels' alone and never a rank's share's, which take double-single.
+  int position_mode(bool formula) const {
+    const int mode = cuda::newton3_position_mode(options_.precision, n_);
+    return mode == cuda::newton3::kMixedFar && (formula || share_.count >= 0)
+               ? cuda::newton3::kMixedDs
+               : mode;
+  }
+
+  // Mixed Newton-3 positions, for benchmark records.
   std::string mixed_positions(bool formula = false) const {
     if (options_.precision != Precision::mixed) return "";
-    switch (cuda::newton3_position_mode(options_.precision, n_)) {
+    switch (position_mode(formula)) {
       case cuda::newton3::kMixedGroup:
         return " group-origins";
       case cuda::newton3::kMixedFar:
-        return formula || share_.count >= 0 ? " double-single" : " near-far";
+        return " near-far";
       default:
         return " double-single";
     }
@@ -381,15 +389,13 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     build_j(false, 0.0, sorted);
   }
 
-  // Mixed-precision Newton-3 evaluations (built-in or custom) take the particles in a spatial order
-  // (their source groups' offsets are then small: cuda_newton3_kernel.cuh).
+  // Mixed-precision Newton-3 evaluations with group origins or near/far tile pairs take the
+  // particles in a spatial order (cuda_newton3_kernel.cuh); double-single does not (its 256-source
+  // float sums are less accurate in a spatial order).
   bool spatial_order(bool jerk, bool potential) {
-    if (n_ == 0 || !cuda::newton3_spatial_order(options_.precision, n_)) return false;
-    const bool near_far =
-        cuda::newton3_position_mode(options_.precision, n_) == cuda::newton3::kMixedFar;
-    // Near/far is the built-in kernels' alone, and a rank's share takes double-single: neither
-    // sorts (double-single's 256-source float sums are less accurate in a spatial order).
-    if (near_far && (formula_ || share_.count >= 0)) return false;
+    const int mode = position_mode(formula_ != nullptr);
+    if (n_ == 0 || (mode != cuda::newton3::kMixedGroup && mode != cuda::newton3::kMixedFar))
+      return false;
     if (formula_) return formula_newton3();
     return plan_for(jerk, potential, nullptr, n_).newton3;
   }
@@ -542,8 +548,8 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   void run_formula(bool jerk, bool potential, int n_i) {
     const int k_i = jerk ? 4 : 8;
     const bool unit = formula_unit();
-    const cuda::FormulaKernels::Kernel k = formula_->get(
-        jerk, potential, unit, cuda::newton3_formula_position_mode(options_.precision, n_), k_i);
+    const cuda::FormulaKernels::Kernel k =
+        formula_->get(jerk, potential, unit, position_mode(true), k_i);
     const long long nb = (n_ + 32 * k_i - 1) / (32 * k_i);
     const long long tiles = nb * (nb + 1) / 2;
     const int blocks = int(std::max<long long>(

@@ -167,8 +167,11 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
   return g;
 }
 
-// Bytes of the level-2 sums behind the exact words, and of the groups' boxes (mixed near/far: two
-// float4 per 32 particles) behind those.
+// The exact words, then the level-2 sums, then the 32-particle groups' boxes (mixed near/far: two
+// float4 a group): their bytes.
+__host__ __device__ inline int group_count(int n) {
+  return ((n > 1 ? n : 1) + 31) / 32;
+}
 std::size_t level2_bytes(int blocks) {
   return sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
 }
@@ -180,22 +183,21 @@ std::size_t exact_words_bytes(int n) {
 }  // namespace
 
 std::size_t newton3_exact_bytes(int n, int blocks) {
-  return exact_words_bytes(n) + level2_bytes(blocks) +
-         2 * sizeof(float4) * (std::size_t(std::max(n, 1)) / 32 + 2);
+  return exact_words_bytes(n) + level2_bytes(blocks) + 2 * sizeof(float4) * group_count(n);
 }
 
 namespace {
 
-// Each group's box (newton3::Newton3Args::boxes) from the hi parts of its b particles: lowest and
-// highest x, y, z and the half-diagonal; one warp a group.
-__global__ void tile_boxes_kernel(const float4* jpos, int n, int b, int nb, float4* boxes) {
-  const int tile = int(blockIdx.x) * kWarps + int(threadIdx.x >> 5), lane = threadIdx.x & 31;
-  if (tile >= nb) return;
+// Each 32-particle group's box (newton3::Newton3Args::boxes) from the hi parts: lowest and highest
+// x, y, z and the half-diagonal; one warp a group, one lane a particle.
+__global__ void group_boxes_kernel(const float4* jpos, int n, float4* boxes) {
+  const int group = int(blockIdx.x) * kWarps + int(threadIdx.x >> 5), lane = threadIdx.x & 31;
+  if (group >= group_count(n)) return;
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = tile * b + lane; i < min(n, (tile + 1) * b); i += 32) {
+  if (const int i = group * 32 + lane; i < n) {
     const float4 p = jpos[i];
     const float x[3] = {p.x, p.y, p.z};
-    for (int c = 0; c < 3; ++c) lo[c] = fminf(lo[c], x[c]), hi[c] = fmaxf(hi[c], x[c]);
+    for (int c = 0; c < 3; ++c) lo[c] = hi[c] = x[c];
   }
   for (int o = 16; o > 0; o >>= 1)
     for (int c = 0; c < 3; ++c) {
@@ -206,8 +208,8 @@ __global__ void tile_boxes_kernel(const float4* jpos, int n, int b, int nb, floa
     float r2 = 0;
     for (int c = 0; c < 3; ++c) r2 += 0.25f * (hi[c] - lo[c]) * (hi[c] - lo[c]);
     // Rounded up a little: the test only decides which loop a tile takes.
-    boxes[2 * tile] = make_float4(lo[0], lo[1], lo[2], 1.0001f * sqrtf(r2));
-    boxes[2 * tile + 1] = make_float4(hi[0], hi[1], hi[2], 0.f);
+    boxes[2 * group] = make_float4(lo[0], lo[1], lo[2], 1.0001f * sqrtf(r2));
+    boxes[2 * group + 1] = make_float4(hi[0], hi[1], hi[2], 0.f);
   }
 }
 
@@ -240,16 +242,6 @@ int newton3_position_mode(Precision precision, int n) {
   const char* env = std::getenv("PAIRWISE_CUDA_MIXED_NEARFAR");
   const bool near_far = env ? std::atoi(env) == 1 : n >= kMixedNearFarMinN;
   return near_far ? newton3::kMixedFar : newton3::kMixedDs;
-}
-
-int newton3_formula_position_mode(Precision precision, int n) {
-  const int mode = newton3_position_mode(precision, n);
-  return mode == newton3::kMixedFar ? newton3::kMixedDs : mode;
-}
-
-bool newton3_spatial_order(Precision precision, int n) {
-  const int mode = newton3_position_mode(precision, n);
-  return mode == newton3::kMixedGroup || mode == newton3::kMixedFar;
 }
 
 bool newton3_equal_mass(bool equal_masses) {
@@ -329,10 +321,9 @@ void launch_newton3(const ForceArgs& args) {
                              0, stream));
   } else if (mode == newton3::kMixedFar) {
     // The groups' boxes, the far tiles of the triangle, the near tiles of the square (one-sided).
-    const int groups = (n + 31) / 32;
-    tile_boxes_kernel<<<unsigned((groups + kWarps - 1) / kWarps), kBlockThreads, 0, stream>>>(
-        static_cast<const float4*>(a.jpos), n, 32, groups, boxes);
-    PW_CUDA_LAUNCH("gravity tile_boxes_kernel");
+    group_boxes_kernel<<<unsigned((group_count(n) + kWarps - 1) / kWarps), kBlockThreads, 0,
+                         stream>>>(static_cast<const float4*>(a.jpos), n, boxes);
+    PW_CUDA_LAUNCH("gravity group_boxes_kernel");
     kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
     PW_CUDA_LAUNCH("gravity newton3_kernel (far tiles)");
     const KernelFn near_kernel =
