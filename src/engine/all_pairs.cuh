@@ -40,6 +40,24 @@
 //                          // called by the block that finalized targets [k_begin, k_end), after
 //                          // its finalize calls (all threads of the block); usually empty
 //
+// Optional, two evaluators chosen per (warp, 32-source group) (mixed gravity's near/far: cheap
+// arithmetic for sources far from a warp's targets, careful arithmetic near them):
+//   static constexpr bool kTwoEvaluators = true;
+//   template <int kI> struct Region;   // what near() reads of one warp's targets (shared memory)
+//   template <int kI>
+//   static Region<kI> region(const Args&, const Target (&)[kI]);  // warp-collective: the region
+//                          // of the warp's 32·kI targets, the same value in every lane
+//   template <int kI>
+//   static bool near(const Args&, const Region<kI>&, int group);  // whether the sources
+//                          // [32·group, 32·group + 32) need interact_near for these targets
+//                          // (group may be past the last source: pads, either evaluator adds 0)
+//   template <int kI>
+//   static void interact_near(const Ctx&, const Source&, const Target (&)[kI], Accum (&)[kI]);
+//   template <int kI>
+//   static void end_near_group(Accum (&)[kI]);  // after each group interact_near took
+// interact is then the evaluator of the other groups. A warp's groups of one tile are tested at
+// once (one lane a group, a ballot) while the tile is staged.
+//
 // Two policies to copy from: MatvecPolicy in src/fredholm/cuda_matvec.cu (small: scalar or
 // complex sums, optional per-tile fold into double) and GravityPolicy in src/nbody/cuda_gravity.cu
 // (several staged arrays, a two-stage evaluator, self terms and an after_finalize hook).
@@ -79,6 +97,24 @@
 #include "engine/all_pairs.hpp"
 
 namespace pairwise::engine {
+
+// Whether Policy declares kTwoEvaluators = true (the optional interface above), and its region
+// type where it does (an empty one otherwise). Written without <type_traits>: NVRTC compiles this
+// header too.
+template <class...>
+struct VoidOf {
+  using type = void;
+};
+template <class Policy, int kI, class = void>
+struct TwoEvaluatorsOf {
+  static constexpr bool value = false;
+  struct Region {};
+};
+template <class Policy, int kI>
+struct TwoEvaluatorsOf<Policy, kI, typename VoidOf<decltype(Policy::kTwoEvaluators)>::type> {
+  static constexpr bool value = Policy::kTwoEvaluators;
+  using Region = typename Policy::template Region<kI>;
+};
 
 // Finalizes targets [k_begin, k_end), kPairs (component, target) pairs per thread at a time: the
 // splits' partial sums added in split order (in double). The loads of kBatch splits of all kPairs
@@ -142,9 +178,14 @@ __global__ void __launch_bounds__(kAllPairsThreads, kMinBlocks)
   constexpr int kThreads = kAllPairsThreads;
   constexpr int kComp = Policy::kComponents;
 
+  using TwoEvaluators = TwoEvaluatorsOf<Policy, kI>;
+  constexpr bool kTwo = TwoEvaluators::value;
+
   __shared__ Source s_src[kThreads];
   __shared__ Partial s_red[kThreads * kI];
   __shared__ bool s_last;
+  // kTwo: each warp's region (Policy::region), written once by its lane 0.
+  __shared__ typename TwoEvaluators::Region s_region[kTwo ? kThreads / 32 : 1];
 
   const int q = a.plan.q;
   const int group_size = kThreads / q;  // >= 32: a warp lies inside one group
@@ -168,19 +209,62 @@ __global__ void __launch_bounds__(kAllPairsThreads, kMinBlocks)
   const int t0 = int(split * n_tiles / a.plan.splits);
   const int t1 = int((split + 1) * n_tiles / a.plan.splits);
   const int j_begin = g * group_size, j_end = j_begin + group_size;
+  [[maybe_unused]] const int warp = int(threadIdx.x) >> 5, warp_lane = int(threadIdx.x) & 31;
+  if constexpr (kTwo) {
+    const auto region = Policy::template region<kI>(a, tgt);
+    if (warp_lane == 0) s_region[warp] = region;
+    __syncwarp();
+  }
 
-  for (int tile = t0; tile < t1; ++tile) {
+  // kTwo: split s takes every splits-th tile from s instead of a contiguous range, so that the
+  // groups near its targets (which sit in the few tiles of their own neighbourhood when the sources
+  // are in a spatial order) spread over the splits rather than lengthen one block of the i-block.
+  const int tile_begin = kTwo ? split : t0, tile_end = kTwo ? int(n_tiles) : t1;
+  const int tile_step = kTwo ? a.plan.splits : 1;
+  for (int tile = tile_begin; tile < tile_end; tile += tile_step) {
     const int j = tile * kThreads + threadIdx.x;
     s_src[threadIdx.x] = j < a.n_j ? Policy::load_source(a, j) : Policy::pad_source(a);
+    // kTwo: bit b of `near` says whether this warp's 32-source group b of the tile takes
+    // interact_near (group_size / 32 <= 8 groups, one lane each, tested while the tile loads).
+    unsigned near = 0;
+    if constexpr (kTwo) {
+      const int first = (tile * kThreads + j_begin) / 32;
+      const bool mine = warp_lane < group_size / 32 &&
+                        Policy::template near<kI>(a, s_region[warp], first + warp_lane);
+      near = __ballot_sync(0xffffffffu, mine);
+    }
     __syncthreads();
     // Chunks of kUnroll sources, fully unrolled: kUnroll broadcast loads and one loop test per
     // kUnroll·kI interactions (group_size is a multiple of 32).
     constexpr int kUnroll = 8;
-    for (int jc = j_begin; jc < j_end; jc += kUnroll) {
+    if constexpr (kTwo) {
+      for (int jg = j_begin; jg < j_end; jg += 32, near >>= 1) {
+        if (near & 1u) {
+          for (int jc = jg; jc < jg + 32; jc += kUnroll) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Source src = s_src[jc + u];
-        Policy::template interact<kI>(ctx, src, tgt, acc);
+            for (int u = 0; u < kUnroll; ++u) {
+              const Source src = s_src[jc + u];
+              Policy::template interact_near<kI>(ctx, src, tgt, acc);
+            }
+          }
+          Policy::template end_near_group<kI>(acc);
+        } else {
+          for (int jc = jg; jc < jg + 32; jc += kUnroll) {
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+              const Source src = s_src[jc + u];
+              Policy::template interact<kI>(ctx, src, tgt, acc);
+            }
+          }
+        }
+      }
+    } else {
+      for (int jc = j_begin; jc < j_end; jc += kUnroll) {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const Source src = s_src[jc + u];
+          Policy::template interact<kI>(ctx, src, tgt, acc);
+        }
       }
     }
     Policy::template end_tile<kI>(acc);

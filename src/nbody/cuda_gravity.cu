@@ -69,27 +69,41 @@ __device__ __forceinline__ auto component(const A& acc, int c) {
   return acc.pot;
 }
 
-// Self term of φ for target k: the loop added -m_k/ε for the pair (k, k).
+// The particle (master-state index) of target k: its j-array entry i_index[k] (or k), through
+// `order` where the j arrays are in a spatial order.
+__device__ __forceinline__ int target_particle(const ForceArgs& a, int k) {
+  const int j = a.i_index ? a.i_index[k] : k;
+  return a.order ? a.order[j] : j;
+}
+
+// Where target k's results go, out[c · n_i + slot]: i_slot[k] for listed targets in another
+// order than the caller's (block steps with near/far groups), else k, or for every particle in a
+// spatial order (i_index null) the particle itself.
+__device__ __forceinline__ int target_slot(const ForceArgs& a, int k) {
+  if (a.i_slot) return a.i_slot[k];
+  return a.i_index ? k : target_particle(a, k);
+}
+
+// Component c of target k, out[c · n_i + slot] = value with the self term of φ removed (the loop
+// added -m_k/ε for the pair (k, k)).
 template <Precision P>
-__device__ __forceinline__ double finalize_value(const ForceArgs& a, int k, int c, double value) {
+__device__ __forceinline__ void write_result(const ForceArgs& a, int k, int c, double value) {
   using F = typename Traits<P>::F;
-  if (c == Component::kPot) {
-    const int i = a.i_index ? a.i_index[k] : k;
-    value -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
-  }
-  return value;
+  if (c == Component::kPot)
+    value -= double(physics::self_potential(F(a.state.p[kM][target_particle(a, k)]), F(a.eps2)));
+  a.out[std::size_t(c) * a.n_i + target_slot(a, k)] = value;
 }
 
 // The predicted x, v of target k (block steps), from the master state in double.
 __device__ void write_predicted(const ForceArgs& a, int k) {
-  const int i = a.i_index ? a.i_index[k] : k;
+  const int i = target_particle(a, k), slot = target_slot(a, k);
   const double dt = a.t - a.state.p[kT][i];
   for (int d = 0; d < 3; ++d) {
     double xp, vp;
     physics::predict(dt, a.state.p[kX + d][i], a.state.p[kVx + d][i], a.state.p[kAx_ + d][i],
                      a.state.p[kJx_ + d][i], xp, vp);
-    a.out[std::size_t(7 + d) * a.n_i + k] = xp;
-    a.out[std::size_t(10 + d) * a.n_i + k] = vp;
+    a.out[std::size_t(7 + d) * a.n_i + slot] = xp;
+    a.out[std::size_t(10 + d) * a.n_i + slot] = vp;
   }
 }
 
@@ -98,8 +112,18 @@ __device__ void write_predicted(const ForceArgs& a, int k) {
 // accumulate_accel_jerk (or their two-stage forms, the same operations). kPhased: the kI pairs of
 // one source go through the evaluator in three stages (all distances, all rsqrt, all
 // accumulations), so the scheduler sees kI independent chains instead of kI serial ones.
-template <Precision P, bool kJerk, bool kPot, bool kGuard, bool kPhased>
+// kNearFar (mixed precision, ForceArgs::boxes; block steps with the particles in a spatial order):
+// two evaluators (the engine's optional interface). A warp's 32-source groups far from its
+// targets take single precision's displacement of the hi parts, fl(x_j,hi - x_i,hi), off by about
+// u/2·(|x_i| + |x_j|) (u = 2^-24), small against |d| there; the near ones take double-single
+// displacements, and after each the float sums are folded into double (no float sum over more
+// than 32 near sources: in a spatial order their terms are the large ones). Near: a source group
+// whose box (ForceArgs::boxes) is near the box of one of the warp's kI target slots (32
+// consecutive targets) by newton3::boxes_near (cuda_newton3_kernel.cuh), with the group's
+// half-diagonal: a far pair's displacement error relative to |d| is bounded as the Newton-3 tiles'.
+template <Precision P, bool kJerk, bool kPot, bool kGuard, bool kPhased, bool kNearFar = false>
 struct GravityPolicy {
+  static_assert(!kNearFar || P == Precision::mixed, "near/far groups are mixed precision's");
   using T = Traits<P>;
   using F = typename T::F;
   using JP = typename T::JP;
@@ -136,6 +160,66 @@ struct GravityPolicy {
   template <int kI>
   static __device__ __forceinline__ void interact(const Ctx& ctx, const Source& s,
                                                   const Target (&t)[kI], Accum (&acc)[kI]) {
+    evaluate<T::kLo && !kNearFar>(ctx, s, t, acc);
+  }
+
+  // ---- kNearFar: the engine's two evaluators (interact above takes the far groups) ----
+  static constexpr bool kTwoEvaluators = kNearFar;
+  // The boxes (hi parts) of the warp's kI target slots, as newton3::boxes_near reads them, with no
+  // half-diagonal: the source group's alone scales the test (a slot's 32 targets are spread over
+  // the active ones, so its box is much larger than a group's).
+  template <int kI>
+  struct Region {
+    float4 lo[kI], hi[kI];
+  };
+  template <int kI>
+  static __device__ __forceinline__ Region<kI> region(const Args&, const Target (&t)[kI]) {
+    Region<kI> r;
+#pragma unroll
+    for (int k = 0; k < kI; ++k) {
+      float lo[3] = {float(t[k].x), float(t[k].y), float(t[k].z)};
+      float hi[3] = {lo[0], lo[1], lo[2]};
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+          lo[c] = fminf(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], o));
+          hi[c] = fmaxf(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], o));
+        }
+      const float reach =
+          fmaxf(fmaxf(fabsf(lo[0]), fabsf(hi[0])),
+                fmaxf(fmaxf(fabsf(lo[1]), fabsf(hi[1])), fmaxf(fabsf(lo[2]), fabsf(hi[2]))));
+      r.lo[k] = make_float4(lo[0], lo[1], lo[2], 0.f);
+      r.hi[k] = make_float4(hi[0], hi[1], hi[2], reach);
+    }
+    return r;
+  }
+  template <int kI>
+  static __device__ __forceinline__ bool near(const Args& a, const Region<kI>& r, int group) {
+    if (group * 32 >= a.n_j) return false;  // pads only
+    const float4* const boxes = static_cast<const float4*>(a.boxes);
+    const float4 lo = boxes[2 * group], hi = boxes[2 * group + 1];
+    bool near = false;
+#pragma unroll
+    for (int k = 0; k < kI; ++k)
+      near = near || newton3::boxes_near(r.lo[k], r.hi[k], lo, hi, a.kappa);
+    return near;
+  }
+  template <int kI>
+  static __device__ __forceinline__ void interact_near(const Ctx& ctx, const Source& s,
+                                                       const Target (&t)[kI], Accum (&acc)[kI]) {
+    evaluate<true>(ctx, s, t, acc);
+  }
+  template <int kI>
+  static __device__ __forceinline__ void end_near_group(Accum (&acc)[kI]) {
+    end_tile(acc);
+  }
+
+  // One source against the kI targets; kDs: double-single displacements (mixed), else the hi parts
+  // (single, double, and mixed's far groups).
+  template <bool kDs, int kI>
+  static __device__ __forceinline__ void evaluate(const Ctx& ctx, const Source& s,
+                                                  const Target (&t)[kI], Accum (&acc)[kI]) {
     const JP& p = s.p;
     const F eps2 = ctx.eps2;
     if constexpr (kPhased) {
@@ -143,7 +227,7 @@ struct GravityPolicy {
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         dx[k] = p.x - t[k].x, dy[k] = p.y - t[k].y, dz[k] = p.z - t[k].z;
-        if constexpr (T::kLo) {
+        if constexpr (kDs) {
           // double-single difference: the hi difference is exact for nearby particles
           dx[k] += s.lo.x - t[k].xl, dy[k] += s.lo.y - t[k].yl, dz[k] += s.lo.z - t[k].zl;
         }
@@ -166,8 +250,7 @@ struct GravityPolicy {
 #pragma unroll
       for (int k = 0; k < kI; ++k) {
         F dx = p.x - t[k].x, dy = p.y - t[k].y, dz = p.z - t[k].z;
-        if constexpr (T::kLo)
-          dx += s.lo.x - t[k].xl, dy += s.lo.y - t[k].yl, dz += s.lo.z - t[k].zl;
+        if constexpr (kDs) dx += s.lo.x - t[k].xl, dy += s.lo.y - t[k].yl, dz += s.lo.z - t[k].zl;
         if constexpr (kJerk) {
           physics::accumulate_accel_jerk<kGuard>(dx, dy, dz, s.v.x - t[k].vx, s.v.y - t[k].vy,
                                                  s.v.z - t[k].vz, p.w, eps2, acc[k].sum);
@@ -199,7 +282,7 @@ struct GravityPolicy {
   }
 
   static __device__ __forceinline__ void finalize(const Args& a, int k, int c, double sum) {
-    a.out[std::size_t(c) * a.n_i + k] = finalize_value<P>(a, k, c, sum);
+    write_result<P>(a, k, c, sum);
   }
 
   static __device__ __forceinline__ void after_finalize(const Args& a, int k_begin, int k_end) {
@@ -211,9 +294,11 @@ struct GravityPolicy {
 using ForceFn = void (*)(ForceArgs);
 
 // The engine's kernel for gravity with register tile kI and residency hint kMinBlocks.
-template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI, bool kPhased, int kMinBlocks>
+template <Precision P, bool kJerk, bool kPot, bool kGuard, int kI, bool kPhased, int kMinBlocks,
+          bool kNearFar = false>
 ForceFn forces_kernel() {
-  return engine::all_pairs_kernel<GravityPolicy<P, kJerk, kPot, kGuard, kPhased>, kI, kMinBlocks>;
+  return engine::all_pairs_kernel<GravityPolicy<P, kJerk, kPot, kGuard, kPhased, kNearFar>, kI,
+                                  kMinBlocks>;
 }
 
 // Small problems (ForcePlan::small, single and mixed precision): one block of kSmallThreads
@@ -356,7 +441,7 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
           if (kk < a.n_i) {
             double s = 0;
             for (int r = 0; r < kDParts; ++r) s += s_part[r * 32 + t];
-            a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::mixed>(a, kk, c, s);
+            write_result<Precision::mixed>(a, kk, c, s);
           }
         }
       }
@@ -385,7 +470,7 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
           double s = 0;
 #pragma unroll
           for (int r = 0; r < kParts; ++r) s += s_part[r * kPairs + t];
-          a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::single>(a, kk, c, s);
+          write_result<Precision::single>(a, kk, c, s);
         }
       }
     }
@@ -501,7 +586,22 @@ ForceFn pick(bool jerk, bool potential, bool guard, Shape shape, int variant) {
                               : pick_tile<P, Traits<P>::kI>(jerk, potential, guard, variant);
 }
 
-ForceFn pick(Precision p, bool jerk, bool potential, bool guard, Shape shape, int variant) {
+// Mixed precision with near/far source groups (ForceArgs::boxes: block steps, GAJ with φ), the
+// narrow or base tile.
+ForceFn pick_near_far(bool guard, Shape shape) {
+  constexpr Precision M = Precision::mixed;
+  constexpr int kBase = Traits<M>::kI;
+  if (shape == Shape::narrow)
+    return guard ? forces_kernel<M, true, true, true, kBase / 2, false, 1, true>()
+                 : forces_kernel<M, true, true, false, kBase / 2, false, 1, true>();
+  return guard ? forces_kernel<M, true, true, true, kBase, false, 1, true>()
+               : forces_kernel<M, true, true, false, kBase, false, 1, true>();
+}
+
+ForceFn pick(Precision p, bool jerk, bool potential, bool guard, Shape shape, int variant,
+             bool near_far = false) {
+  if (near_far && p == Precision::mixed && jerk && potential && shape != Shape::wide)
+    return pick_near_far(guard, shape);
   switch (p) {
     case Precision::single:
       return pick<Precision::single>(jerk, potential, guard, shape, variant);
@@ -575,8 +675,20 @@ std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i) {
   return std::size_t(kComponents) * acc_bytes(precision) * plan.splits * std::size_t(n_i);
 }
 
+// Mixed block steps take near/far source groups (the split path's GravityPolicy with kNearFar)
+// from this many particles (docs/performance.md, "nbody mixed, session 26").
+constexpr int kMixedSplitNearFarMinN = 262144;
+
+bool near_far_groups(Precision precision, int n) {
+  if (precision != Precision::mixed) return false;
+  // PAIRWISE_CUDA_MIXED_NEARFAR=1 / 0: at any N / never, as for the Newton-3 tiles (read at each
+  // call, as the tests set it).
+  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_NEARFAR");
+  return env ? std::atoi(env) == 1 : n >= kMixedSplitNearFarMinN;
+}
+
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
-                      std::size_t max_partial_bytes, bool all_targets) {
+                      std::size_t max_partial_bytes, bool all_targets, bool near_far) {
   int variant = 0;
   if (const char* env = std::getenv("PAIRWISE_CUDA_VARIANT")) variant = std::atoi(env);
   if (precision != Precision::single || variant < 0 || variant >= kVariants) variant = 0;
@@ -599,8 +711,8 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
                      : wide                 ? 2 * base_tile(precision)
                                             : base_tile(precision);
     PW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &candidate.blocks_per_sm, pick(precision, jerk, potential, false, shape, variant), kThreads,
-        0));
+        &candidate.blocks_per_sm,
+        pick(precision, jerk, potential, false, shape, variant, near_far && !wide), kThreads, 0));
     // Single precision's wide tile measured 5-8 % slower than its base one at N = 262,144
     // (H200); in mixed precision the wide tile is the faster one.
     candidate.cost_factor = wide && precision == Precision::single ? 1.08 : 1.0;
@@ -719,10 +831,12 @@ void launch_forces(const ForceArgs& args) {
   }
   Shape shape = Shape::base;
   shape_of(args.precision, args.jerk, args.plan.i_per_thread, &shape);
-  const ForceFn fn =
-      pick(args.precision, args.jerk, args.potential, args.guard_zero, shape, args.plan.variant);
+  ForceArgs a = args;
+  if (a.boxes) a.kappa = mixed_near_far_kappa();
+  const ForceFn fn = pick(a.precision, a.jerk, a.potential, a.guard_zero, shape, a.plan.variant,
+                          a.boxes != nullptr);
   const dim3 grid(unsigned(args.plan.i_blocks) * unsigned(args.plan.splits));
-  fn<<<grid, kThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(args);
+  fn<<<grid, kThreads, 0, static_cast<cudaStream_t>(args.stream)>>>(a);
   PW_CUDA_LAUNCH(args.jerk ? "gravity forces_kernel (GAJ)" : "gravity forces_kernel (GA)");
 }
 

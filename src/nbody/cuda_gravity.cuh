@@ -112,7 +112,16 @@ struct ForceArgs {
   const void* jvel = nullptr;  // float4 or double4 [n_j], jerk only
   int n_j = 0;
   const int* i_index = nullptr;  // targets are j-particles i_index[k]; nullptr: k itself
+  // Listed targets in another order than the caller's (block steps with near/far groups: sorted
+  // by their j entries): target k's results go to out[c · n_i + i_slot[k]]; nullptr: k.
+  const int* i_slot = nullptr;
   int n_i = 0;
+  // Mixed split path with near/far source groups (block steps, GAJ; the j arrays in a spatial
+  // order): each 32-source group's box (launch_group_boxes) and kappa of the near test
+  // (GravityPolicy in cuda_gravity.cu, newton3::boxes_near); nullptr: double-single displacements
+  // for every pair.
+  const void* boxes = nullptr;
+  float kappa = 1.f;
   double eps2 = 0;
   void* partial = nullptr;  // [kComponents][splits][n_i] float (single) or double (mixed, double)
   unsigned* tickets = nullptr;  // [i_blocks] zeroed counters (splits > 1); left zeroed
@@ -152,8 +161,18 @@ struct ForceArgs {
 // environment variable PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it for every full
 // single-precision evaluation (docs/nbody.md); PAIRWISE_CUDA_NEWTON3_MIXED=0 turns it off for mixed
 // precision alone (the split path, as before).
+// `near_far`: the split path's kernels with near/far source groups (ForceArgs::boxes; only where
+// near_far_groups says they exist).
 ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, int n_j, int sms,
-                      std::size_t max_partial_bytes, bool all_targets = false);
+                      std::size_t max_partial_bytes, bool all_targets = false,
+                      bool near_far = false);
+// Whether block steps (listed targets, GAJ with φ) of n particles take the split path's near/far
+// source groups: mixed precision from kMixedSplitNearFarMinN particles (cuda_gravity.cu;
+// PAIRWISE_CUDA_MIXED_NEARFAR=1 / 0: at any N / never).
+bool near_far_groups(Precision precision, int n);
+// kappa of the near/far tests (PAIRWISE_CUDA_MIXED_KAPPA, 1 by default; read at each call, as the
+// tests set it).
+float mixed_near_far_kappa();
 std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
 // One launch per force evaluation (forces, reduction over the splits and finalization).
 void launch_forces(const ForceArgs& args);
@@ -188,8 +207,20 @@ struct BuildArgs {
 void launch_build_j(const BuildArgs& args);
 
 // A spatial (Morton) order of the n particles of the master state: order[k] is the particle at
-// sorted index k; keys is scratch of n unsigned (cuda_sort.cu). Synchronizes the stream.
-void morton_order(const MasterState& s, int n, int* order, unsigned* keys, void* stream);
+// sorted index k, inverse[order[k]] = k (when inverse is not null); keys is scratch of n unsigned
+// (cuda_sort.cu). Synchronizes the stream.
+void morton_order(const MasterState& s, int n, int* order, int* inverse, unsigned* keys,
+                  void* stream);
+// The n_a listed particles `active` in the spatial order: entries[k] = inverse[active[slot[k]]],
+// ascending (cuda_sort.cu). scratch: sorted_targets_bytes(n_a) bytes.
+std::size_t sorted_targets_bytes(int n_a);
+void sorted_targets(const int* active, int n_a, const int* inverse, int n, int* entries, int* slot,
+                    void* scratch, void* stream);
+
+// Each 32-particle group's box of the j arrays' hi parts, two float4 a group (ForceArgs::boxes,
+// newton3::Newton3Args::boxes; cuda_newton3.cu), and their bytes.
+std::size_t group_boxes_bytes(int n);
+void launch_group_boxes(const void* jpos, int n, void* boxes, void* stream);
 
 // Block steps with a custom potential: the forces of every particle, full[c · n_j + i] (c < 7,
 // from a full Newton-3 evaluation), to the targets args.i_index: args.out[c · n_i + k], with their

@@ -206,10 +206,28 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     std::memcpy(host_.as<int>(), active.data(), sizeof(int) * n_a);
     PW_CUDA(cudaMemcpyAsync(active_.as<int>(), host_.as<int>(), sizeof(int) * n_a,
                             cudaMemcpyHostToDevice, stream_));
-    // Predict all N on the device (in particle order: the split path, for custom potentials too).
-    build_j(true, t);
-    j_is_master_ = false;
-    run_forces(true, true, active_.as<int>(), n_a, true, t);
+    if (!formula_ && cuda::near_far_groups(options_.precision, n_)) {
+      // Mixed near/far source groups (cuda_gravity.cu, GravityPolicy): every particle predicted
+      // into the j arrays in a spatial order, each 32-source group's box, and the targets sorted
+      // by their entries (their results still go to their places in `active`).
+      update_order();
+      build_j(true, t, true);
+      boxes_.reserve(cuda::group_boxes_bytes(n_));
+      cuda::launch_group_boxes(jpos_.as<void>(), n_, boxes_.as<void>(), stream_);
+      sorted_active_.reserve(2 * sizeof(int) * n_a);
+      sort_scratch_.reserve(cuda::sorted_targets_bytes(n_a));
+      int* const entries = sorted_active_.as<int>();
+      cuda::sorted_targets(active_.as<int>(), n_a, inverse_.as<int>(), n_, entries, entries + n_a,
+                           sort_scratch_.as<void>(), stream_);
+      j_is_master_ = false;
+      run_forces(true, true, entries, n_a, true, t, entries + n_a);
+    } else {
+      // Predict all N on the device (in particle order: the split path, for custom potentials
+      // too).
+      build_j(true, t);
+      j_is_master_ = false;
+      run_forces(true, true, active_.as<int>(), n_a, true, t);
+    }
     PW_CUDA(cudaMemcpyAsync(host_.as<double>(), results_.as<double>(), sizeof(double) * 13 * n_a,
                             cudaMemcpyDeviceToHost, stream_));
     PW_CUDA(cudaStreamSynchronize(stream_));
@@ -406,34 +424,43 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   void update_order() {
     if (order_valid_ && ++order_uses_ < kResortEvery) return;
     order_.reserve(sizeof(int) * std::max(n_, 1));
+    inverse_.reserve(sizeof(int) * std::max(n_, 1));
     keys_.reserve(sizeof(unsigned) * std::max(n_, 1));
-    cuda::morton_order(state_, n_, order_.as<int>(), keys_.as<unsigned>(), stream_);
+    cuda::morton_order(state_, n_, order_.as<int>(), inverse_.as<int>(), keys_.as<unsigned>(),
+                       stream_);
     order_valid_ = true;
     order_uses_ = 0;
   }
 
   // The plan of an evaluation of n_i targets (cached per (kind, n_i): planning queries occupancy,
   // which would otherwise add host time between back-to-back launches).
-  const ForcePlan& plan_for(bool jerk, bool potential, const int* i_index, int n_i) {
-    const long long key = (static_cast<long long>(n_i) << 2) | (jerk ? 2 : 0) | (potential ? 1 : 0);
+  // near_far: the split path's kernels with near/far source groups (block steps).
+  const ForcePlan& plan_for(bool jerk, bool potential, const int* i_index, int n_i,
+                            bool near_far = false) {
+    const long long key = (static_cast<long long>(n_i) << 3) | (near_far ? 4 : 0) | (jerk ? 2 : 0) |
+                          (potential ? 1 : 0);
     auto it = plans_.find(key);
     if (it == plans_.end())
       it = plans_
                .emplace(key, cuda::plan_forces(options_.precision, jerk, potential, n_i, n_,
                                                info_.multiprocessors, kMaxPartialBytes,
-                                               i_index == nullptr))
+                                               i_index == nullptr, near_far))
                .first;
     return it->second;
   }
 
-  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double).
-  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t) {
+  // Forces on n_i targets (i_index or 0..n_i-1) into results_ (finalized, double). i_slot (block
+  // steps with near/far source groups: the targets sorted by entry, the j arrays in a spatial order
+  // with their boxes in boxes_): where target k's results go (ForceArgs::i_slot).
+  void run_forces(bool jerk, bool potential, const int* i_index, int n_i, bool predict, double t,
+                  const int* i_slot = nullptr) {
     if (formula_) {
       if (i_index == nullptr && formula_newton3()) return run_formula(jerk, potential, n_i);
       return run_formula_split(jerk, potential, i_index, n_i, predict, t);
     }
     const bool guard = !(options_.eps2 > 0.0);
-    plan_ = plan_for(jerk, potential, i_index, n_i);
+    const bool near_far = i_slot != nullptr;
+    plan_ = plan_for(jerk, potential, i_index, n_i, near_far);
     if (plan_.newton3) {
       const std::size_t bytes = cuda::newton3_exact_bytes(n_, level2_blocks(plan_.i_blocks));
       if (bytes > exact_.bytes()) {  // zeroed once; every evaluation leaves it zeroed
@@ -455,13 +482,15 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.jvel = jvel_.as<void>();
     a.n_j = n_;
     a.i_index = i_index;
+    a.i_slot = i_slot;
+    a.boxes = near_far ? boxes_.as<void>() : nullptr;
     a.n_i = n_i;
     a.eps2 = options_.eps2;
     a.partial = workspace_.partial();
     a.tickets = workspace_.tickets();
     a.exact = exact_.as<unsigned long long>();
     a.plan = plan_;
-    a.order = plan_.newton3 && j_sorted_ ? order_.as<int>() : nullptr;
+    a.order = j_sorted_ ? order_.as<int>() : nullptr;
     a.tile_begin = share_.begin, a.tile_count = share_.count, a.remove_self = share_.remove_self;
     a.out = results_.as<double>();
     a.state = state_;
@@ -611,8 +640,12 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   std::vector<double> host_m_;
   bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
   std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
-  // Mixed Newton-3: the spatial order of the particles (cuda::morton_order) and its sort keys.
-  DeviceBuffer order_, keys_;
+  // Mixed near/far (Newton-3 tiles, block steps' source groups): the spatial order of the
+  // particles (cuda::morton_order), its inverse and its sort keys.
+  DeviceBuffer order_, inverse_, keys_;
+  // Block steps with near/far source groups: the groups' boxes, the targets' entries then slots
+  // (cuda::sorted_targets) and its scratch.
+  DeviceBuffer boxes_, sorted_active_, sort_scratch_;
   bool order_valid_ = false;
   int order_uses_ = 0;
   bool j_sorted_ = false;  // the j arrays are in order_'s order

@@ -183,13 +183,14 @@ std::size_t exact_words_bytes(int n) {
 }  // namespace
 
 std::size_t newton3_exact_bytes(int n, int blocks) {
-  return exact_words_bytes(n) + level2_bytes(blocks) + 2 * sizeof(float4) * group_count(n);
+  return exact_words_bytes(n) + level2_bytes(blocks) + group_boxes_bytes(n);
 }
 
 namespace {
 
-// Each 32-particle group's box (newton3::Newton3Args::boxes) from the hi parts: lowest and highest
-// x, y, z and the half-diagonal; one warp a group, one lane a particle.
+// Each 32-particle group's box (newton3::Newton3Args::boxes) from the hi parts: lowest x, y, z and
+// the half-diagonal, highest x, y, z and the largest |coordinate| (newton3::boxes_near); one warp
+// a group, one lane a particle.
 __global__ void group_boxes_kernel(const float4* jpos, int n, float4* boxes) {
   const int group = int(blockIdx.x) * kWarps + int(threadIdx.x >> 5), lane = threadIdx.x & 31;
   if (group >= group_count(n)) return;
@@ -209,11 +210,25 @@ __global__ void group_boxes_kernel(const float4* jpos, int n, float4* boxes) {
     for (int c = 0; c < 3; ++c) r2 += 0.25f * (hi[c] - lo[c]) * (hi[c] - lo[c]);
     // Rounded up a little: the test only decides which loop a tile takes.
     boxes[2 * group] = make_float4(lo[0], lo[1], lo[2], 1.0001f * sqrtf(r2));
-    boxes[2 * group + 1] = make_float4(hi[0], hi[1], hi[2], 0.f);
+    const float reach =
+        fmaxf(fmaxf(fabsf(lo[0]), fabsf(hi[0])),
+              fmaxf(fmaxf(fabsf(lo[1]), fabsf(hi[1])), fmaxf(fabsf(lo[2]), fabsf(hi[2]))));
+    boxes[2 * group + 1] = make_float4(hi[0], hi[1], hi[2], reach);
   }
 }
 
 }  // namespace
+
+std::size_t group_boxes_bytes(int n) {
+  return 2 * sizeof(float4) * std::size_t(group_count(n));
+}
+
+void launch_group_boxes(const void* jpos, int n, void* boxes, void* stream) {
+  group_boxes_kernel<<<unsigned((group_count(n) + kWarps - 1) / kWarps), kBlockThreads, 0,
+                       static_cast<cudaStream_t>(stream)>>>(static_cast<const float4*>(jpos), n,
+                                                            static_cast<float4*>(boxes));
+  PW_CUDA_LAUNCH("gravity group_boxes_kernel");
+}
 
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms) {
   // The more resident of the general and equal-mass kernels (the launch takes its own kernel's
@@ -242,6 +257,11 @@ int newton3_position_mode(Precision precision, int n) {
   const char* env = std::getenv("PAIRWISE_CUDA_MIXED_NEARFAR");
   const bool near_far = env ? std::atoi(env) == 1 : n >= kMixedNearFarMinN;
   return near_far ? newton3::kMixedFar : newton3::kMixedDs;
+}
+
+float mixed_near_far_kappa() {
+  const char* env = std::getenv("PAIRWISE_CUDA_MIXED_KAPPA");
+  return env && std::atof(env) >= 0 ? float(std::atof(env)) : 1.f;
 }
 
 bool newton3_equal_mass(bool equal_masses) {
@@ -306,11 +326,8 @@ void launch_newton3(const ForceArgs& args) {
   n3.level2 = reinterpret_cast<double*>(tail);
   float4* const boxes = reinterpret_cast<float4*>(tail + level2_bytes(args.plan.i_blocks));
   n3.boxes = boxes;
-  // kappa of the near/far test (PAIRWISE_CUDA_MIXED_KAPPA, 1 by default; read at each call, as
-  // the tests set it: 0 makes every tile pair but the diagonal far).
-  const char* kappa_env = std::getenv("PAIRWISE_CUDA_MIXED_KAPPA");
-  const float kappa = kappa_env && std::atof(kappa_env) >= 0 ? float(std::atof(kappa_env)) : 1.f;
-  n3.kappa = kappa;
+  // (kappa 0 makes every tile pair but the diagonal far.)
+  n3.kappa = mixed_near_far_kappa();
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
   if (g.n_tiles == 0) {
@@ -321,9 +338,7 @@ void launch_newton3(const ForceArgs& args) {
                              0, stream));
   } else if (mode == newton3::kMixedFar) {
     // The groups' boxes, the far tiles of the triangle, the near tiles of the square (one-sided).
-    group_boxes_kernel<<<unsigned((group_count(n) + kWarps - 1) / kWarps), kBlockThreads, 0,
-                         stream>>>(static_cast<const float4*>(a.jpos), n, boxes);
-    PW_CUDA_LAUNCH("gravity group_boxes_kernel");
+    launch_group_boxes(a.jpos, n, boxes, stream);
     kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
     PW_CUDA_LAUNCH("gravity newton3_kernel (far tiles)");
     const KernelFn near_kernel =

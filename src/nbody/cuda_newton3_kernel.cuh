@@ -41,9 +41,9 @@ struct Newton3Args {
   // displacements (the closest pairs, in the particles' spatial order).
   int ds_band = 2;
   // Mixed near/far (kMixedFar, kMixedNear): each 32-particle group's box in the spatial order, two
-  // float4 a group (lowest x, y, z and the half-diagonal; highest x, y, z), and kappa of the test:
-  // tiles I != J are far when every group of one is at least kappa times the larger half-diagonal
-  // from every group of the other (near_tiles).
+  // float4 a group (lowest x, y, z and the half-diagonal; highest x, y, z and the largest
+  // |coordinate|), and kappa of the test: tiles I != J are far when no group of one is near a
+  // group of the other (near_tiles, boxes_near).
   const void* boxes = nullptr;  // float4 [2 · groups]
   float kappa = 1.f;
 };
@@ -381,10 +381,27 @@ __device__ __forceinline__ void two_part(float a, float b, float& hi, float& lo)
   lo = b - (hi - a);
 }
 
+// Whether two boxes are near for mixed near/far (the Newton-3 tiles here, the split path's source
+// groups in cuda_gravity.cu). A box is two float4: lo = (lowest x, y, z, half-diagonal r), hi =
+// (highest x, y, z, largest |coordinate| R). Near: the gap between them is below
+// kappa · max(r_a, r_b, max(R_a, R_b) / 32). A far pair takes single precision's displacement of
+// the hi parts, off by about u/2·(|x_i| + |x_j|) <= u·sqrt(3)·R (u = 2^-24): the R term keeps that
+// below ~55 u of |d| wherever the particles sit (a cluster far from the origin has large R and
+// small r), the r terms keep the close pairs of compact groups (the bench's sphere: r ~ R / 20 at
+// N = 1,048,576) double-single. Symmetric in a and b.
+__device__ __forceinline__ bool boxes_near(const float4& lo_a, const float4& hi_a,
+                                           const float4& lo_b, const float4& hi_b, float kappa) {
+  const float gx = fmaxf(0.f, fmaxf(lo_b.x - hi_a.x, lo_a.x - hi_b.x));
+  const float gy = fmaxf(0.f, fmaxf(lo_b.y - hi_a.y, lo_a.y - hi_b.y));
+  const float gz = fmaxf(0.f, fmaxf(lo_b.z - hi_a.z, lo_a.z - hi_b.z));
+  const float r = kappa * fmaxf(fmaxf(lo_a.w, lo_b.w), 0.03125f * fmaxf(hi_a.w, hi_b.w));
+  return gx * gx + gy * gy + gz * gz < r * r;
+}
+
 // Whether row tiles I and J of kI groups each are near (mixed near/far): the same tile, or a group
-// of I and a group of J whose boxes (Newton3Args::boxes) are less than kappa times the larger
-// half-diagonal apart. Symmetric, so the far launch's triangle and the near launch's square split
-// the pairs exactly; warp-uniform (the kI² group pairs shared by the lanes, then a vote).
+// of I and a group of J whose boxes (Newton3Args::boxes) are near (boxes_near). Symmetric, so the
+// far launch's triangle and the near launch's square split the pairs exactly; warp-uniform (the
+// kI² group pairs shared by the lanes, then a vote).
 template <int kI>
 __device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J, int lane) {
   if (I == J) return true;
@@ -395,13 +412,8 @@ __device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J, i
   for (int p = lane; p < kI * kI; p += 32) {
     const int g = I * kI + p / kI, h = J * kI + p % kI;
     if (g >= groups || h >= groups) continue;
-    const float4 lo_g = boxes[2 * g], hi_g = boxes[2 * g + 1];
-    const float4 lo_h = boxes[2 * h], hi_h = boxes[2 * h + 1];
-    const float gx = fmaxf(0.f, fmaxf(lo_h.x - hi_g.x, lo_g.x - hi_h.x));
-    const float gy = fmaxf(0.f, fmaxf(lo_h.y - hi_g.y, lo_g.y - hi_h.y));
-    const float gz = fmaxf(0.f, fmaxf(lo_h.z - hi_g.z, lo_g.z - hi_h.z));
-    const float r = a.kappa * fmaxf(lo_g.w, lo_h.w);
-    near = near || gx * gx + gy * gy + gz * gz < r * r;
+    near =
+        near || boxes_near(boxes[2 * g], boxes[2 * g + 1], boxes[2 * h], boxes[2 * h + 1], a.kappa);
   }
   return __any_sync(0xffffffffu, near);
 }
@@ -430,15 +442,14 @@ __device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J, i
 // targets), where single's run over a warp's whole row chunk: kMixedDs folds them into the second
 // level (double, kLevel2Values), kMixedGroup flushes them to the exact accumulator.
 // kMode == kMixedFar / kMixedNear (mixed near/far, the particles in a spatial order): tiles I != J
-// whose 32-particle groups' boxes are all at least kappa times their larger half-diagonal apart
-// (near_tiles) are far. The kMixedFar launch walks the triangle and takes its far tiles with
-// single precision's loop on the hi parts (1 FADD a coordinate; the displacement off by
-// u/2·(|x_i| + |x_j|), small against |d| there), the targets' float sums folded into the second
-// level every 256 sources as kMixedDs's.
-// The kMixedNear launch walks the whole square of tiles and takes the near ones (the diagonal among
-// them) one-sided with double-single displacements, the targets' float sums folded after every
-// 32 sources: in a spatial order a near tile's terms are the large ones, and 256-term float sums of
-// them cost more accuracy than the displacement (a CPU emulation: bench/results/experiments/
+// with no pair of 32-particle groups near by boxes_near (near_tiles) are far. The kMixedFar launch
+// walks the triangle and takes its far tiles with single precision's loop on the hi parts (1 FADD a
+// coordinate; the displacement off by u/2·(|x_i| + |x_j|), small against |d| there), the targets'
+// float sums folded into the second level every 256 sources as kMixedDs's. The kMixedNear launch
+// walks the whole square of tiles and takes the near ones (the diagonal among them) one-sided with
+// double-single displacements, the targets' float sums folded after every 32 sources: in a spatial
+// order a near tile's terms are the large ones, and 256-term float sums of them cost more accuracy
+// than the displacement (a CPU emulation: bench/results/experiments/
 // 2026-11-29-nbody-far-tile-correction-emulation.*).
 template <class Pair, bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3Grid& g) {

@@ -1,14 +1,15 @@
-// A spatial order of the particles for the mixed-precision Newton-3 path (cuda_newton3_kernel.cuh:
-// positions as FP32 offsets from each row tile's origin, accurate when the 32·kI particles of a row
-// are close together): 30-bit Morton keys (10 bits per axis) of the master positions in their
-// bounding box, sorted with thrust's radix sort. The order affects accuracy only, never
-// correctness: the origins are exact double-single positions of the particles themselves.
+// A spatial order of the particles for mixed precision's near/far kernels (the Newton-3 tiles,
+// cuda_newton3_kernel.cuh, and the split path's source groups of block steps, cuda_gravity.cu):
+// 30-bit Morton keys (10 bits per axis) of the master positions in their bounding box, sorted with
+// thrust's radix sort; and a block step's listed targets in that order (cub's radix sort of their
+// entries). The order affects accuracy and speed only, never correctness.
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/extrema.h>
 #include <thrust/sort.h>
 
 #include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
 
 #include "core/cuda_check.cuh"
 #include "nbody/cuda_gravity.cuh"
@@ -36,9 +37,63 @@ __global__ void morton_keys_kernel(const MasterState s, int n, double3 lo, doubl
   order[i] = i;
 }
 
+__global__ void inverse_kernel(const int* order, int n, int* inverse) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) inverse[order[k]] = k;
+}
+
+// keys[k] = inverse[active[k]] (the target's entry in the spatial order), values[k] = k.
+__global__ void target_keys_kernel(const int* active, int n_a, const int* inverse, int* keys,
+                                   int* values) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n_a) return;
+  keys[k] = inverse[active[k]];
+  values[k] = k;
+}
+
+// Bits of the sort keys for entries below n.
+int key_bits(int n) {
+  int bits = 1;
+  while (bits < 31 && (1 << bits) < n) ++bits;
+  return bits;
+}
+
+std::size_t radix_sort_bytes(int n_a) {
+  std::size_t bytes = 0;
+  PW_CUDA(cub::DeviceRadixSort::SortPairs(
+      nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
+      static_cast<const int*>(nullptr), static_cast<int*>(nullptr), n_a, 0, 31));
+  return bytes;
+}
+
+std::size_t align_up(std::size_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
 }  // namespace
 
-void morton_order(const MasterState& s, int n, int* order, unsigned* keys, void* stream_ptr) {
+std::size_t sorted_targets_bytes(int n_a) {
+  return 2 * align_up(sizeof(int) * std::max(n_a, 1)) + align_up(radix_sort_bytes(n_a));
+}
+
+void sorted_targets(const int* active, int n_a, const int* inverse, int n, int* entries, int* slot,
+                    void* scratch, void* stream_ptr) {
+  if (n_a <= 0) return;
+  const auto stream = static_cast<cudaStream_t>(stream_ptr);
+  char* const base = static_cast<char*>(scratch);
+  int* const keys = reinterpret_cast<int*>(base);
+  int* const values = reinterpret_cast<int*>(base + align_up(sizeof(int) * n_a));
+  void* const temp = base + 2 * align_up(sizeof(int) * n_a);
+  target_keys_kernel<<<unsigned((n_a + 255) / 256), 256, 0, stream>>>(active, n_a, inverse, keys,
+                                                                      values);
+  PW_CUDA_LAUNCH("gravity target_keys_kernel");
+  std::size_t temp_bytes = radix_sort_bytes(n_a);
+  PW_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, entries, values, slot, n_a, 0,
+                                          key_bits(n), stream));
+}
+
+void morton_order(const MasterState& s, int n, int* order, int* inverse, unsigned* keys,
+                  void* stream_ptr) {
   if (n <= 0) return;
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
   const auto policy = thrust::cuda::par.on(stream);
@@ -55,6 +110,10 @@ void morton_order(const MasterState& s, int n, int* order, unsigned* keys, void*
       s, n, make_double3(lo[0], lo[1], lo[2]), 1024.0 / extent, keys, order);
   PW_CUDA_LAUNCH("gravity morton_keys_kernel");
   thrust::sort_by_key(policy, keys, keys + n, order);
+  if (inverse) {
+    inverse_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(order, n, inverse);
+    PW_CUDA_LAUNCH("gravity inverse_kernel");
+  }
 }
 
 }  // namespace pairwise::nbody::cuda

@@ -368,6 +368,82 @@ TEST_F(GravityNewton3Cuda, MixedNarrowSplitTileMatchesReference) {
   }
 }
 
+// Two block steps of mixed precision on `active_fraction` of n particles (ball, general masses,
+// random Hermite terms, a commit between them), each against the reference: forces and predicted
+// x, v within the mixed tolerance; returns the second step's forces.
+Forces expect_mixed_block_steps_match(std::size_t n, double active_fraction, std::uint64_t seed,
+                                      double offset = 0) {
+  SCOPED_TRACE(testing::Message() << "block steps, N = " << n << ", offset " << offset);
+  Particles p = random_particles(n, seed, {Region::ball, true});
+  for (std::size_t i = 0; i < n; ++i) p.x[i] += offset, p.y[i] += offset, p.z[i] += offset;
+  auto kernel = GravityNewton3Cuda::cuda_kernel(kEps2, Precision::mixed);
+  auto reference = make_reference_kernel(kEps2);
+  for (auto* k : {kernel.get(), reference.get()}) {
+    k->set_particles(p);
+    k->set_hermite_terms(random_hermite_terms(n, 1.0, seed + 1));
+  }
+  Forces got, want;
+  double t = 1.0 + 1.0 / 64;
+  for (int step = 0; step < 2; ++step, t += 1.0 / 64) {
+    SCOPED_TRACE(testing::Message() << "step " << step);
+    const std::vector<int> active = random_active(n, active_fraction, seed + 2 + step);
+    Particles got_p, want_p;
+    kernel->predict_and_compute(t, active, got, got_p);
+    reference->predict_and_compute(t, active, want, want_p);
+    const ForceErrors e = max_relative_errors(got, want);
+    EXPECT_LE(e.accel, force_tolerance(Precision::mixed));
+    EXPECT_LE(e.pot, force_tolerance(Precision::mixed));
+    EXPECT_LE(e.jerk, force_tolerance(Precision::mixed));
+    EXPECT_LE(max_relative_error({&got_p.x, &got_p.y, &got_p.z}, {&want_p.x, &want_p.y, &want_p.z}),
+              prediction_tolerance(Precision::mixed));
+    EXPECT_LE(
+        max_relative_error({&got_p.vx, &got_p.vy, &got_p.vz}, {&want_p.vx, &want_p.vy, &want_p.vz}),
+        prediction_tolerance(Precision::mixed));
+    Particles corrected = want_p;
+    for (std::size_t k = 0; k < active.size(); ++k) corrected.x[k] += 1e-3;
+    nbody::HermiteTerms terms = random_hermite_terms(active.size(), t, seed + 10 + step);
+    for (double& tk : terms.t) tk = t;
+    kernel->commit(active, corrected, terms);
+    reference->commit(active, corrected, terms);
+  }
+  return got;
+}
+
+// Mixed block steps with near/far source groups forced (PAIRWISE_CUDA_MIXED_NEARFAR=1; the j
+// arrays in a Morton order, the targets sorted, far groups on single precision's displacement of
+// the hi parts): both register tiles and several thread groups and grid splits
+// (PAIRWISE_CUDA_PLAN), partial groups and tiles (N = 4,097, 12,000), against the reference; and a
+// cluster far from the origin (at 1,000 from it: the R term of boxes_near keeps its groups near,
+// where the half-diagonals alone would leave pairs at ~0.2 on single's displacements, off by
+// ~3e-4 relative).
+TEST_F(GravityNewton3Cuda, MixedNearFarBlockStepsMatchReference) {
+  const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+  for (const char* plan : {"2,2,3", "4,4,2", "2,8,1"}) {
+    SCOPED_TRACE(testing::Message() << "plan " << plan);
+    const ScopedEnv forced("PAIRWISE_CUDA_PLAN", plan);
+    for (const std::size_t n : {std::size_t{4097}, std::size_t{12000}})
+      expect_mixed_block_steps_match(n, 0.3, 5000 + n);
+  }
+  expect_mixed_block_steps_match(20000, 0.05, 5100);
+  expect_mixed_block_steps_match(8000, 0.2, 5200, 1000.0);
+}
+
+// Mixed block steps bitwise reproducible with near/far source groups (a fresh kernel, the same
+// input), and their bits not double-single's (so the groups ran).
+TEST_F(GravityNewton3Cuda, MixedNearFarBlockStepsReproducible) {
+  Forces near_far[2], ds;
+  {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+    for (Forces& f : near_far) f = expect_mixed_block_steps_match(30000, 0.05, 5300);
+  }
+  {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "0");
+    ds = expect_mixed_block_steps_match(30000, 0.05, 5300);
+  }
+  EXPECT_TRUE(same_bits(near_far[0], near_far[1]));
+  EXPECT_FALSE(same_bits(near_far[0].ax, ds.ax));
+}
+
 // Mixed with offsets from the source groups' origins: every tile, general and equal
 // masses, bitwise reproducible, far from the origin.
 TEST_F(GravityNewton3Cuda, MixedGroupOriginsMatchReference) {
@@ -460,6 +536,10 @@ TEST_F(GravityNewton3Cuda, MixedNearFarMatchesReferenceAndDoubleSingle) {
     const ScopedEnv kappa("PAIRWISE_CUDA_MIXED_KAPPA", "0");
     expect_mixed_every_tile_matches(4000, 4100);
   }
+  {  // far from the origin: the R term of boxes_near keeps the tiles near
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+    expect_mixed_keeps_far_displacements(4150);
+  }
   expect_near_far_as_accurate_as_double_single(65536, 4200);
 }
 
@@ -472,6 +552,43 @@ TEST_F(GravityNewton3Cuda, MixedNearFarDefaultAtLargeNAsAccurateAsDoubleSingle) 
   const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
   EXPECT_TRUE(
       same_bits(by_default, compute(*cuda_kernel(1e-4, Precision::mixed), p, ForceKind::accel)));
+}
+
+// A block step on 1 % of a Plummer sphere of 1,048,576 bodies (ε = 0.01, the benchmark's block
+// step), mixed by default (near/far source groups from 262,144 bodies: the same bits as forced)
+// against double-single groups (PAIRWISE_CUDA_MIXED_NEARFAR=0), both against the cuda backend's
+// double precision: near/far's rms acceleration and φ errors within 1.5x double-single's.
+TEST_F(GravityNewton3Cuda, MixedNearFarBlockStepsAsAccurateAsDoubleSingle) {
+  constexpr std::size_t kN = 1048576;
+  const Particles p = nbody::make_plummer(kN, 5400);
+  const std::vector<int> active = random_active(kN, 0.01, 5401);
+  const auto step = [&](Precision precision) {
+    auto k = cuda_kernel(1e-4, precision);
+    k->set_particles(p);
+    Forces f;
+    Particles predicted;
+    k->predict_and_compute(1.0 / 64, active, f, predicted);
+    return f;
+  };
+  const Forces want = step(Precision::double_), by_default = step(Precision::mixed);
+  Forces near_far, ds;
+  {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "1");
+    near_far = step(Precision::mixed);
+  }
+  {
+    const ScopedEnv mode("PAIRWISE_CUDA_MIXED_NEARFAR", "0");
+    ds = step(Precision::mixed);
+  }
+  const auto e_ds = rms_errors(ds, want), e_nf = rms_errors(near_far, want);
+  std::printf(
+      "rms relative errors vs double, block step on %zu of %zu Plummer bodies: acceleration %.3g "
+      "(double-single) %.3g (near/far), potential %.3g / %.3g\n",
+      active.size(), kN, e_ds.first, e_nf.first, e_ds.second, e_nf.second);
+  EXPECT_LE(e_nf.first, 1.5 * e_ds.first);
+  EXPECT_LE(e_nf.second, 1.5 * e_ds.second);
+  EXPECT_TRUE(same_bits(by_default, near_far));
+  EXPECT_FALSE(same_bits(near_far.ax, ds.ax));
 }
 
 // Mixed on the Newton-3 tiles against mixed on the split path (PAIRWISE_CUDA_NEWTON3_MIXED=0, the
