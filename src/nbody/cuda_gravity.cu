@@ -69,34 +69,36 @@ __device__ __forceinline__ auto component(const A& acc, int c) {
   return acc.pot;
 }
 
-// The particle (master-state index) of target k: its j-array entry i_index[k] (or k), through
-// `order` where the j arrays are in a spatial order.
+// The particle (master-state index) of target k and where its results go, out[c · n_i + slot].
+// kSorted (block steps with near/far source groups: the j arrays in a spatial order, the targets
+// sorted by entry): particle order[i_index[k]], slot i_slot[k]; else particle i_index[k] (or k),
+// slot k. Compile-time, so that the other kernels' code is what it was before the sorted case.
+template <bool kSorted>
 __device__ __forceinline__ int target_particle(const ForceArgs& a, int k) {
-  const int j = a.i_index ? a.i_index[k] : k;
-  return a.order ? a.order[j] : j;
+  if constexpr (kSorted) return a.order[a.i_index[k]];
+  return a.i_index ? a.i_index[k] : k;
 }
-
-// Where target k's results go, out[c · n_i + slot]: i_slot[k] for listed targets in another
-// order than the caller's (block steps with near/far groups), else k, or for every particle in a
-// spatial order (i_index null) the particle itself.
+template <bool kSorted>
 __device__ __forceinline__ int target_slot(const ForceArgs& a, int k) {
-  if (a.i_slot) return a.i_slot[k];
-  return a.i_index ? k : target_particle(a, k);
+  if constexpr (kSorted) return a.i_slot[k];
+  return k;
 }
 
-// Component c of target k, out[c · n_i + slot] = value with the self term of φ removed (the loop
-// added -m_k/ε for the pair (k, k)).
-template <Precision P>
-__device__ __forceinline__ void write_result(const ForceArgs& a, int k, int c, double value) {
+// Self term of φ for target k: the loop added -m_k/ε for the pair (k, k).
+template <Precision P, bool kSorted = false>
+__device__ __forceinline__ double finalize_value(const ForceArgs& a, int k, int c, double value) {
   using F = typename Traits<P>::F;
-  if (c == Component::kPot)
-    value -= double(physics::self_potential(F(a.state.p[kM][target_particle(a, k)]), F(a.eps2)));
-  a.out[std::size_t(c) * a.n_i + target_slot(a, k)] = value;
+  if (c == Component::kPot) {
+    const int i = target_particle<kSorted>(a, k);
+    value -= double(physics::self_potential(F(a.state.p[kM][i]), F(a.eps2)));
+  }
+  return value;
 }
 
 // The predicted x, v of target k (block steps), from the master state in double.
+template <bool kSorted = false>
 __device__ void write_predicted(const ForceArgs& a, int k) {
-  const int i = target_particle(a, k), slot = target_slot(a, k);
+  const int i = target_particle<kSorted>(a, k), slot = target_slot<kSorted>(a, k);
   const double dt = a.t - a.state.p[kT][i];
   for (int d = 0; d < 3; ++d) {
     double xp, vp;
@@ -282,12 +284,14 @@ struct GravityPolicy {
   }
 
   static __device__ __forceinline__ void finalize(const Args& a, int k, int c, double sum) {
-    write_result<P>(a, k, c, sum);
+    a.out[std::size_t(c) * a.n_i + target_slot<kNearFar>(a, k)] =
+        finalize_value<P, kNearFar>(a, k, c, sum);
   }
 
   static __device__ __forceinline__ void after_finalize(const Args& a, int k_begin, int k_end) {
     if (a.predict)
-      for (int k = k_begin + int(threadIdx.x); k < k_end; k += kThreads) write_predicted(a, k);
+      for (int k = k_begin + int(threadIdx.x); k < k_end; k += kThreads)
+        write_predicted<kNearFar>(a, k);
   }
 };
 
@@ -441,7 +445,7 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
           if (kk < a.n_i) {
             double s = 0;
             for (int r = 0; r < kDParts; ++r) s += s_part[r * 32 + t];
-            write_result<Precision::mixed>(a, kk, c, s);
+            a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::mixed>(a, kk, c, s);
           }
         }
       }
@@ -470,7 +474,7 @@ __global__ void __launch_bounds__(kSmallThreads, 1) small_forces_kernel(const Fo
           double s = 0;
 #pragma unroll
           for (int r = 0; r < kParts; ++r) s += s_part[r * kPairs + t];
-          write_result<Precision::single>(a, kk, c, s);
+          a.out[std::size_t(c) * a.n_i + kk] = finalize_value<Precision::single>(a, kk, c, s);
         }
       }
     }

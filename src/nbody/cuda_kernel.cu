@@ -206,7 +206,9 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     std::memcpy(host_.as<int>(), active.data(), sizeof(int) * n_a);
     PW_CUDA(cudaMemcpyAsync(active_.as<int>(), host_.as<int>(), sizeof(int) * n_a,
                             cudaMemcpyHostToDevice, stream_));
-    if (!formula_ && cuda::near_far_groups(options_.precision, n_)) {
+    // (Not on the small-problem path, which keeps the particles' own order.)
+    if (!formula_ && cuda::near_far_groups(options_.precision, n_) &&
+        !plan_for(true, true, active_.as<int>(), n_a, true).small) {
       // Mixed near/far source groups (cuda_gravity.cu, GravityPolicy): every particle predicted
       // into the j arrays in a spatial order, each 32-source group's box, and the targets sorted
       // by their entries (their results still go to their places in `active`).
