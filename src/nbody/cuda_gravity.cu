@@ -490,9 +490,9 @@ __global__ void build_j_kernel(const BuildArgs a) {
   using T = Traits<P>;
   using F = typename T::F;
   using JP = typename T::JP;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  const int q = a.order ? a.order[i] : i;  // the particle at entry i
+  const int q = blockIdx.x * blockDim.x + threadIdx.x;  // the particle
+  if (q >= a.n) return;
+  const int i = a.inverse ? a.inverse[q] : q;  // its entry
   double x[3], v[3];
   for (int d = 0; d < 3; ++d) {
     x[d] = a.state.p[kX + d][q];

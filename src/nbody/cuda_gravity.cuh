@@ -133,8 +133,9 @@ struct ForceArgs {
   // built-in. Its pair (i, i) is skipped, so no self term is removed from φ; equal_mass is then
   // final.
   const void* custom_newton3 = nullptr;
-  // Newton-3 with the j arrays in a spatial order (mixed precision: BuildArgs::order): the particle
-  // of sorted index k is order[k] (the finalize kernel writes its results there); nullptr: k.
+  // Newton-3 with the j arrays in a spatial order (mixed precision: BuildArgs::inverse): the
+  // particle of sorted index k is order[k] (the finalize kernel writes its results there); nullptr:
+  // k.
   const int* order = nullptr;
   // Newton-3 across ranks (nbody/cuda_ranks.hpp): this launch evaluates the tiles [tile_begin,
   // tile_begin + tile_count) of the triangle only (tile_count < 0: all; a cut inside the triangle
@@ -197,8 +198,10 @@ struct BuildArgs {
   int n = 0;
   bool predict = false;
   double t = 0;
-  // Entry k of the j arrays is particle order[k] (mixed Newton-3: a spatial order); nullptr: k.
-  const int* order = nullptr;
+  // Particle i goes to entry inverse[i] of the j arrays (mixed near/far: a spatial order, the
+  // inverse of cuda::morton_order's; the master state is read in particle order, coalesced, and
+  // the entries written scattered); nullptr: entry i.
+  const int* inverse = nullptr;
   void* jpos = nullptr;
   void* jlo = nullptr;
   void* jvel = nullptr;

@@ -387,7 +387,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
 
   void build_j(bool predict, double t, bool sorted = false) {
     cuda::BuildArgs b;
-    b.order = sorted ? order_.as<int>() : nullptr;
+    b.inverse = sorted ? inverse_.as<int>() : nullptr;
     b.precision = options_.precision;
     b.state = state_;
     b.n = n_;
