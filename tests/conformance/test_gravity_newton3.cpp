@@ -15,8 +15,11 @@
 // cuda paths, checked here beside the tiles they replace: the small-problem path (its default up
 // to N = 8,192; both register tiles, and no less accurate than the Newton-3 tiles on Plummer
 // spheres) and the split path's narrow tile (kI = 2, its block steps' usual choice). Mixed
-// near/far tile pairs (the default from 786,432 bodies): every tile against the reference, and at
-// 65,536 and 1,048,576 bodies within 1.5x double-single's rms errors against double.
+// near/far tile pairs (the default from 786,432 bodies): every tile against the reference, a
+// cluster far from the origin, and at 65,536 and 1,048,576 bodies within 1.5x double-single's rms
+// errors against double. Mixed block steps with near/far source groups on the split path (the
+// default from 262,144 bodies): against the reference for several plans and far from the origin,
+// reproducible, and at 1,048,576 bodies within 1.5x double-single's rms errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
