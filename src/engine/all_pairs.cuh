@@ -116,6 +116,20 @@ struct TwoEvaluatorsOf<Policy, kI, typename VoidOf<decltype(Policy::kTwoEvaluato
   using Region = typename Policy::template Region<kI>;
 };
 
+// The evaluator a chunk loop calls: interact, or the optional interact_near (a type, so that a
+// policy without interact_near never names it).
+template <bool kNear>
+struct NearEvaluator {
+  template <class Policy, int kI, class Ctx, class Source, class Target, class Accum>
+  static __device__ __forceinline__ void interact(const Ctx& ctx, const Source& src,
+                                                  const Target (&tgt)[kI], Accum (&acc)[kI]) {
+    if constexpr (kNear)
+      Policy::template interact_near<kI>(ctx, src, tgt, acc);
+    else
+      Policy::template interact<kI>(ctx, src, tgt, acc);
+  }
+};
+
 // Finalizes targets [k_begin, k_end), kPairs (component, target) pairs per thread at a time: the
 // splits' partial sums added in split order (in double). The loads of kBatch splits of all kPairs
 // pairs are in flight together (this tail runs on one block after the others finished, so it is
@@ -234,38 +248,30 @@ __global__ void __launch_bounds__(kAllPairsThreads, kMinBlocks)
       near = __ballot_sync(0xffffffffu, mine);
     }
     __syncthreads();
-    // Chunks of kUnroll sources, fully unrolled: kUnroll broadcast loads and one loop test per
-    // kUnroll·kI interactions (group_size is a multiple of 32).
+    // Sources [jb, je) in chunks of kUnroll, fully unrolled: kUnroll broadcast loads and one loop
+    // test per kUnroll·kI interactions (group_size is a multiple of 32); `evaluator` (a
+    // NearEvaluator) picks interact or interact_near.
     constexpr int kUnroll = 8;
-    if constexpr (kTwo) {
-      for (int jg = j_begin; jg < j_end; jg += 32, near >>= 1) {
-        if (near & 1u) {
-          for (int jc = jg; jc < jg + 32; jc += kUnroll) {
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
-              const Source src = s_src[jc + u];
-              Policy::template interact_near<kI>(ctx, src, tgt, acc);
-            }
-          }
-          Policy::template end_near_group<kI>(acc);
-        } else {
-          for (int jc = jg; jc < jg + 32; jc += kUnroll) {
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
-              const Source src = s_src[jc + u];
-              Policy::template interact<kI>(ctx, src, tgt, acc);
-            }
-          }
-        }
-      }
-    } else {
-      for (int jc = j_begin; jc < j_end; jc += kUnroll) {
+    auto sweep = [&](int jb, int je, auto evaluator) {
+      for (int jc = jb; jc < je; jc += kUnroll) {
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
           const Source src = s_src[jc + u];
-          Policy::template interact<kI>(ctx, src, tgt, acc);
+          decltype(evaluator)::template interact<Policy, kI>(ctx, src, tgt, acc);
         }
       }
+    };
+    if constexpr (kTwo) {
+      for (int jg = j_begin; jg < j_end; jg += 32, near >>= 1) {
+        if (near & 1u) {
+          sweep(jg, jg + 32, NearEvaluator<true>{});
+          Policy::template end_near_group<kI>(acc);
+        } else {
+          sweep(jg, jg + 32, NearEvaluator<false>{});
+        }
+      }
+    } else {
+      sweep(j_begin, j_end, NearEvaluator<false>{});
     }
     Policy::template end_tile<kI>(acc);
     __syncthreads();
