@@ -106,18 +106,34 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
                    : pick_guard_unit<false, false, kMode, 4>(guard, unit);
 }
 
-// Scaled targets (single, GA, general masses): kI = 4 or 8, with or without φ.
-KernelFn pick_scaled(bool potential, bool guard, int k_i) {
-  constexpr int kS = newton3::kSingleScaled;
+// Scaled targets (single, GA, general masses) with kMinBlocks blocks an SM.
+template <bool kPot, bool kGuard, int kI, int kMinBlocks>
+__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
+    newton3_scaled_kernel(const Newton3Args a, const Newton3Grid g) {
+  newton3::newton3_body<PlummerPair, false, kPot, kGuard, false, newton3::kSingleScaled, kI>(a, g);
+}
+
+template <int kMinBlocks>
+KernelFn pick_scaled_blocks(bool potential, bool guard, int k_i) {
   if (k_i == 8)
-    return potential ? (guard ? newton3_kernel<false, true, true, false, kS, 8>
-                              : newton3_kernel<false, true, false, false, kS, 8>)
-                     : (guard ? newton3_kernel<false, false, true, false, kS, 8>
-                              : newton3_kernel<false, false, false, false, kS, 8>);
-  return potential ? (guard ? newton3_kernel<false, true, true, false, kS, 4>
-                            : newton3_kernel<false, true, false, false, kS, 4>)
-                   : (guard ? newton3_kernel<false, false, true, false, kS, 4>
-                            : newton3_kernel<false, false, false, false, kS, 4>);
+    return potential ? (guard ? newton3_scaled_kernel<true, true, 8, kMinBlocks>
+                              : newton3_scaled_kernel<true, false, 8, kMinBlocks>)
+                     : (guard ? newton3_scaled_kernel<false, true, 8, kMinBlocks>
+                              : newton3_scaled_kernel<false, false, 8, kMinBlocks>);
+  return potential ? (guard ? newton3_scaled_kernel<true, true, 4, kMinBlocks>
+                            : newton3_scaled_kernel<true, false, 4, kMinBlocks>)
+                   : (guard ? newton3_scaled_kernel<false, true, 4, kMinBlocks>
+                            : newton3_scaled_kernel<false, false, 4, kMinBlocks>);
+}
+
+// Scaled targets: kI = 4 or 8, with or without φ; PAIRWISE_CUDA_SCALED_BLOCKS=4 (experiment).
+KernelFn pick_scaled(bool potential, bool guard, int k_i) {
+  static const int blocks = [] {
+    const char* env = std::getenv("PAIRWISE_CUDA_SCALED_BLOCKS");
+    return env ? std::atoi(env) : 3;
+  }();
+  return blocks == 4 ? pick_scaled_blocks<4>(potential, guard, k_i)
+                     : pick_scaled_blocks<3>(potential, guard, k_i);
 }
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode

@@ -547,7 +547,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   constexpr bool kGrp = kMode == kMixedGroup;         // offsets from the source groups' origins
   constexpr bool kDs = kHiLo || kGrp;                 // double-single positions (mixed)
   constexpr bool kScaled = kMode == kSingleScaled;    // scaled targets (ScaledTargets above)
-  static_assert(!kScaled || (!kJerk && !kUnit && std::is_same_v<Pair, PlummerPair>));
+  static_assert(!kScaled || (!kJerk && !kUnit));  // (the Plummer pair)
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;

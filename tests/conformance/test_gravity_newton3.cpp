@@ -218,14 +218,14 @@ TEST_F(GravityNewton3Cuda, ZeroAndExtremeMassesMatchReferenceForEveryTile) {
 
 // Single's general-mass GA with scaled targets (every mass > 0 and within 1e12 of the largest:
 // newton3::scale_target, the default) and the general kernel (PAIRWISE_CUDA_SCALED_TARGETS=0),
-// each against the reference: both GA tiles, masses spread by 1.5 (random), 1e6 and ~1e12 (the
-// widest scaled; every 7th particle the light one), lengths 1e-3 and 1e3 (with ε), and ε = 0 (the
+// each against the reference: both GA tiles, masses spread by 3 (random), ~1e6 and ~1e12 (the
+// widest scaled: every 7th particle 4e-12 of the others), lengths 1e-3 and 1e3 (with ε), and ε = 0 (the
 // guard). The two kernels round differently, so their bits differ: each of them ran.
 TEST_F(GravityNewton3Cuda, ScaledTargetsAndGeneralKernelMatchReference) {
   const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
   for (const int tile : {4, 8}) {
     const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", std::to_string(tile));
-    for (const double light : {1.0, 1e-6, 1.0001e-12}) {
+    for (const double light : {1.0, 1e-6, 4e-12}) {
       for (const double length : {1e-3, 1e3}) {
         SCOPED_TRACE(testing::Message()
                      << "kI = " << tile << ", light " << light << ", length x " << length);
