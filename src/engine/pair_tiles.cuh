@@ -102,8 +102,9 @@ PW_HD double exact_value(const long long* words, std::size_t stride) {
 // Adds v exactly to value i of an exact buffer (word w at words[w·stride + i]): one atomic.
 // A normal v (the common case) takes a short path to exact_split's w and q: v's exponent field
 // lowered by kExactBase + 16 w makes the float q itself (p - kExactBase - 16 w is 24 to 39, so q
-// is an integer below 2^40 in a normal float), converted exactly by one F2I.S64: about a third of
-// the generic path's instructions, which the Newton-3 kernels pay 4 times a 32-source group.
+// is an integer below 2^40 in a normal float), converted exactly by one F2I.S64. The Newton-3
+// kernels add each source's sums this way after every 32 rotation steps: the short path took 0.42
+// instructions a pair off single's GA kernel (ncu, H200; GA +2 %, GAJ +4 %: docs/performance.md).
 __device__ __forceinline__ void exact_add(unsigned long long* words, std::size_t stride,
                                           std::size_t i, float v) {
   const std::uint32_t u = __float_as_uint(v);

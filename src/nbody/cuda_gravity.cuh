@@ -99,11 +99,6 @@ struct ForceArgs {
   // -1/s (and the jerk's) and multiplies by m once at the end (2 fewer FP32 instructions per pair
   // for GA: 17 instead of 19). PAIRWISE_CUDA_EQUAL_MASS=0 turns this off.
   bool equal_mass = false;
-  // Every mass > 0, the largest at most 1e12 times the smallest: the largest mass M. Single
-  // precision's Newton-3 GA then scales its targets by 1/√(m/M) (newton3::scale_target: 18 FP32
-  // instructions a pair instead of 19) and its finalize multiplies the sums by M;
-  // PAIRWISE_CUDA_SCALED_TARGETS=0 turns this off. 0: not.
-  double mass_unit = 0;
   // Mixed Newton-3: tiles between the folds of the targets' float sums (launch_newton3 sets it:
   // at most 256 sources).
   int ds_flush_tiles = 2;
@@ -189,9 +184,6 @@ int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int 
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels
 // (ForceArgs::equal_mass; PAIRWISE_CUDA_EQUAL_MASS=0 turns them off).
 bool newton3_equal_mass(bool equal_masses);
-// Whether single's general-mass Newton-3 GA may scale its targets (ForceArgs::mass_unit; not with
-// PAIRWISE_CUDA_SCALED_TARGETS=0).
-bool newton3_scaled_targets();
 // The newton3::PositionMode of a precision's Newton-3 kernels: mixed takes double-single
 // displacements (kMixedDs); PAIRWISE_CUDA_MIXED_GROUP=1 takes FP32 offsets from the source groups'
 // origins instead (kMixedGroup, the particles in a Morton order; an experiment, not the default:

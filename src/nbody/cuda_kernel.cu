@@ -41,15 +41,6 @@ using cuda::MasterState;
 
 constexpr std::size_t kMaxPartialBytes = std::size_t(256) << 20;
 
-// ForceArgs::mass_unit of these masses: the largest when every mass is > 0 and the largest is at
-// most 1e12 times the smallest (so that σ = 1/√(m/M) <= 1e6 keeps σ² s² inside FP32's range
-// wherever s is), else 0.
-double scaled_mass_unit(const std::vector<double>& m) {
-  if (m.empty()) return 0;
-  const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
-  return *lo > 0 && *hi <= 1e12 * *lo ? *hi : 0;
-}
-
 using engine::DeviceBuffer;
 using engine::PinnedBuffer;
 
@@ -103,7 +94,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     host_m_ = p.m;
     equal_mass_ = !p.m.empty() && p.m.front() > 0.0 &&
                   std::all_of(p.m.begin(), p.m.end(), [&](double m) { return m == p.m.front(); });
-    mass_unit_ = scaled_mass_unit(p.m);
     state_buf_.reserve(sizeof(double) * cuda::kStateArrays * std::max(n_, 1));
     for (int a = 0; a < cuda::kStateArrays; ++a)
       state_.p[a] = state_buf_.as<double>() + std::size_t(a) * std::max(n_, 1);
@@ -281,13 +271,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     // No wait here: the next call on the stream is ordered after the scatter.
   }
 
-  // Whether single's Newton-3 GA takes scaled targets (cuda::launch_newton3 decides the same).
-  bool scaled_targets(bool jerk) const {
-    return options_.precision == Precision::single && !jerk &&
-           !cuda::newton3_equal_mass(equal_mass_) && mass_unit_ > 0 &&
-           cuda::newton3_scaled_targets();
-  }
-
   // The path of a full evaluation (planned as run_forces plans it).
   std::string force_path(bool jerk) {
     if (n_ == 0) return "none";
@@ -304,7 +287,7 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     const std::string tile = " kI=" + std::to_string(p.i_per_thread);
     if (p.newton3)
       return "newton3" + tile + (cuda::newton3_equal_mass(equal_mass_) ? " equal-mass" : "") +
-             (scaled_targets(jerk) ? " scaled-targets" : "") + mixed_positions();
+             mixed_positions();
     if (p.small) return "small" + tile;
     return "split" + tile + " q=" + std::to_string(p.q) + " splits=" + std::to_string(p.splits);
   }
@@ -496,7 +479,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
     a.potential = potential;
     a.guard_zero = guard;
     a.equal_mass = equal_mass_;
-    a.mass_unit = mass_unit_;
     a.jpos = jpos_.as<void>();
     a.jlo = jlo_.as<void>();
     a.jvel = jvel_.as<void>();
@@ -659,7 +641,6 @@ class CudaGravityKernel final : public GravityKernel, public RankSharedEvaluatio
   PinnedBuffer host_, commit_host_;
   std::vector<double> host_m_;
   bool equal_mass_ = false;                        // every mass the same (ForceArgs::equal_mass)
-  double mass_unit_ = 0;                           // ForceArgs::mass_unit
   std::unique_ptr<cuda::FormulaKernels> formula_;  // a custom potential's kernels
   // Mixed near/far (Newton-3 tiles, block steps' source groups): the spatial order of the
   // particles (cuda::morton_order), its inverse and its sort keys.

@@ -68,15 +68,13 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
   const int comps = a.jerk ? 7 : 4;
   const bool unit = a.equal_mass;
   const int p = a.order ? a.order[i] : i;  // the particle of sorted index i
-  const double m = a.state.p[kM][p];
-  // The sums are in units of m (equal masses), of the largest mass (scaled targets) or 1.
-  const double scale = unit ? m : a.mass_unit > 0 ? a.mass_unit : 1.0;
   for (int c = 0; c < comps; ++c) {
     unsigned long long* words = a.exact + std::size_t(c) * engine::kExactWords * n + i;
     double v = engine::exact_value(reinterpret_cast<const long long*>(words), n);
+    const double m = a.state.p[kM][p];
     if (c == kPot && a.potential && a.custom_newton3 == nullptr && a.remove_self)
-      v -= double(physics::self_potential(unit ? 1.0f : float(m / scale), float(a.eps2)));
-    v *= scale;
+      v -= double(physics::self_potential(unit ? 1.0f : float(m), float(a.eps2)));
+    if (unit) v *= m;
 #pragma unroll
     for (int w = 0; w < engine::kExactWords; ++w) words[std::size_t(w) * n] = 0;
     a.out[std::size_t(c) * n + p] = v;
@@ -106,42 +104,10 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
                    : pick_guard_unit<false, false, kMode, 4>(guard, unit);
 }
 
-// Scaled targets (single, GA, general masses) with kMinBlocks blocks an SM.
-template <bool kPot, bool kGuard, int kI, int kMinBlocks>
-__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
-    newton3_scaled_kernel(const Newton3Args a, const Newton3Grid g) {
-  newton3::newton3_body<PlummerPair, false, kPot, kGuard, false, newton3::kSingleScaled, kI>(a, g);
-}
-
-template <int kMinBlocks>
-KernelFn pick_scaled_blocks(bool potential, bool guard, int k_i) {
-  if (k_i == 8)
-    return potential ? (guard ? newton3_scaled_kernel<true, true, 8, kMinBlocks>
-                              : newton3_scaled_kernel<true, false, 8, kMinBlocks>)
-                     : (guard ? newton3_scaled_kernel<false, true, 8, kMinBlocks>
-                              : newton3_scaled_kernel<false, false, 8, kMinBlocks>);
-  return potential ? (guard ? newton3_scaled_kernel<true, true, 4, kMinBlocks>
-                            : newton3_scaled_kernel<true, false, 4, kMinBlocks>)
-                   : (guard ? newton3_scaled_kernel<false, true, 4, kMinBlocks>
-                            : newton3_scaled_kernel<false, false, 4, kMinBlocks>);
-}
-
-// Scaled targets: kI = 4 or 8, with or without φ; PAIRWISE_CUDA_SCALED_BLOCKS=4 (experiment).
-KernelFn pick_scaled(bool potential, bool guard, int k_i) {
-  static const int blocks = [] {
-    const char* env = std::getenv("PAIRWISE_CUDA_SCALED_BLOCKS");
-    return env ? std::atoi(env) : 3;
-  }();
-  return blocks == 4 ? pick_scaled_blocks<4>(potential, guard, k_i)
-                     : pick_scaled_blocks<3>(potential, guard, k_i);
-}
-
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
 // `mode` (single; mixed double-single, or offsets from the source groups' origins).
 KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
   switch (mode) {
-    case newton3::kSingleScaled:
-      return pick_scaled(potential, guard, k_i);
     case newton3::kMixedDs:
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
     case newton3::kMixedGroup:
@@ -298,12 +264,6 @@ float mixed_near_far_kappa() {
   return env && std::atof(env) >= 0 ? float(std::atof(env)) : 1.f;
 }
 
-bool newton3_scaled_targets() {
-  // Read at each call, as the tests set it.
-  const char* env = std::getenv("PAIRWISE_CUDA_SCALED_TARGETS");
-  return env == nullptr || std::atoi(env) != 0;
-}
-
 bool newton3_equal_mass(bool equal_masses) {
   static const bool off = [] {
     const char* env = std::getenv("PAIRWISE_CUDA_EQUAL_MASS");
@@ -337,12 +297,6 @@ void launch_newton3(const ForceArgs& args) {
   int mode = newton3_position_mode(a.precision, n);
   // Near/far takes the whole triangle and square: not a rank's share.
   if (mode == newton3::kMixedFar && a.tile_count >= 0) mode = newton3::kMixedDs;
-  // Single GA with general positive masses: scaled targets (18 FP32 instructions a pair, not 19).
-  if (!a.custom_newton3 && mode == newton3::kSingle && !a.jerk && !a.equal_mass &&
-      a.mass_unit > 0 && newton3_scaled_targets())
-    mode = newton3::kSingleScaled;
-  else
-    a.mass_unit = 0;  // the finalize kernel's units
   const KernelFn kernel =
       a.custom_newton3 ? nullptr : pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
   // The plan counted the more resident of the general and equal-mass kernels (newton3_blocks); a
@@ -375,7 +329,6 @@ void launch_newton3(const ForceArgs& args) {
   // (kappa 0 makes every tile pair but the diagonal far.)
   n3.kappa = mixed_near_far_kappa();
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
-  n3.mass_scale = a.mass_unit > 0 ? float(1.0 / a.mass_unit) : 1.f;
   n3.ds_band = ds_band;
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros

@@ -46,8 +46,6 @@ struct Newton3Args {
   // group of the other (near_tiles, boxes_near).
   const void* boxes = nullptr;  // float4 [2 · groups]
   float kappa = 1.f;
-  // Scaled targets (kSingleScaled): 1/M, M the largest mass (ForceArgs::mass_unit).
-  float mass_scale = 1.f;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -70,16 +68,7 @@ namespace newton3 {
 // spatial order): two launches, kMixedFar over the triangle's far tile pairs with single
 // precision's displacement of the hi parts, kMixedNear over the near ones of the whole square (the
 // diagonal among them), one-sided, double-single (newton3_body).
-// Scaled targets (kSingleScaled: single precision, GA with general masses, every mass > 0): see
-// ScaledTargets below.
-enum PositionMode {
-  kSingle = 0,
-  kMixedDs = 1,
-  kMixedGroup = 2,
-  kSingleScaled = 3,
-  kMixedFar = 4,
-  kMixedNear = 5
-};
+enum PositionMode { kSingle = 0, kMixedDs = 1, kMixedGroup = 2, kMixedFar = 4, kMixedNear = 5 };
 
 constexpr int kWarps = kNewton3Warps;
 constexpr int kBlockThreads = 32 * kWarps;
@@ -241,83 +230,6 @@ struct FormulaPair {
 
 namespace newton3 {
 
-// Scaled targets (kSingleScaled): single precision's GA pair with general masses in 18 FP32/MUFU
-// instructions instead of 19 (equal masses: 17). With m̂ = m/M (M the largest mass, so that m̂ <= 1
-// and σ >= 1) and σ_i = 1/√m̂_i, a target is held as X_i = σ_i x_i, σ_i, e_i = ε² σ_i² and
-// h_i = m̂_i σ_i, a source as x_j and m̂_j, and a pair takes
-//   d' = σ_i x_j - X_i = σ_i d                        3 FFMA (single: 3 FADD)
-//   s'² = |d'|² + e_i = σ_i² s²,  q = 1/s' = √m̂_i/s   3 FFMA, 1 MUFU
-//   q³ = m̂_i^(3/2)/s³, so q³ d' = m̂_i d/s³            2 FMUL
-// The source's sums take -q³ d' = -m̂_i d/s³ and -h_i q = -m̂_i/s with no mass multiply (what equal
-// masses save on both sides); the target's take m̂_j q³ d' = m̂_j d/(σ_i² s³) (1 FMUL) and
-// -m̂_j q = -m̂_j/(σ_i s), so they are multiplied by σ_i² and σ_i once, when the target's row is
-// flushed (unscale_target_sums), and every sum by M in the finalize kernel. Rounding: d' is σ_i d
-// to the rounding of X_i and of the FFMA (relative u, as single's d); the effective masses 1/σ_i²
-// (source side) and h_i/σ_i (φ) are within a few ulp of m̂_i. A pad target (past n) has σ = 1 and
-// h = 0 at kFar: q³ underflows to 0 against every real source (rsqrt flushes to zero).
-__device__ __forceinline__ void scale_target(float4& p, float& e, float& h, float mass_scale,
-                                             float eps2, bool real) {
-  const float m = real ? p.w * mass_scale : 0.f;
-  const float sigma = real ? pairwise::rsqrt(m) : 1.f;
-  p.x *= sigma, p.y *= sigma, p.z *= sigma, p.w = sigma;
-  e = eps2 * (sigma * sigma);
-  h = m * sigma;
-}
-
-// The scaled displacement d' of source src (x, y, z, m̂) from scaled target t (X, Y, Z, σ; e) and
-// s'² = |d'|² + e.
-__device__ __forceinline__ float scaled_distance2(const float4& t, float e, const float4& src,
-                                                  float& dx, float& dy, float& dz) {
-  dx = fmaf(t.w, src.x, -t.x), dy = fmaf(t.w, src.y, -t.y), dz = fmaf(t.w, src.z, -t.z);
-  return fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, e)));
-}
-
-// The pair's terms from d', s'², q = rsqrt(s'²), the source's m̂_j and the target's h, applied to
-// target (acc_i) and source (acc_j).
-template <bool kPot, bool kGuard, class Sum>
-__device__ __forceinline__ void scaled_pair(float dx, float dy, float dz, float s2, float q,
-                                            float m_j, float h, Sum& acc_i, Sum& acc_j) {
-  if constexpr (kGuard) q = s2 > 0.f ? q : 0.f;
-  const float q3 = q * (q * q);
-  const float w = m_j * q3;
-  acc_i.ax = fmaf(w, dx, acc_i.ax);
-  acc_i.ay = fmaf(w, dy, acc_i.ay);
-  acc_i.az = fmaf(w, dz, acc_i.az);
-  acc_j.ax = fmaf(-q3, dx, acc_j.ax);
-  acc_j.ay = fmaf(-q3, dy, acc_j.ay);
-  acc_j.az = fmaf(-q3, dz, acc_j.az);
-  if constexpr (kPot) {
-    acc_i.pot = fmaf(-m_j, q, acc_i.pot);
-    acc_j.pot = fmaf(-h, q, acc_j.pot);
-  }
-}
-
-// One-sided (diagonal tiles): the target's terms only. The pair (i, i) (`self`) is taken at d' = 0
-// (σ_i x_i - X_i is X_i's rounding, not 0), so it adds no acceleration and -m̂_i q = -m̂_i/(σ_i ε)
-// to the scaled φ: -m̂_i/ε once unscaled, the self term the finalize kernel removes.
-template <bool kPot, bool kGuard, class Sum>
-__device__ __forceinline__ void scaled_one(const float4& t, float e, const float4& src, bool self,
-                                           Sum& acc) {
-  float dx, dy, dz;
-  scaled_distance2(t, e, src, dx, dy, dz);
-  if (self) dx = dy = dz = 0.f;
-  const float s2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, e)));
-  float q = pairwise::rsqrt(s2);
-  if constexpr (kGuard) q = s2 > 0.f ? q : 0.f;
-  const float w = src.w * (q * (q * q));
-  acc.ax = fmaf(w, dx, acc.ax);
-  acc.ay = fmaf(w, dy, acc.ay);
-  acc.az = fmaf(w, dz, acc.az);
-  if constexpr (kPot) acc.pot = fmaf(-src.w, q, acc.pot);
-}
-
-// A scaled target's sums in the units of the sources' (a/M, φ/M): times σ² and σ.
-template <class Sum>
-__device__ __forceinline__ void unscale_target_sums(const float4& t, Sum& acc) {
-  const float sigma2 = t.w * t.w;
-  acc.ax *= sigma2, acc.ay *= sigma2, acc.az *= sigma2, acc.pot *= t.w;
-}
-
 // Exact words of component c: value i's word w at exact[(c·kExactWords + w)·n + i].
 __device__ __forceinline__ unsigned long long* component_words(const Newton3Args& a, int c) {
   return a.exact + std::size_t(c) * engine::kExactWords * std::size_t(a.n_j);
@@ -424,7 +336,7 @@ constexpr int kStaticSharedBytes = 48 * 1024;
 // GAJ at kI = 2 and 4, GA at kI = 4, not GA at kI = 8; group origins never (the origins sit in the
 // flush buffer while the rows are read).
 constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
-  if (mode == kSingle || mode == kSingleScaled || mode == kMixedFar) return true;
+  if (mode == kSingle || mode == kMixedFar) return true;
   if (mode != kMixedDs && mode != kMixedNear) return false;
   return kWarps * k_i * 64 * 16 * (jerk ? 3 : 2) <= kStaticSharedBytes;
 }
@@ -546,8 +458,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   constexpr bool kHiLo = kMode == kMixedDs || kNear;  // double-single displacements
   constexpr bool kGrp = kMode == kMixedGroup;         // offsets from the source groups' origins
   constexpr bool kDs = kHiLo || kGrp;                 // double-single positions (mixed)
-  constexpr bool kScaled = kMode == kSingleScaled;    // scaled targets (ScaledTargets above)
-  static_assert(!kScaled || (!kJerk && !kUnit));  // (the Plummer pair)
   using F = float;
   using Sum = std::conditional_t<kJerk, physics::AccelJerk<F>, physics::Accel<F>>;
   constexpr int B = 32 * kI;
@@ -604,7 +514,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   float4 pi[kI];  // x, y, z (kGrp: hi part of the offset from the group's origin), m of the targets
   F vi[kI][3];
   F li[kDs ? kI : 1][3];  // mixed: the low parts of the targets' positions (kGrp: of the offsets)
-  F te[kScaled ? kI : 1], th[kScaled ? kI : 1];  // scaled targets: ε² σ² and m̂ σ
   Sum acc[kI];
   int row = -1;
   int tiles_since_flush = 0;  // mixed
@@ -662,10 +571,7 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       flush_global_sums(a, level2_sums(), kComp, kI, row * B, lane);
     } else {
 #pragma unroll
-      for (int k = 0; k < kI; ++k) {
-        if constexpr (kScaled) unscale_target_sums(pi[k], acc[k]);
-        store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
-      }
+      for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
       flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
     }
   };
@@ -682,7 +588,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       for (int k = 0; k < kI; ++k) {
         const int i = I * B + 32 * k + lane;
         pi[k] = i < n ? jpos[i] : far;
-        if constexpr (kScaled) scale_target(pi[k], te[k], th[k], a.mass_scale, F(a.eps2), i < n);
         if constexpr (kDs) {
           const float4 l = i < n ? jlo[i] : zero;
           li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
@@ -700,7 +605,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     for (int u = 0; u < kI; ++u) {
       const int j = J * B + 32 * u + lane;
       float4 p = j < n ? jpos[j] : far;
-      if constexpr (kScaled) p.w *= a.mass_scale;  // m̂_j (pads: 0)
       if constexpr (kGrp) {
         // The group's origin: its first source's hi and lo (0 for a group of pads alone).
         const float4 l = j < n ? jlo[j] : zero;
@@ -755,13 +659,11 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
 #pragma unroll
           for (int k = 0; k < kI; ++k) {
             // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
-            const bool self = (Pair::kSelfExcluded || kScaled) && I == J && u == k && s == 0;
+            const bool self = Pair::kSelfExcluded && I == J && u == k && s == 0;
             F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
             if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
               dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
-            if constexpr (kScaled) {
-              scaled_one<kPot, kGuard>(pi[k], te[k], p, self, acc[k]);
-            } else if constexpr (kJerk) {
+            if constexpr (kJerk) {
               Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
                                               v.z - vi[k][2], mass(p), self, acc[k]);
             } else {
@@ -794,26 +696,19 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
             typename Pair::Stage st[kI];
 #pragma unroll
             for (int k = 0; k < kI; ++k) {
-              if constexpr (kScaled) {
-                s2[k] = scaled_distance2(pi[k], te[k], p, dx[k], dy[k], dz[k]);
-              } else {
-                dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
-                if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
-                  dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
-                } else if constexpr (kGrp) {  // minus the low part of the target's offset
-                  dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
-                }
-                s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
+              dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
+              if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
+                dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+              } else if constexpr (kGrp) {  // minus the low part of the target's offset
+                dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
               }
+              s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
             }
 #pragma unroll
             for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
 #pragma unroll
             for (int k = 0; k < kI; ++k) {
-              if constexpr (kScaled) {
-                scaled_pair<kPot, kGuard>(dx[k], dy[k], dz[k], s2[k], st[k], p.w, th[k], acc[k],
-                                          fj);
-              } else if constexpr (kJerk) {
+              if constexpr (kJerk) {
                 Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
                                                  v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
                                                  mass(p), s2[k], st[k], acc[k], fj);

@@ -216,38 +216,6 @@ TEST_F(GravityNewton3Cuda, ZeroAndExtremeMassesMatchReferenceForEveryTile) {
   }
 }
 
-// Single's general-mass GA with scaled targets (every mass > 0 and within 1e12 of the largest:
-// newton3::scale_target, the default) and the general kernel (PAIRWISE_CUDA_SCALED_TARGETS=0),
-// each against the reference: both GA tiles, masses spread by 3 (random), ~1e6 and ~1e12 (the
-// widest scaled: every 7th particle 4e-12 of the others), lengths 1e-3 and 1e3 (with ε), and ε = 0 (the
-// guard). The two kernels round differently, so their bits differ: each of them ran.
-TEST_F(GravityNewton3Cuda, ScaledTargetsAndGeneralKernelMatchReference) {
-  const ScopedEnv force("PAIRWISE_CUDA_NEWTON3", "1");
-  for (const int tile : {4, 8}) {
-    const ScopedEnv k_i("PAIRWISE_CUDA_NEWTON3_TILE", std::to_string(tile));
-    for (const double light : {1.0, 1e-6, 4e-12}) {
-      for (const double length : {1e-3, 1e3}) {
-        SCOPED_TRACE(testing::Message()
-                     << "kI = " << tile << ", light " << light << ", length x " << length);
-        Particles p = random_particles(1000, 3300 + tile, {Region::ball, false, 0.02});
-        for (std::size_t i = 0; i < p.size(); ++i) {
-          if (i % 7 == 3) p.m[i] *= light;
-          p.x[i] *= length, p.y[i] *= length, p.z[i] *= length;
-        }
-        std::vector<Forces> runs;
-        for (const char* scaled : {"1", "0"}) {
-          SCOPED_TRACE(testing::Message() << "PAIRWISE_CUDA_SCALED_TARGETS=" << scaled);
-          const ScopedEnv env("PAIRWISE_CUDA_SCALED_TARGETS", scaled);
-          expect_matches_reference(p, kEps2 * length * length, ForceKind::accel);
-          expect_matches_reference(p, 0.0, ForceKind::accel);
-          runs.push_back(compute(*cuda_kernel(kEps2 * length * length), p, ForceKind::accel));
-        }
-        EXPECT_FALSE(same_bits(runs[0], runs[1]));
-      }
-    }
-  }
-}
-
 // Equal masses take the equal-mass kernels (every particle of mass m).
 Particles with_equal_masses(Particles p, double m) {
   for (double& mi : p.m) mi = m;
