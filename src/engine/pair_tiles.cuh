@@ -73,6 +73,29 @@ PW_HD int exact_split(float v, int* w, long long* q) {
   return 1;
 }
 
+// exact_split of a normal float (biased exponent 1 to 254) in a few operations: w as exact_split
+// finds it, and q made by lowering v's exponent field by kExactBase + 16 w (p - kExactBase - 16 w
+// is 24 to 39, so q lies in [2^24, 2^40): an integer a normal float holds exactly), then one
+// float-to-int64 conversion (F2I.S64 on the device). exact_add's common path.
+PW_HD void exact_split_normal(float v, int* w, long long* q) {
+  std::uint32_t u;
+#if defined(__CUDA_ARCH__)
+  u = __float_as_uint(v);
+#else
+  std::memcpy(&u, &v, sizeof u);
+#endif
+  const int biased = int((u >> 23) & 0xffu);
+  *w = (biased - 127 - kExactBase - 24) >> 4;  // exact_split's, p = biased - 127
+  const std::uint32_t bits = u - (std::uint32_t(kExactBase + 16 * *w) << 23);
+  float scaled;
+#if defined(__CUDA_ARCH__)
+  scaled = __uint_as_float(bits);
+#else
+  std::memcpy(&scaled, &bits, sizeof scaled);
+#endif
+  *q = static_cast<long long>(scaled);
+}
+
 // The exact sum held in the kExactWords words words[0], words[stride], ..., rounded to double.
 PW_HD double exact_value(const long long* words, std::size_t stride) {
   if (words[std::size_t(kExactDigits) * stride] != 0) return NAN;
@@ -100,24 +123,18 @@ PW_HD double exact_value(const long long* words, std::size_t stride) {
 
 #if defined(__CUDACC__)
 // Adds v exactly to value i of an exact buffer (word w at words[w·stride + i]): one atomic.
-// A normal v (the common case) takes a short path to exact_split's w and q: v's exponent field
-// lowered by kExactBase + 16 w makes the float q itself (p - kExactBase - 16 w is 24 to 39, so q
-// is an integer below 2^40 in a normal float), converted exactly by one F2I.S64. The Newton-3
-// kernels add each source's sums this way after every 32 rotation steps: the short path took 0.42
-// instructions a pair off single's GA kernel (ncu, H200; GA +2 %, GAJ +4 %: docs/performance.md).
+// A normal v (the common case) takes exact_split_normal. The Newton-3 kernels add each source's
+// sums after every 32 rotation steps: that short path took 0.42 instructions a pair off single's
+// GA kernel (ncu, H200; GA +2 %, GAJ +4 %: docs/performance.md, "session 27").
 __device__ __forceinline__ void exact_add(unsigned long long* words, std::size_t stride,
                                           std::size_t i, float v) {
-  const std::uint32_t u = __float_as_uint(v);
-  const int biased = int((u >> 23) & 0xffu);
-  if (biased != 0 && biased != 0xff) {
-    const int w = (biased - 127 - kExactBase - 24) >> 4;  // exact_split's, p = biased - 127
-    const float q = __uint_as_float(u - (std::uint32_t(kExactBase + 16 * w) << 23));
-    atomicAdd(words + std::size_t(w) * stride + i,
-              static_cast<unsigned long long>(__float2ll_rz(q)));
-    return;
-  }
   int w;
   long long q;
+  if (const int biased = int((__float_as_uint(v) >> 23) & 0xffu); biased != 0 && biased != 0xff) {
+    exact_split_normal(v, &w, &q);
+    atomicAdd(words + std::size_t(w) * stride + i, static_cast<unsigned long long>(q));
+    return;
+  }
   const int kind = exact_split(v, &w, &q);
   if (kind == 0) return;
   if (kind < 0) w = kExactDigits, q = 1;

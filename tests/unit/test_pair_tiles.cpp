@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -44,6 +46,30 @@ double compensated_sum(const std::vector<float>& v) {
     s = t;
   }
   return s + c;
+}
+
+// exact_split_normal (exact_add's common path on the device) gives exact_split's word and integer
+// for every normal float: each biased exponent 1 to 254, both signs, the smallest, largest and
+// random mantissas.
+TEST(PairTiles, ExactSplitNormalMatchesExactSplit) {
+  std::mt19937 rng(27);
+  for (std::uint32_t biased = 1; biased < 255; ++biased) {
+    for (const std::uint32_t sign : {0u, 1u}) {
+      std::vector<std::uint32_t> mantissas = {0u, 1u, 0x7fffffu, 0x400000u};
+      for (int k = 0; k < 16; ++k) mantissas.push_back(rng() & 0x7fffffu);
+      for (const std::uint32_t mant : mantissas) {
+        const std::uint32_t u = (sign << 31) | (biased << 23) | mant;
+        float v;
+        std::memcpy(&v, &u, sizeof v);
+        int w = -1, w_normal = -2;
+        long long q = 0, q_normal = 1;
+        ASSERT_EQ(engine::exact_split(v, &w, &q), 1) << v;
+        engine::exact_split_normal(v, &w_normal, &q_normal);
+        ASSERT_EQ(w_normal, w) << v;
+        ASSERT_EQ(q_normal, q) << v;
+      }
+    }
+  }
 }
 
 TEST(PairTiles, ExactSumOfSingleValuesIsTheValue) {
