@@ -767,8 +767,7 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
   // The Newton-3 path (cuda_newton3.cu): single precision, full evaluations, by default wherever
   // the small-problem path is not taken (docs/performance.md: it beats the split path from
   // N = 8,192 up). PAIRWISE_CUDA_NEWTON3=0 turns it off, =1 forces it (any N);
-  // PAIRWISE_CUDA_NEWTON3_TILE picks its register tile (GA 4 or 8, single's also 16; GAJ 2 or 4;
-  // experiments).
+  // PAIRWISE_CUDA_NEWTON3_TILE picks its register tile (GA 4 or 8, GAJ 2 or 4; experiments).
   // Mixed precision takes it too (double-single displacements, float sums folded into double
   // every 256 sources): PAIRWISE_CUDA_NEWTON3_MIXED=0 keeps mixed on the split path.
   bool mixed_newton3 = precision == Precision::mixed;
@@ -781,8 +780,7 @@ ForcePlan plan_forces(Precision precision, bool jerk, bool potential, int n_i, i
       int k_i = jerk ? kNewton3TileGAJ : kNewton3TileGA;
       if (const char* env = std::getenv("PAIRWISE_CUDA_NEWTON3_TILE")) {
         const int t = std::atoi(env);
-        const bool ga_tile = t == 4 || t == 8 || (t == 16 && precision == Precision::single);
-        if (jerk ? (t == 2 || t == 4) : ga_tile) k_i = t;
+        if (jerk ? (t == 2 || t == 4) : (t == 4 || t == 8)) k_i = t;
       }
       best = ForcePlan(
           engine::AllPairsPlan{1, 1, newton3_blocks(precision, jerk, potential, k_i, n_i, sms), k_i,

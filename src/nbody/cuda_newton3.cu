@@ -97,11 +97,6 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
   if (jerk)
     return k_i == 2 ? pick_guard_unit<true, true, kMode, 2>(guard, unit)
                     : pick_guard_unit<true, true, kMode, 4>(guard, unit);
-  if constexpr (kMode == newton3::kSingle) {
-    if (k_i == 16)
-      return potential ? pick_guard_unit<false, true, kMode, 16>(guard, unit)
-                       : pick_guard_unit<false, false, kMode, 16>(guard, unit);
-  }
   if (k_i == 8)
     return potential ? pick_guard_unit<false, true, kMode, 8>(guard, unit)
                      : pick_guard_unit<false, false, kMode, 8>(guard, unit);

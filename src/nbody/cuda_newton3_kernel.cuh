@@ -96,7 +96,6 @@ constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
   }
   if (!jerk && pot && k_i == 8)
     return unit && (mode == kSingle || mode == kMixedFar) ? kUnitGaMinBlocks : 3;
-  if (k_i == 16) return 2;  // single GA: 16 targets a lane, up to 255 registers
   return 4;
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
@@ -337,7 +336,7 @@ constexpr int kStaticSharedBytes = 48 * 1024;
 // GAJ at kI = 2 and 4, GA at kI = 4, not GA at kI = 8; group origins never (the origins sit in the
 // flush buffer while the rows are read).
 constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
-  if (mode == kSingle || mode == kMixedFar) return k_i <= 8;  // kI = 16: 32 KB once
+  if (mode == kSingle || mode == kMixedFar) return true;
   if (mode != kMixedDs && mode != kMixedNear) return false;
   return kWarps * k_i * 64 * 16 * (jerk ? 3 : 2) <= kStaticSharedBytes;
 }
@@ -346,11 +345,8 @@ constexpr bool doubled_rows(bool jerk, int mode, int k_i) {
 // double-single with doubled rows, which has no room for a separate one. Only GAJ's source flush
 // uses it there, after source group u's steps (slot 0 = group 0's rows, done with since u >= 0);
 // the targets' sums go to the second level in global memory (kLevel2Values).
-// Single GA at kI = 16 (rows once, 32 KB a block) also flushes its targets' sums through its own
-// rows (kI · 4 · 32 floats, all of them), between tiles.
 constexpr bool flush_aliases_rows(bool jerk, int mode, int k_i) {
-  return (mode == kMixedDs && doubled_rows(jerk, mode, k_i)) ||
-         (mode == kSingle && !jerk && k_i == 16);
+  return mode == kMixedDs && doubled_rows(jerk, mode, k_i);
 }
 // A separate flush buffer of kFloats floats per warp (instantiated only where it is used).
 template <int kFloats>
@@ -574,7 +570,6 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
       fold_sums();
       flush_global_sums(a, level2_sums(), kComp, kI, row * B, lane);
     } else {
-      if constexpr (kAlias) __syncwarp();  // every lane done reading the rows
 #pragma unroll
       for (int k = 0; k < kI; ++k) store_components(acc[k], staged + (k * kComp) * 32 + lane, 32);
       flush_staged(a, staged, kComp, kPot ? kComp : 3, kI, row * B, lane);
