@@ -44,15 +44,30 @@ inline constexpr int kExactDigits = 19;               // words 16 bits apart
 inline constexpr int kExactWords = kExactDigits + 1;  // + the non-finite count
 inline constexpr int kExactBase = -188;               // exponent of the unit of word 0
 
+// The bits of a float, and the float of some bits (host and device).
+PW_HD std::uint32_t float_bits(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(v);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+#endif
+}
+PW_HD float bits_float(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+#endif
+}
+
 // The word *w and integer *q with v = q·2^(kExactBase + 16 w) exactly, |q| < 2^40. Returns 0 for
 // v == 0 (nothing to add), -1 for a non-finite v, 1 otherwise.
 PW_HD int exact_split(float v, int* w, long long* q) {
-  std::uint32_t u;
-#if defined(__CUDA_ARCH__)
-  u = __float_as_uint(v);
-#else
-  std::memcpy(&u, &v, sizeof u);
-#endif
+  const std::uint32_t u = float_bits(v);
   const int biased = int((u >> 23) & 0xffu);
   std::uint32_t mant = u & 0x7fffffu;
   if (biased == 0xff) return -1;
@@ -78,22 +93,10 @@ PW_HD int exact_split(float v, int* w, long long* q) {
 // is 24 to 39, so q lies in [2^24, 2^40): an integer a normal float holds exactly), then one
 // float-to-int64 conversion (F2I.S64 on the device). exact_add's common path.
 PW_HD void exact_split_normal(float v, int* w, long long* q) {
-  std::uint32_t u;
-#if defined(__CUDA_ARCH__)
-  u = __float_as_uint(v);
-#else
-  std::memcpy(&u, &v, sizeof u);
-#endif
+  const std::uint32_t u = float_bits(v);
   const int biased = int((u >> 23) & 0xffu);
   *w = (biased - 127 - kExactBase - 24) >> 4;  // exact_split's, p = biased - 127
-  const std::uint32_t bits = u - (std::uint32_t(kExactBase + 16 * *w) << 23);
-  float scaled;
-#if defined(__CUDA_ARCH__)
-  scaled = __uint_as_float(bits);
-#else
-  std::memcpy(&scaled, &bits, sizeof scaled);
-#endif
-  *q = static_cast<long long>(scaled);
+  *q = static_cast<long long>(bits_float(u - (std::uint32_t(kExactBase + 16 * *w) << 23)));
 }
 
 // The exact sum held in the kExactWords words words[0], words[stride], ..., rounded to double.
@@ -130,7 +133,7 @@ __device__ __forceinline__ void exact_add(unsigned long long* words, std::size_t
                                           std::size_t i, float v) {
   int w;
   long long q;
-  if (const int biased = int((__float_as_uint(v) >> 23) & 0xffu); biased != 0 && biased != 0xff) {
+  if (const int biased = int((float_bits(v) >> 23) & 0xffu); biased != 0 && biased != 0xff) {
     exact_split_normal(v, &w, &q);
     atomicAdd(words + std::size_t(w) * stride + i, static_cast<unsigned long long>(q));
     return;
