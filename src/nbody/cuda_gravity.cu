@@ -181,16 +181,7 @@ struct GravityPolicy {
     for (int k = 0; k < kI; ++k) {
       float lo[3] = {float(t[k].x), float(t[k].y), float(t[k].z)};
       float hi[3] = {lo[0], lo[1], lo[2]};
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1)
-#pragma unroll
-        for (int c = 0; c < 3; ++c) {
-          lo[c] = fminf(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], o));
-          hi[c] = fmaxf(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], o));
-        }
-      const float reach =
-          fmaxf(fmaxf(fabsf(lo[0]), fabsf(hi[0])),
-                fmaxf(fmaxf(fabsf(lo[1]), fabsf(hi[1])), fmaxf(fabsf(lo[2]), fabsf(hi[2]))));
+      const float reach = newton3::warp_box(lo, hi);
       r.lo[k] = make_float4(lo[0], lo[1], lo[2], 0.f);
       r.hi[k] = make_float4(hi[0], hi[1], hi[2], reach);
     }

@@ -169,9 +169,6 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
 
 // The exact words, then the level-2 sums, then the 32-particle groups' boxes (mixed near/far: two
 // float4 a group): their bytes.
-__host__ __device__ inline int group_count(int n) {
-  return ((n > 1 ? n : 1) + 31) / 32;
-}
 std::size_t level2_bytes(int blocks) {
   return sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
 }
@@ -193,26 +190,19 @@ namespace {
 // a group, one lane a particle.
 __global__ void group_boxes_kernel(const float4* jpos, int n, float4* boxes) {
   const int group = int(blockIdx.x) * kWarps + int(threadIdx.x >> 5), lane = threadIdx.x & 31;
-  if (group >= group_count(n)) return;
+  if (group >= newton3::group_count(n)) return;
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   if (const int i = group * 32 + lane; i < n) {
     const float4 p = jpos[i];
     const float x[3] = {p.x, p.y, p.z};
     for (int c = 0; c < 3; ++c) lo[c] = hi[c] = x[c];
   }
-  for (int o = 16; o > 0; o >>= 1)
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = fminf(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], o));
-      hi[c] = fmaxf(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], o));
-    }
+  const float reach = newton3::warp_box(lo, hi);
   if (lane == 0) {
     float r2 = 0;
     for (int c = 0; c < 3; ++c) r2 += 0.25f * (hi[c] - lo[c]) * (hi[c] - lo[c]);
     // Rounded up a little: the test only decides which loop a tile takes.
     boxes[2 * group] = make_float4(lo[0], lo[1], lo[2], 1.0001f * sqrtf(r2));
-    const float reach =
-        fmaxf(fmaxf(fabsf(lo[0]), fabsf(hi[0])),
-              fmaxf(fmaxf(fabsf(lo[1]), fabsf(hi[1])), fmaxf(fabsf(lo[2]), fabsf(hi[2]))));
     boxes[2 * group + 1] = make_float4(hi[0], hi[1], hi[2], reach);
   }
 }
@@ -220,11 +210,11 @@ __global__ void group_boxes_kernel(const float4* jpos, int n, float4* boxes) {
 }  // namespace
 
 std::size_t group_boxes_bytes(int n) {
-  return 2 * sizeof(float4) * std::size_t(group_count(n));
+  return 2 * sizeof(float4) * std::size_t(newton3::group_count(n));
 }
 
 void launch_group_boxes(const void* jpos, int n, void* boxes, void* stream) {
-  group_boxes_kernel<<<unsigned((group_count(n) + kWarps - 1) / kWarps), kBlockThreads, 0,
+  group_boxes_kernel<<<unsigned((newton3::group_count(n) + kWarps - 1) / kWarps), kBlockThreads, 0,
                        static_cast<cudaStream_t>(stream)>>>(static_cast<const float4*>(jpos), n,
                                                             static_cast<float4*>(boxes));
   PW_CUDA_LAUNCH("gravity group_boxes_kernel");

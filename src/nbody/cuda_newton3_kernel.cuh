@@ -401,6 +401,26 @@ __device__ __forceinline__ bool boxes_near(const float4& lo_a, const float4& hi_
   return gx * gx + gy * gy + gz * gz < r * r;
 }
 
+// The box of the warp's 32 lanes' boxes lo[3], hi[3] (a point: lo = hi; none: +inf, -inf), given
+// back to every lane, and its largest |coordinate| (boxes_near's R): butterfly shuffles. The
+// groups' boxes (cuda_newton3.cu) and the block steps' target slots (cuda_gravity.cu) use it.
+__device__ __forceinline__ float warp_box(float (&lo)[3], float (&hi)[3]) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = fminf(lo[c], __shfl_xor_sync(0xffffffffu, lo[c], o));
+      hi[c] = fmaxf(hi[c], __shfl_xor_sync(0xffffffffu, hi[c], o));
+    }
+  return fmaxf(fmaxf(fabsf(lo[0]), fabsf(hi[0])),
+               fmaxf(fmaxf(fabsf(lo[1]), fabsf(hi[1])), fmaxf(fabsf(lo[2]), fabsf(hi[2]))));
+}
+
+// 32-particle groups of n particles (at least one).
+__host__ __device__ inline int group_count(int n) {
+  return ((n > 1 ? n : 1) + 31) / 32;
+}
+
 // Whether row tiles I and J of kI groups each are near (mixed near/far): the same tile, or a group
 // of I and a group of J whose boxes (Newton3Args::boxes) are near (boxes_near). Symmetric, so the
 // far launch's triangle and the near launch's square split the pairs exactly; warp-uniform (the
@@ -409,7 +429,7 @@ template <int kI>
 __device__ __forceinline__ bool near_tiles(const Newton3Args& a, int I, int J, int lane) {
   if (I == J) return true;
   const float4* const boxes = static_cast<const float4*>(a.boxes);
-  const int groups = (a.n_j + 31) / 32;
+  const int groups = group_count(a.n_j);
   bool near = false;
 #pragma unroll
   for (int p = lane; p < kI * kI; p += 32) {

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -58,9 +57,7 @@ TEST(PairTiles, ExactSplitNormalMatchesExactSplit) {
       std::vector<std::uint32_t> mantissas = {0u, 1u, 0x7fffffu, 0x400000u};
       for (int k = 0; k < 16; ++k) mantissas.push_back(rng() & 0x7fffffu);
       for (const std::uint32_t mant : mantissas) {
-        const std::uint32_t u = (sign << 31) | (biased << 23) | mant;
-        float v;
-        std::memcpy(&v, &u, sizeof v);
+        const float v = engine::bits_float((sign << 31) | (biased << 23) | mant);
         int w = -1, w_normal = -2;
         long long q = 0, q_normal = 1;
         ASSERT_EQ(engine::exact_split(v, &w, &q), 1) << v;
