@@ -100,6 +100,18 @@ constexpr int min_blocks(bool jerk, bool pot, bool unit, int mode, int k_i) {
 }
 template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
 constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
+// A register cap of the kernel's own (__maxnreg__, in place of the block count), or 0. Single
+// precision's general-mass GA with φ at kI = 8: 144 (3 blocks an SM, as the 167 registers of the
+// uncapped kernel). With φ from the force weights (PlummerPair::pair) the capped kernel ran 2.4947
+// T/s at N = 262,144 against 2.4556-2.4619 uncapped and 2.42-2.48 under caps 136 to 152 (H200, one
+// binary with every cap; docs/performance.md "nbody, session 28"): ptxas's register allocation,
+// not the occupancy, moves the speed (the issue rate follows the instructions that read three
+// registers outside the reuse cache).
+constexpr int max_registers(bool jerk, bool pot, bool unit, int mode, int k_i) {
+  return !jerk && pot && !unit && mode == kSingle && k_i == 8 ? 144 : 0;
+}
+template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
+constexpr int kMaxRegisters = max_registers(kJerk, kPot, kUnit, kMode, kI);
 
 }  // namespace newton3
 
@@ -116,11 +128,13 @@ struct PlummerPair {
     return physics::softened_distance2(dx, dy, dz, c.eps2);
   }
   static __device__ __forceinline__ Stage stage(F s2) { return pairwise::rsqrt(s2); }
-  template <bool kPot, bool kGuard>
+  // kUnit: the masses are the literal 1 (equal masses), and φ takes 1/s itself (an FADD); with
+  // general masses φ comes from the force weights (accumulate_accel_pair_from_rsqrt).
+  template <bool kPot, bool kGuard, bool kUnit>
   static __device__ __forceinline__ void pair(F dx, F dy, F dz, F m_i, F m_j, F s2, Stage inv_s,
                                               physics::Accel<F>& acc_i, physics::Accel<F>& acc_j) {
-    physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard>(dx, dy, dz, m_i, m_j, s2, inv_s, acc_i,
-                                                            acc_j);
+    physics::accumulate_accel_pair_from_rsqrt<kPot, kGuard, !kUnit>(dx, dy, dz, m_i, m_j, s2, inv_s,
+                                                                    acc_i, acc_j);
   }
   template <bool kGuard>
   static __device__ __forceinline__ void pair_jerk(F dx, F dy, F dz, F dvx, F dvy, F dvz, F m_i,
@@ -158,7 +172,7 @@ struct FormulaPair {
     return fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, F(Formula::kShift))));
   }
   static __device__ __forceinline__ Stage stage(F s2) { return s2; }
-  template <bool kPot, bool>
+  template <bool kPot, bool, bool>
   static __device__ __forceinline__ void pair(F dx, F dy, F dz, F m_i, F m_j, F s2, Stage,
                                               physics::Accel<F>& acc_i, physics::Accel<F>& acc_j) {
     F v[3];
@@ -737,8 +751,8 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
                                                  v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
                                                  mass(p), s2[k], st[k], acc[k], fj);
               } else {
-                Pair::template pair<kPot, kGuard>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p), s2[k],
-                                                  st[k], acc[k], fj);
+                Pair::template pair<kPot, kGuard, kUnit>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p),
+                                                         s2[k], st[k], acc[k], fj);
               }
             }
             rotate<kJerk, kPot>(fj);

@@ -122,5 +122,39 @@ TEST(Predictor, ExactOnCubicTrajectory) {
   EXPECT_NEAR(vf, -1.5 + 1.5 - 0.875, kAnalyticFloat);
 }
 
+// Newton's third law (the Newton-3 kernels' pair): a_i += m_j d/s³, a_j -= m_i d/s³,
+// φ_i -= m_j/s, φ_j -= m_i/s, with φ from m·(1/s) (equal masses) or from the force weights,
+// (m/s³)·s² (general masses): both forms give the closed form, and with ε = 0 the guard keeps a
+// zero distance at exactly zero.
+TYPED_TEST(Evaluators, NewtonThirdLawPairBothPotentialForms) {
+  using T = TypeParam;
+  constexpr double kMi = 2.5;
+  const double s2 = 1.3 * 1.3 + kEps2, s = std::sqrt(s2), tol = analytic_tolerance<T>();
+  const T t_s2 = T(s2), inv_s = T(1) / std::sqrt(T(s2));
+  auto check = [&](const ph::Accel<T>& a_i, const ph::Accel<T>& a_j) {
+    const double got_i[3] = {a_i.ax, a_i.ay, a_i.az}, got_j[3] = {a_j.ax, a_j.ay, a_j.az};
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(got_i[c], kM * kD[c] / (s2 * s), tol * kM / (s2 * s)) << "component " << c;
+      EXPECT_NEAR(got_j[c], -kMi * kD[c] / (s2 * s), tol * kMi / (s2 * s)) << "component " << c;
+    }
+    EXPECT_NEAR(a_i.pot, -kM / s, tol * kM / s);
+    EXPECT_NEAR(a_j.pot, -kMi / s, tol * kMi / s);
+  };
+  ph::Accel<T> plain_i, plain_j, weights_i, weights_j;
+  ph::accumulate_accel_pair_from_rsqrt<true, false, false>(T(kD[0]), T(kD[1]), T(kD[2]), T(kMi),
+                                                           T(kM), t_s2, inv_s, plain_i, plain_j);
+  ph::accumulate_accel_pair_from_rsqrt<true, false, true>(T(kD[0]), T(kD[1]), T(kD[2]), T(kMi),
+                                                          T(kM), t_s2, inv_s, weights_i, weights_j);
+  check(plain_i, plain_j);
+  check(weights_i, weights_j);
+  EXPECT_EQ(weights_i.ax, plain_i.ax);  // the forces are the same operations
+  EXPECT_EQ(weights_j.az, plain_j.az);
+
+  ph::Accel<T> zero_i, zero_j;
+  ph::accumulate_accel_pair_from_rsqrt<true, true, true>(T(0), T(0), T(0), T(kMi), T(kM), T(0),
+                                                         T(INFINITY), zero_i, zero_j);
+  for (T v : {zero_i.ax, zero_i.pot, zero_j.az, zero_j.pot}) EXPECT_EQ(v, T(0));
+}
+
 }  // namespace
 }  // namespace pairwise::test
