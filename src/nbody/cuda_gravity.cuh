@@ -179,6 +179,11 @@ std::size_t partial_bytes(Precision precision, const ForcePlan& plan, int n_i);
 void launch_forces(const ForceArgs& args);
 // The Newton-3 path's two kernels (cuda_newton3.cu); launch_forces calls it for newton3 plans.
 void launch_newton3(const ForceArgs& args);
+// The Newton-3 kernels' signature.
+using Newton3KernelFn = void (*)(Newton3Args, Newton3Grid);
+// Single precision's general-mass GA kernel with φ at kI = 8, with or without the ε = 0 guard
+// (cuda_newton3_general.cu: compiled in a translation unit of its own).
+Newton3KernelFn newton3_general_ga_kernel(bool guard);
 // Blocks of the Newton-3 launch for n particles with register tile kI on `sms` multiprocessors.
 int newton3_blocks(Precision precision, bool jerk, bool potential, int k_i, int n, int sms);
 // Whether a Newton-3 launch of particles with equal masses takes the equal-mass kernels

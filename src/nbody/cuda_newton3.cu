@@ -49,18 +49,13 @@ namespace {
 using newton3::kBlockThreads;
 using newton3::kWarps;
 
-// The built-in kernels: the Newton-3 body with the Plummer pair term, under a block count
-// (newton3::kMinBlocks) or, where newton3::kMaxRegisters names one, a register cap (CUDA takes one
-// of the two a kernel).
+// The built-in kernels: the Newton-3 body with the Plummer pair term. The one with a register cap
+// of its own (newton3::kMaxRegisters: single precision's general-mass GA) is in
+// cuda_newton3_general.cu.
 template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 __global__ void __launch_bounds__(kBlockThreads,
                                   (newton3::kMinBlocks<kJerk, kPot, kUnit, kMode, kI>))
     newton3_kernel(const Newton3Args a, const Newton3Grid g) {
-  newton3::newton3_body<PlummerPair, kJerk, kPot, kGuard, kUnit, kMode, kI>(a, g);
-}
-template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
-__global__ void __maxnreg__((newton3::kMaxRegisters<kJerk, kPot, kUnit, kMode, kI>))
-    newton3_kernel_capped(const Newton3Args a, const Newton3Grid g) {
   newton3::newton3_body<PlummerPair, kJerk, kPot, kGuard, kUnit, kMode, kI>(a, g);
 }
 
@@ -88,15 +83,17 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
   }
 }
 
-using KernelFn = void (*)(Newton3Args, Newton3Grid);
+using KernelFn = Newton3KernelFn;
 
 template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
 KernelFn kernel_of() {
   constexpr int kCap = newton3::kMaxRegisters<kJerk, kPot, kUnit, kMode, kI>;
-  if constexpr (kCap > 0)
-    return newton3_kernel_capped<kJerk, kPot, kGuard, kUnit, kMode, kI>;
-  else
+  if constexpr (kCap > 0) {
+    static_assert(!kJerk && kPot && !kUnit && kMode == newton3::kSingle && kI == 8);
+    return newton3_general_ga_kernel(kGuard);
+  } else {
     return newton3_kernel<kJerk, kPot, kGuard, kUnit, kMode, kI>;
+  }
 }
 
 template <bool kJerk, bool kPot, int kMode, int kI>
