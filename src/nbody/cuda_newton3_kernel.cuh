@@ -102,11 +102,10 @@ template <bool kJerk, bool kPot, bool kUnit, int kMode, int kI>
 constexpr int kMinBlocks = min_blocks(kJerk, kPot, kUnit, kMode, kI);
 // A register cap of the kernel's own (__maxnreg__, in place of the block count), or 0. Single
 // precision's general-mass GA with φ at kI = 8: 144 (3 blocks an SM, as the 167 registers of the
-// uncapped kernel). With φ from the force weights (PlummerPair::pair) the capped kernel ran 2.4947
-// T/s at N = 262,144 against 2.4556-2.4619 uncapped and 2.42-2.48 under caps 136 to 152 (H200, one
-// binary with every cap; docs/performance.md "nbody, session 28"): ptxas's register allocation,
-// not the occupancy, moves the speed (the issue rate follows the instructions that read three
-// registers outside the reuse cache).
+// uncapped kernel; the kernel is nbody/cuda_newton3_general.cu). Caps from 136 to 152 ran 2.42-2.50
+// T/s at N = 262,144 and none 2.46, against 144's 2.495 beside the other kernels and 2.539 in its
+// own translation unit (H200, docs/performance.md "nbody, session 28"): ptxas's register
+// allocation, not the occupancy, moves this kernel's speed.
 constexpr int max_registers(bool jerk, bool pot, bool unit, int mode, int k_i) {
   return !jerk && pot && !unit && mode == kSingle && k_i == 8 ? 144 : 0;
 }
