@@ -66,8 +66,8 @@ inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block 
 // bitwise reproducible), kComponents × engine::kExactWords int64 words per particle; a second
 // kernel rounds them to double, removes the self term of φ, writes `out` and zeroes the words
 // again. Bytes of ForceArgs::exact for n particles and a launch of `blocks` blocks: the exact
-// words, the tile counter (Newton3Args::tile_counter), then mixed precision's second-level sums
-// (Newton3Args::level2), newton3::kLevel2Values doubles a warp, and the 32-particle groups' boxes.
+// words, then mixed precision's second-level sums (Newton3Args::level2), newton3::kLevel2Values
+// doubles a warp, the 32-particle groups' boxes and the tile counter (Newton3Args::tile_counter).
 std::size_t newton3_exact_bytes(int n, int blocks);
 
 // The master state, double SoA on the device (row order of MasterState::p).

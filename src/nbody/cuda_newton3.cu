@@ -189,10 +189,8 @@ Newton3Grid grid_of(int n, int k_i, int blocks) {
   return g;
 }
 
-// The exact words, the tile counter (Newton3Args::tile_counter: 16 bytes, the boxes' float4
-// alignment), then the level-2 sums, then the 32-particle groups' boxes (mixed near/far: two float4
-// a group): their bytes.
-constexpr std::size_t kTileCounterBytes = 16;
+// The exact words, then the level-2 sums, then the 32-particle groups' boxes (mixed near/far: two
+// float4 a group): their bytes.
 std::size_t level2_bytes(int blocks) {
   return sizeof(double) * newton3::kLevel2Values * kWarps * std::size_t(std::max(blocks, 0));
 }
@@ -204,7 +202,8 @@ std::size_t exact_words_bytes(int n) {
 }  // namespace
 
 std::size_t newton3_exact_bytes(int n, int blocks) {
-  return exact_words_bytes(n) + kTileCounterBytes + level2_bytes(blocks) + group_boxes_bytes(n);
+  // + the tile counter (Newton3Args::tile_counter), 16 bytes for alignment
+  return exact_words_bytes(n) + level2_bytes(blocks) + group_boxes_bytes(n) + 16;
 }
 
 namespace {
@@ -338,11 +337,11 @@ void launch_newton3(const ForceArgs& args) {
   // The second-level sums follow the exact words, the boxes those (newton3_exact_bytes(n, blocks);
   // the plan's blocks sized them).
   char* const tail = reinterpret_cast<char*>(a.exact) + exact_words_bytes(n);
-  n3.tile_counter = reinterpret_cast<unsigned long long*>(tail);
-  n3.level2 = reinterpret_cast<double*>(tail + kTileCounterBytes);
-  float4* const boxes =
-      reinterpret_cast<float4*>(tail + kTileCounterBytes + level2_bytes(args.plan.i_blocks));
+  n3.level2 = reinterpret_cast<double*>(tail);
+  float4* const boxes = reinterpret_cast<float4*>(tail + level2_bytes(args.plan.i_blocks));
   n3.boxes = boxes;
+  n3.tile_counter =
+      reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(boxes) + group_boxes_bytes(n));
   // (kappa 0 makes every tile pair but the diagonal far.)
   n3.kappa = mixed_near_far_kappa();
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
