@@ -67,7 +67,7 @@ inline constexpr int kThreads = engine::kAllPairsThreads;  // threads per block 
 // kernel rounds them to double, removes the self term of φ, writes `out` and zeroes the words
 // again. Bytes of ForceArgs::exact for n particles and a launch of `blocks` blocks: the exact
 // words, then mixed precision's second-level sums (Newton3Args::level2), newton3::kLevel2Values
-// doubles a warp, the 32-particle groups' boxes and the tile counter (Newton3Args::tile_counter).
+// doubles a warp.
 std::size_t newton3_exact_bytes(int n, int blocks);
 
 // The master state, double SoA on the device (row order of MasterState::p).

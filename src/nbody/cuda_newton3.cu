@@ -172,20 +172,11 @@ long long resident_blocks(const void* kernel) {
   return blocks;
 }
 
-// The triangle's last eighth of tiles goes to the warps in chunks as they finish (Newton3Grid::
-// n_static): chunks of up to 8 tiles, about 4 a warp.
-void split_static_dynamic(Newton3Grid& g) {
-  const long long dynamic = g.n_tiles / 8;
-  g.n_static = g.n_tiles - dynamic;
-  g.chunk = int(std::clamp<long long>(dynamic / std::max<long long>(1, 4 * g.warps), 1, 8));
-}
-
 Newton3Grid grid_of(int n, int k_i, int blocks) {
   Newton3Grid g;
   g.nb = (n + 32 * k_i - 1) / (32 * k_i);
   g.n_tiles = engine::triangle_tiles(g.nb);
   g.warps = std::min<long long>(g.n_tiles, (long long)blocks * kWarps);
-  split_static_dynamic(g);
   return g;
 }
 
@@ -202,8 +193,7 @@ std::size_t exact_words_bytes(int n) {
 }  // namespace
 
 std::size_t newton3_exact_bytes(int n, int blocks) {
-  // + the tile counter (Newton3Args::tile_counter), 16 bytes for alignment
-  return exact_words_bytes(n) + level2_bytes(blocks) + group_boxes_bytes(n) + 16;
+  return exact_words_bytes(n) + level2_bytes(blocks) + group_boxes_bytes(n);
 }
 
 namespace {
@@ -330,7 +320,6 @@ void launch_newton3(const ForceArgs& args) {
         std::min<long long>(blocks, std::max<long long>(1, (a.tile_count + kWarps - 1) / kWarps)));
     g.t_begin = a.tile_begin, g.n_tiles = a.tile_count;
     g.warps = std::min<long long>(g.n_tiles, (long long)blocks * kWarps);
-    split_static_dynamic(g);
   }
   Newton3Args n3;
   n3.jpos = a.jpos, n3.jlo = a.jlo, n3.jvel = a.jvel, n3.exact = a.exact;
@@ -340,14 +329,10 @@ void launch_newton3(const ForceArgs& args) {
   n3.level2 = reinterpret_cast<double*>(tail);
   float4* const boxes = reinterpret_cast<float4*>(tail + level2_bytes(args.plan.i_blocks));
   n3.boxes = boxes;
-  n3.tile_counter =
-      reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(boxes) + group_boxes_bytes(n));
   // (kappa 0 makes every tile pair but the diagonal far.)
   n3.kappa = mixed_near_far_kappa();
   n3.eps2 = a.eps2, n3.n_j = n, n3.ds_flush_tiles = a.ds_flush_tiles;
   n3.ds_band = ds_band;
-  if (g.n_tiles > 0)
-    PW_CUDA(cudaMemsetAsync(n3.tile_counter, 0, sizeof(unsigned long long), stream));
   if (g.n_tiles == 0) {
     // no tile for this rank: the finalize below writes zeros
   } else if (a.custom_newton3) {

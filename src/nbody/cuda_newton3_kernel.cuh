@@ -46,9 +46,6 @@ struct Newton3Args {
   // group of the other (near_tiles, boxes_near).
   const void* boxes = nullptr;  // float4 [2 · groups]
   float kappa = 1.f;
-  // The triangle's tiles past Newton3Grid::n_static, taken Newton3Grid::chunk at a time: the
-  // count taken so far (zeroed before each launch).
-  unsigned long long* tile_counter = nullptr;
 };
 
 // The tile walk of one launch: nb row tiles of 32·kI, n_tiles = nb(nb + 1)/2 tiles over `warps`
@@ -58,13 +55,6 @@ struct Newton3Grid {
   long long n_tiles = 0, warps = 0;
   // The launch's tiles are t_begin + [0, n_tiles) (ranks share the triangle: cuda_ranks.hpp).
   long long t_begin = 0;
-  // The triangle walks (all but kMixedNear): tiles [0, n_static) in contiguous chunks, one a warp
-  // (engine::tile_chunk), then the rest `chunk` at a time from Newton3Args::tile_counter, so that
-  // the warps finish together (static chunks alone: the warps' speeds differ, and the last ones
-  // ran alone at the end, 91 % of the resident warps active on average; H200, docs/performance.md
-  // "nbody, session 28").
-  long long n_static = 0;
-  int chunk = 1;
 };
 
 #if defined(__CUDACC__)
@@ -523,34 +513,21 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
   long long t, t_end;
   // kMixedNear: every g.warps-th tile of the square from the warp's own, so that the near tiles,
   // which crowd some rows (a tile whose box straddles the order's big jumps is near a whole row),
-  // spread evenly over the warps; the others: a contiguous chunk of the triangle's first
-  // g.n_static tiles, then chunks of the rest from a.tile_counter (take_chunk).
+  // spread evenly over the warps; the others: a contiguous chunk of the triangle.
   long long step = 1;
   if constexpr (kNear) {
     t = warp, t_end = g.n_tiles, step = g.warps;
-    if (t >= t_end) return;
   } else {
-    engine::tile_chunk(g.n_static, g.warps, warp, &t, &t_end);
+    engine::tile_chunk(g.n_tiles, g.warps, warp, &t, &t_end);
   }
+  if (t >= t_end) return;
   t += g.t_begin, t_end += g.t_begin;
-  int I = 0, J = 0;
+  int I, J;
   if constexpr (kNear) {
     I = int(t / g.nb), J = int(t % g.nb);
   } else {
-    if (t < t_end) engine::triangle_tile(t, g.nb, &I, &J);
-  }
-  // The next `g.chunk` tiles past g.n_static for this warp; false when none is left.
-  auto take_chunk = [&]() {
-    long long c = 0;
-    if ((threadIdx.x & 31) == 0)
-      c = (long long)atomicAdd(a.tile_counter, (unsigned long long)g.chunk);
-    c = __shfl_sync(0xffffffffu, c, 0) + g.n_static;
-    if (c >= g.n_tiles) return false;
-    t = c + g.t_begin;
-    t_end = (c + g.chunk < g.n_tiles ? c + g.chunk : g.n_tiles) + g.t_begin;
     engine::triangle_tile(t, g.nb, &I, &J);
-    return true;
-  };
+  }
   auto next_tile = [&]() {
     if constexpr (kNear) {
       t += step - 1;  // the loop's ++t added the first 1
@@ -636,201 +613,188 @@ __device__ __forceinline__ void newton3_body(const Newton3Args& a, const Newton3
     }
   };
 
-  for (;;) {
-    for (; t < t_end; ++t, next_tile()) {
-      if constexpr (kFar || kNear) {  // this launch's tiles only
-        if (near_tiles<kI>(a, I, J, lane) != kNear) continue;
-      }
-      if (I != row) {
-        flush_row();
-        row = I;
-        tiles_since_flush = 0;
+  for (; t < t_end; ++t, next_tile()) {
+    if constexpr (kFar || kNear) {  // this launch's tiles only
+      if (near_tiles<kI>(a, I, J, lane) != kNear) continue;
+    }
+    if (I != row) {
+      flush_row();
+      row = I;
+      tiles_since_flush = 0;
 #pragma unroll
-        for (int k = 0; k < kI; ++k) {
-          const int i = I * B + 32 * k + lane;
-          pi[k] = i < n ? jpos[i] : far;
-          if constexpr (kDs) {
-            const float4 l = i < n ? jlo[i] : zero;
-            li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
-          }
-          if constexpr (kJerk) {
-            const float4 v = i < n ? jvel[i] : zero;
-            vi[k][0] = v.x, vi[k][1] = v.y, vi[k][2] = v.z;
-          }
-          acc[k] = Sum{};
+      for (int k = 0; k < kI; ++k) {
+        const int i = I * B + 32 * k + lane;
+        pi[k] = i < n ? jpos[i] : far;
+        if constexpr (kDs) {
+          const float4 l = i < n ? jlo[i] : zero;
+          li[k][0] = l.x, li[k][1] = l.y, li[k][2] = l.z;
         }
-      }
-      // Stage the tile's sources (single precision: each 32-source group twice).
-      __syncwarp();
-#pragma unroll
-      for (int u = 0; u < kI; ++u) {
-        const int j = J * B + 32 * u + lane;
-        float4 p = j < n ? jpos[j] : far;
-        if constexpr (kGrp) {
-          // The group's origin: its first source's hi and lo (0 for a group of pads alone).
-          const float4 l = j < n ? jlo[j] : zero;
-          const bool real = J * B + 32 * u < n;
-          F o[6] = {p.x, p.y, p.z, l.x, l.y, l.z};
-#pragma unroll
-          for (int c = 0; c < 6; ++c) o[c] = real ? __shfl_sync(0xffffffffu, o[c], 0) : F(0);
-          float4 e = zero;
-          if (j < n) {
-            two_part(p.x - o[0], l.x - o[3], p.x, e.x);
-            two_part(p.y - o[1], l.y - o[4], p.y, e.y);
-            two_part(p.z - o[2], l.z - o[5], p.z, e.z);
-          }
-          if (J - I <= a.ds_band) s_rows[wib][u][kLoRow][lane] = e;
-          if (lane == 0) {
-#pragma unroll
-            for (int c = 0; c < 6; ++c) origins[6 * u + c] = o[c];
-          }
-        }
-        float4* const rows = s_rows[wib][u][0];
-        rows[lane] = p;
-        if constexpr (kDoubled) rows[lane + 32] = p;
         if constexpr (kJerk) {
-          const float4 v = j < n ? jvel[j] : zero;
-          rows[kVelRow * kRow + lane] = v;
-          if constexpr (kDoubled) rows[kVelRow * kRow + lane + 32] = v;
+          const float4 v = i < n ? jvel[i] : zero;
+          vi[k][0] = v.x, vi[k][1] = v.y, vi[k][2] = v.z;
         }
-        if constexpr (kHiLo) {
-          const float4 l = j < n ? jlo[j] : zero;
-          rows[kLoRow * kRow + lane] = l;
-          if constexpr (kDoubled) rows[kLoRow * kRow + lane + 32] = l;
+        acc[k] = Sum{};
+      }
+    }
+    // Stage the tile's sources (single precision: each 32-source group twice).
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < kI; ++u) {
+      const int j = J * B + 32 * u + lane;
+      float4 p = j < n ? jpos[j] : far;
+      if constexpr (kGrp) {
+        // The group's origin: its first source's hi and lo (0 for a group of pads alone).
+        const float4 l = j < n ? jlo[j] : zero;
+        const bool real = J * B + 32 * u < n;
+        F o[6] = {p.x, p.y, p.z, l.x, l.y, l.z};
+#pragma unroll
+        for (int c = 0; c < 6; ++c) o[c] = real ? __shfl_sync(0xffffffffu, o[c], 0) : F(0);
+        float4 e = zero;
+        if (j < n) {
+          two_part(p.x - o[0], l.x - o[3], p.x, e.x);
+          two_part(p.y - o[1], l.y - o[4], p.y, e.y);
+          two_part(p.z - o[2], l.z - o[5], p.z, e.z);
+        }
+        if (J - I <= a.ds_band) s_rows[wib][u][kLoRow][lane] = e;
+        if (lane == 0) {
+#pragma unroll
+          for (int c = 0; c < 6; ++c) origins[6 * u + c] = o[c];
         }
       }
-      __syncwarp();
-      // kGrp: tiles within a.ds_band rows of the diagonal take double-single displacements.
-      const bool near_diagonal = kGrp && J - I <= a.ds_band;
+      float4* const rows = s_rows[wib][u][0];
+      rows[lane] = p;
+      if constexpr (kDoubled) rows[lane + 32] = p;
+      if constexpr (kJerk) {
+        const float4 v = j < n ? jvel[j] : zero;
+        rows[kVelRow * kRow + lane] = v;
+        if constexpr (kDoubled) rows[kVelRow * kRow + lane + 32] = v;
+      }
+      if constexpr (kHiLo) {
+        const float4 l = j < n ? jlo[j] : zero;
+        rows[kLoRow * kRow + lane] = l;
+        if constexpr (kDoubled) rows[kLoRow * kRow + lane + 32] = l;
+      }
+    }
+    __syncwarp();
+    // kGrp: tiles within a.ds_band rows of the diagonal take double-single displacements.
+    const bool near_diagonal = kGrp && J - I <= a.ds_band;
 
-      if (kNear ||
-          I == J) {  // diagonal tile (kMixedNear: every tile): one-sided, every ordered pair
+    if (kNear || I == J) {  // diagonal tile (kMixedNear: every tile): one-sided, every ordered pair
 #pragma unroll 1
-        for (int u = 0; u < kI; ++u) {
-          target_offsets(u);
-          const float4* sp = &s_rows[wib][u][0][kDoubled ? lane : 0];
-          const float4* sv = sp + kVelRow * kRow;
-          const float4* sl = sp + kLoRow * kRow;
+      for (int u = 0; u < kI; ++u) {
+        target_offsets(u);
+        const float4* sp = &s_rows[wib][u][0][kDoubled ? lane : 0];
+        const float4* sv = sp + kVelRow * kRow;
+        const float4* sl = sp + kLoRow * kRow;
+#pragma unroll kUnroll
+        for (int s = 0; s < 32; ++s) {
+          const int e = source_entry<!kDoubled>(lane, s);
+          const float4 p = sp[e];
+          float4 v = zero, lo = zero;
+          if constexpr (kJerk) v = sv[e];
+          if constexpr (kDs) lo = sl[e];
+#pragma unroll
+          for (int k = 0; k < kI; ++k) {
+            // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
+            const bool self = Pair::kSelfExcluded && I == J && u == k && s == 0;
+            F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
+            if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
+              dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
+            if constexpr (kJerk) {
+              Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
+                                              v.z - vi[k][2], mass(p), self, acc[k]);
+            } else {
+              Pair::template one<kPot, kGuard>(ctx, dx, dy, dz, mass(p), self, acc[k]);
+            }
+          }
+        }
+        if constexpr (kNear) fold_sums();  // no float sum over more than 32 near sources
+      }
+    } else {
+#pragma unroll 1
+      for (int u = 0; u < kI; ++u) {
+        target_offsets(u);
+        const float4* sp = &s_rows[wib][u][0][kDoubled ? lane : 0];
+        const float4* sv = sp + kVelRow * kRow;
+        const float4* sl = sp + kLoRow * kRow;
+        Sum fj{};  // sums of the source this lane holds at this step
+        // The 32 rotation steps; kDsPair (a Flag): double-single displacements (kMixedDs, and
+        // kGrp's tiles near the diagonal), else single's or kGrp's offsets from the group's origin.
+        auto steps = [&](auto ds_pair) {
+          constexpr bool kDsPair = decltype(ds_pair)::value;
 #pragma unroll kUnroll
           for (int s = 0; s < 32; ++s) {
             const int e = source_entry<!kDoubled>(lane, s);
             const float4 p = sp[e];
-            float4 v = zero, lo = zero;
+            [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
             if constexpr (kJerk) v = sv[e];
-            if constexpr (kDs) lo = sl[e];
+            if constexpr (kDsPair) lo = sl[e];
+            F dx[kI], dy[kI], dz[kI], s2[kI];
+            typename Pair::Stage st[kI];
 #pragma unroll
             for (int k = 0; k < kI; ++k) {
-              // The pair (i, i): source (lane + s) mod 32 of group u is target k of this lane.
-              const bool self = Pair::kSelfExcluded && I == J && u == k && s == 0;
-              F dx = p.x - pi[k].x, dy = p.y - pi[k].y, dz = p.z - pi[k].z;
-              if constexpr (kDs)  // double-single difference (kGrp: of the offsets)
-                dx += lo.x - li[k][0], dy += lo.y - li[k][1], dz += lo.z - li[k][2];
+              dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
+              if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
+                dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
+              } else if constexpr (kGrp) {  // minus the low part of the target's offset
+                dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
+              }
+              s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
+#pragma unroll
+            for (int k = 0; k < kI; ++k) {
               if constexpr (kJerk) {
-                Pair::template one_jerk<kGuard>(ctx, dx, dy, dz, v.x - vi[k][0], v.y - vi[k][1],
-                                                v.z - vi[k][2], mass(p), self, acc[k]);
+                Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
+                                                 v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
+                                                 mass(p), s2[k], st[k], acc[k], fj);
               } else {
-                Pair::template one<kPot, kGuard>(ctx, dx, dy, dz, mass(p), self, acc[k]);
+                Pair::template pair<kPot, kGuard, kUnit>(dx[k], dy[k], dz[k], mass(pi[k]), mass(p),
+                                                         s2[k], st[k], acc[k], fj);
               }
             }
+            rotate<kJerk, kPot>(fj);
           }
-          if constexpr (kNear) fold_sums();  // no float sum over more than 32 near sources
+        };
+        if constexpr (kGrp) {
+          if (near_diagonal)
+            steps(Flag<true>{});
+          else
+            steps(Flag<false>{});
+        } else {
+          steps(Flag<kHiLo>{});
         }
-      } else {
-#pragma unroll 1
-        for (int u = 0; u < kI; ++u) {
-          target_offsets(u);
-          const float4* sp = &s_rows[wib][u][0][kDoubled ? lane : 0];
-          const float4* sv = sp + kVelRow * kRow;
-          const float4* sl = sp + kLoRow * kRow;
-          Sum fj{};  // sums of the source this lane holds at this step
-          // The 32 rotation steps; kDsPair (a Flag): double-single displacements (kMixedDs, and
-          // kGrp's tiles near the diagonal), else single's or kGrp's offsets from the group's
-          // origin.
-          auto steps = [&](auto ds_pair) {
-            constexpr bool kDsPair = decltype(ds_pair)::value;
-#pragma unroll kUnroll
-            for (int s = 0; s < 32; ++s) {
-              const int e = source_entry<!kDoubled>(lane, s);
-              const float4 p = sp[e];
-              [[maybe_unused]] float4 v = zero, lo = zero;  // GAJ; double-single pairs
-              if constexpr (kJerk) v = sv[e];
-              if constexpr (kDsPair) lo = sl[e];
-              F dx[kI], dy[kI], dz[kI], s2[kI];
-              typename Pair::Stage st[kI];
-#pragma unroll
-              for (int k = 0; k < kI; ++k) {
-                dx[k] = p.x - pi[k].x, dy[k] = p.y - pi[k].y, dz[k] = p.z - pi[k].z;
-                if constexpr (kDsPair) {  // double-single difference (kGrp: of the offsets)
-                  dx[k] += lo.x - li[k][0], dy[k] += lo.y - li[k][1], dz[k] += lo.z - li[k][2];
-                } else if constexpr (kGrp) {  // minus the low part of the target's offset
-                  dx[k] -= li[k][0], dy[k] -= li[k][1], dz[k] -= li[k][2];
-                }
-                s2[k] = Pair::distance2(ctx, dx[k], dy[k], dz[k]);
-              }
-#pragma unroll
-              for (int k = 0; k < kI; ++k) st[k] = Pair::stage(s2[k]);
-#pragma unroll
-              for (int k = 0; k < kI; ++k) {
-                if constexpr (kJerk) {
-                  Pair::template pair_jerk<kGuard>(dx[k], dy[k], dz[k], v.x - vi[k][0],
-                                                   v.y - vi[k][1], v.z - vi[k][2], mass(pi[k]),
-                                                   mass(p), s2[k], st[k], acc[k], fj);
-                } else {
-                  Pair::template pair<kPot, kGuard, kUnit>(dx[k], dy[k], dz[k], mass(pi[k]),
-                                                           mass(p), s2[k], st[k], acc[k], fj);
-                }
-              }
-              rotate<kJerk, kPot>(fj);
-            }
-          };
-          if constexpr (kGrp) {
-            if (near_diagonal)
-              steps(Flag<true>{});
-            else
-              steps(Flag<false>{});
-          } else {
-            steps(Flag<kHiLo>{});
+        if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
+          // Aliased: slot 0 is group 0's rows, which every lane is done reading (u >= 0).
+          if constexpr (kAlias) __syncwarp();
+          store_components(fj, staged + lane, 32);
+          flush_staged<kDs>(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
+        } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
+          const int j = J * B + 32 * u + lane;
+          if (j < n) {
+            const std::size_t nn = std::size_t(n);
+            engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
+            engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
+            engine::exact_add(component_words(a, Component::kAz), nn, j, fj.az);
+            if constexpr (kPot)  // the component (kPot is also the template parameter here)
+              engine::exact_add(component_words(a, Component::kPot), nn, j, fj.pot);
           }
-          if constexpr (kJerk) {  // 7 sums: through shared memory (registers of the hot loop)
-            // Aliased: slot 0 is group 0's rows, which every lane is done reading (u >= 0).
-            if constexpr (kAlias) __syncwarp();
-            store_components(fj, staged + lane, 32);
-            flush_staged<kDs>(a, staged, kComp, kComp, 1, J * B + 32 * u, lane);
-          } else {  // GA: 3 or 4 sums straight from the registers (1.1-1.6 % faster than staged)
-            const int j = J * B + 32 * u + lane;
-            if (j < n) {
-              const std::size_t nn = std::size_t(n);
-              engine::exact_add(component_words(a, Component::kAx), nn, j, fj.ax);
-              engine::exact_add(component_words(a, Component::kAy), nn, j, fj.ay);
-              engine::exact_add(component_words(a, Component::kAz), nn, j, fj.az);
-              if constexpr (kPot)  // the component (kPot is also the template parameter here)
-                engine::exact_add(component_words(a, Component::kPot), nn, j, fj.pot);
-            }
-          }
-        }
-      }
-      // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
-      if constexpr ((kDs && !kNear) || kFar) {
-        if (++tiles_since_flush == a.ds_flush_tiles) {
-          if constexpr (kLevel2) {
-            fold_sums();
-          } else {
-            flush_row();
-#pragma unroll
-            for (int k = 0; k < kI; ++k) acc[k] = Sum{};
-          }
-          tiles_since_flush = 0;
         }
       }
     }
-    if constexpr (kNear) {
-      break;
-    } else {
-      // The targets' sums end with each chunk (static or taken), so that every float sum runs over
-      // the same tiles whichever warp takes them: bitwise the same results every run.
-      flush_row();
-      row = -1;
-      if (!take_chunk()) break;
+    // Mixed: no target float sum over more than a.ds_flush_tiles tiles of sources.
+    if constexpr ((kDs && !kNear) || kFar) {
+      if (++tiles_since_flush == a.ds_flush_tiles) {
+        if constexpr (kLevel2) {
+          fold_sums();
+        } else {
+          flush_row();
+#pragma unroll
+          for (int k = 0; k < kI; ++k) acc[k] = Sum{};
+        }
+        tiles_since_flush = 0;
+      }
     }
   }
   flush_row();
