@@ -3,7 +3,7 @@
 // __maxnreg__(newton3::kMaxRegisters), in place of a block count (CUDA takes one of the two).
 //
 // It has a translation unit of its own because the speed of this kernel follows ptxas's register
-// allocation (caps 136-152 spread 2.42-2.50 T/s around the chosen 144, and 4 blocks an SM ran 7 %
+// allocation (caps 136-152 spread 2.42-2.50 T/s around the chosen 144, and 4 blocks an SM ran 1-8 %
 // slower than 3): compiled beside cuda_newton3.cu's other kernels, NVVM hoists two address
 // instructions of its tile loop and the allocation that follows ran 2.495 T/s at N = 262,144;
 // alone, its PTX is the stand-alone harness's, which ran 2.555 (H200, docs/performance.md "nbody,
