@@ -2,7 +2,10 @@
 // error path that ends every rank.
 #include "parallel/communicator.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -79,6 +82,22 @@ void pin_one_gpu_per_rank() {
 std::streambuf* saved_cout = nullptr;
 bool session_started_mpi = false;
 
+// One write(2) for the whole line: std::cerr is unbuffered, so each << is a write of its own, and
+// mpirun interleaves other ranks' output between them (CI saw "error: # backend cpu ... (rank 2 of
+// # nodes: ... 3)"). A pipe keeps a write of up to PIPE_BUF (4096) bytes in one piece.
+void write_whole_line_to_stderr(const std::string& line) {
+  std::cout.flush();
+  const char* data = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    const ssize_t written = ::write(STDERR_FILENO, data, left);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return;  // stderr is gone: nothing else can report it
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+}
+
 }  // namespace
 
 Communicator& world() {
@@ -125,9 +144,12 @@ std::string describe_ranks(int gpus_per_rank) {
 
 void fail_all(const std::string& message) {
   Communicator& comm = world();
-  std::cerr << "error: " << message;
-  if (comm.size() > 1) std::cerr << " (rank " << comm.rank() << " of " << comm.size() << ")";
-  std::cerr << "\n" << std::flush;
+  std::string line = "error: " + message;
+  if (comm.size() > 1) {
+    line += " (rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size()) + ")";
+  }
+  line += "\n";
+  write_whole_line_to_stderr(line);
   if (comm.size() > 1) {
     // mpirun forwards a rank's stderr asynchronously and MPI_Abort kills the job at once: give
     // the message a moment to reach the user before it does.
