@@ -82,7 +82,10 @@ class FredholmCudaRanks : public ::testing::TestWithParam<std::tuple<int, std::s
 
 TEST_P(FredholmCudaRanks, CudaSolutionMatchesOneRank) {
   if (cuda_devices().empty()) GTEST_SKIP() << "no CUDA device";
-  const auto [ranks, method] = GetParam();
+  // Named copies, not a structured binding: lambdas capture bindings only from C++20 compilers
+  // newer than the fuzz preset's clang 14.
+  const int ranks = std::get<0>(GetParam());
+  const std::string method = std::get<1>(GetParam());
   const std::string tag = method + "-" + std::to_string(ranks);
   const auto one = fresh_dir("fredholm-cuda-1-" + tag), many = fresh_dir("fredholm-cuda-p-" + tag);
   auto run = [&](const std::string& launcher, const std::filesystem::path& dir) {
