@@ -9,6 +9,9 @@ namespace pairwise::engine {
 int CellGrid::coord(int d, double x) const {
   double f = (x - lo[d]) / length[d];
   f -= std::floor(f);
+  // A position that is not finite (a blow-up, which the run's bad-atom test reports) gives NaN
+  // here; converting NaN to int is undefined, so such an atom goes to cell 0.
+  if (std::isnan(f)) f = 0.0;
   int c = int(f * n[d]);
   return c >= n[d] ? n[d] - 1 : (c < 0 ? 0 : c);
 }
