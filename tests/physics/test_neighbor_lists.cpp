@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +116,13 @@ TEST(NeighborList, CellGridCounts) {
   auto r = g3.rank;
   std::sort(r.begin(), r.end());
   for (std::size_t k = 0; k < r.size(); ++k) ASSERT_EQ(r[k], int(k));
+  // Positions fold in periodically; one that is not finite (a blow-up) goes to cell 0 instead of
+  // an undefined NaN-to-int conversion (clang's UBSan aborts this test without the guard).
+  EXPECT_EQ(g3.coord(0, -0.1), 2);
+  EXPECT_EQ(g3.coord(0, 8.4 + 0.1), 0);
+  EXPECT_EQ(g3.coord(2, std::numeric_limits<double>::quiet_NaN()), 0);
+  EXPECT_EQ(g3.coord(1, std::numeric_limits<double>::infinity()), 0);
+  EXPECT_EQ(g3.coord(1, -std::numeric_limits<double>::infinity()), 0);
   // 2 cells per side: the 27-stencil collapses to 8 distinct cells.
   const auto g2 = engine::make_cell_grid({0, 0, 0}, {6, 6, 6}, 2.8);
   const auto st = engine::cell_stencils(g2);
