@@ -173,25 +173,23 @@ TEST_P(NeighborListBackends, EngineNeighborPairsEqualBruteForceAfterSteps) {
     }
     // The reference lists by brute force at every call: nothing to check after steps.
     if (GetParam().backend == BackendKind::reference) continue;
-    // Overlapping or unstable configurations are not integrated: "dense liquid" blew up in every
-    // precision (speeds of 1e17-1e18 after 40 steps, NaN positions in FP32, which UBSan caught in
-    // the cell index), and the check below then passed on nothing.
-    if (std::string(name) == "random gas" || std::string(name) == "many cells per side" ||
-        std::string(name) == "cell boundaries, 3 cells per side" ||
-        std::string(name) == "dense liquid")
-      continue;
+    // Only the warm liquid is integrated: the random gases and the "dense liquid" overlap and blow
+    // up (speeds of 1e17-1e18 after 40 steps, NaN positions in FP32, which UBSan caught in the
+    // cell index), "nearly empty" has no pair within rc, and the perfect "fcc solid" and the
+    // "cell boundaries" grid have no velocities and never move: the check below would pass on
+    // nothing for them.
+    if (std::string(name) != "warm liquid") continue;
     const long long builds_before = engine->stats().rebuilds;
     engine->advance(1, 40);
     ASSERT_EQ(engine->first_bad_atom(50.0), 0u) << name << ": not finite or faster than 50 σ/τ";
-    if (std::string(name) == "warm liquid") {
-      EXPECT_GT(engine->stats().rebuilds, builds_before) << name << ": no rebuild in 40 steps";
-    }
+    EXPECT_GT(engine->stats().rebuilds, builds_before) << name << ": no rebuild in 40 steps";
     md::System now = s;
     engine->get_state(now);
     // The list is the one built at the last rebuild; it must contain every pair within rc now and
     // equal the brute-force list at the positions of its build: check the first (superset) here.
-    const Pairs listed = engine->neighbor_pairs();
-    for (const auto& p : brute(now, 2.5))
+    const Pairs listed = engine->neighbor_pairs(), within = brute(now, 2.5);
+    ASSERT_GT(within.size(), 1000u) << name;
+    for (const auto& p : within)
       EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), p))
           << name << ": pair " << p.first << " " << p.second << " missing after steps";
   }
