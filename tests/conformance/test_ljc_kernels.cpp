@@ -55,12 +55,15 @@ class LjcKernelTest : public BackendTest {
 };
 
 TEST_P(LjcKernelTest, MatchesReferenceSmall) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   check(67);
 }
 TEST_P(LjcKernelTest, MatchesReferenceTiles) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   check(1000);
 }
 TEST_P(LjcKernelTest, MatchesReferenceNewton3) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "a CUDA kernel option";
   check(1000, ljc::PairKernel::newton3);
   check(67, ljc::PairKernel::newton3);
@@ -69,6 +72,7 @@ TEST_P(LjcKernelTest, MatchesReferenceNewton3) {
 // engine's planner picks j-splits differently: the sizes the benchmarks run. GPU only (the
 // reference takes ~1 s per dielectric here).
 TEST_P(LjcKernelTest, MatchesReferenceWideTiles) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "GPU only (a slow reference)";
   check(8200, ljc::PairKernel::newton3);
   check(8200, ljc::PairKernel::one_sided);
@@ -78,6 +82,7 @@ TEST_P(LjcKernelTest, MatchesReferenceWideTiles) {
 // take the pair's LJ parameters from constants); atoms with their own σ and ε run the general
 // path that mixes them per pair.
 TEST_P(LjcKernelTest, MatchesReferencePerAtomLj) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   check_molecule(ljc_globule_per_atom_lj(1000), ljc::PairKernel::automatic);
   if (GetParam().backend != BackendKind::cuda) return;
   check_molecule(ljc_globule_per_atom_lj(8200), ljc::PairKernel::newton3);
@@ -86,6 +91,7 @@ TEST_P(LjcKernelTest, MatchesReferencePerAtomLj) {
 // σ and ε by atom type (2 and 8 types, as molecules whose LJ parameters come by atom type: the
 // CUDA tile kernels mix them per atom; docs/ljc.md, tiles5, on why no per-type-pair table).
 TEST_P(LjcKernelTest, MatchesReferenceLjTypes) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   for (int types : {2, 8}) {
     SCOPED_TRACE("types=" + std::to_string(types));
     check_molecule(ljc_globule_lj_types(1000, types), ljc::PairKernel::automatic);
@@ -95,6 +101,7 @@ TEST_P(LjcKernelTest, MatchesReferenceLjTypes) {
 }
 
 TEST_P(LjcKernelTest, MatchesReferenceOneSided) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   if (GetParam().backend != BackendKind::cuda) GTEST_SKIP() << "a CUDA kernel option";
   check(1000, ljc::PairKernel::one_sided);
   check(67, ljc::PairKernel::one_sided);
@@ -103,6 +110,7 @@ TEST_P(LjcKernelTest, MatchesReferenceOneSided) {
 // The backend's advance (cuda: the whole step on the device, CUDA graphs) against the host loop of
 // the shared dynamics on the reference kernel: NVE and Langevin (the same Philox draws), 30 steps.
 TEST_P(LjcKernelTest, AdvanceMatchesHostDynamics) {
+  PAIRWISE_SKIP_THE_REFERENCE_AGAINST_ITSELF();
   for (bool langevin : {false, true}) {
     SCOPED_TRACE(langevin ? "langevin" : "nve");
     ljc::Molecule m = ljc_globule(300, 21);
