@@ -39,6 +39,7 @@ TEST(BlockSchedule, RejectsAStepOffTheBlockGrid) {
 
 TEST(BlockSchedule, EmptyScheduleHasNoNextTime) {
   BlockSchedule s(0.0625);
+  EXPECT_TRUE(std::isinf(s.next_time()));
   EXPECT_TRUE(std::isinf(BlockSchedule(1.0).next_time()));
   std::vector<int> due{7};
   s.take_due(due);

@@ -319,7 +319,10 @@ TEST(PotmapEvaluator, SwitchingIsExactlyZeroFromTheCutoff) {
     for (int s = 0; s < 1000; ++s, r2 = std::nextafter(r2, 1e30f)) {
       ASSERT_EQ(cutoff_term(1.0f, r2, pf), 0.0f) << rc << " " << r2;
     }
-    EXPECT_GT(switching(std::nextafter(pf.rc2, 0.0f), pf), -1.0f);
+    // Just inside the cutoff the switch is positive and tiny (1e-14 in float), not cut to 0.
+    const float inside = switching(std::nextafter(pf.rc2, 0.0f), pf);
+    EXPECT_GT(inside, 0.0f) << rc;
+    EXPECT_LT(inside, 1e-6f) << rc;
     const double r = 0.6 * rc;
     EXPECT_NEAR(cutoff_term(2.0, r * r, pd), 2.0 * std::pow(1 - 0.36, 2) / r, 1e-15);
     EXPECT_EQ(cutoff_term(2.0, 0.0, pd), 0.0);
