@@ -83,10 +83,8 @@ __global__ void newton3_finalize_kernel(const ForceArgs a) {
   }
 }
 
-using KernelFn = Newton3KernelFn;
-
 template <bool kJerk, bool kPot, bool kGuard, bool kUnit, int kMode, int kI>
-KernelFn kernel_of() {
+Newton3KernelFn kernel_of() {
   constexpr int kCap = newton3::kMaxRegisters<kJerk, kPot, kUnit, kMode, kI>;
   if constexpr (kCap > 0) {
     static_assert(!kJerk && kPot && !kUnit && kMode == newton3::kSingle && kI == 8);
@@ -97,7 +95,7 @@ KernelFn kernel_of() {
 }
 
 template <bool kJerk, bool kPot, int kMode, int kI>
-KernelFn pick_guard_unit(bool guard, bool unit) {
+Newton3KernelFn pick_guard_unit(bool guard, bool unit) {
   if (unit)
     return guard ? kernel_of<kJerk, kPot, true, true, kMode, kI>()
                  : kernel_of<kJerk, kPot, false, true, kMode, kI>();
@@ -106,7 +104,7 @@ KernelFn pick_guard_unit(bool guard, bool unit) {
 }
 
 template <int kMode>
-KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_i) {
+Newton3KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_i) {
   if (jerk)
     return k_i == 2 ? pick_guard_unit<true, true, kMode, 2>(guard, unit)
                     : pick_guard_unit<true, true, kMode, 4>(guard, unit);
@@ -119,7 +117,7 @@ KernelFn pick_precision(bool jerk, bool potential, bool guard, bool unit, int k_
 
 // Register tiles compiled: GA kI = 4 or 8, GAJ kI = 2 or 4; positions of newton3::PositionMode
 // `mode` (single; mixed double-single, or offsets from the source groups' origins).
-KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
+Newton3KernelFn pick(int mode, bool jerk, bool potential, bool guard, bool unit, int k_i) {
   switch (mode) {
     case newton3::kMixedDs:
       return pick_precision<newton3::kMixedDs>(jerk, potential, guard, unit, k_i);
@@ -300,7 +298,7 @@ void launch_newton3(const ForceArgs& args) {
   int mode = newton3_position_mode(a.precision, n);
   // Near/far takes the whole triangle and square: not a rank's share.
   if (mode == newton3::kMixedFar && a.tile_count >= 0) mode = newton3::kMixedDs;
-  const KernelFn kernel =
+  const Newton3KernelFn kernel =
       a.custom_newton3 ? nullptr : pick(mode, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
   // The plan counted the more resident of the general and equal-mass kernels (newton3_blocks); a
   // built-in launch takes its own kernel's (the equal-mass GA kernel fits 4 an SM where the general
@@ -344,7 +342,7 @@ void launch_newton3(const ForceArgs& args) {
     launch_group_boxes(a.jpos, n, boxes, stream);
     kernel<<<unsigned(blocks), kBlockThreads, 0, stream>>>(n3, g);
     PW_CUDA_LAUNCH("gravity newton3_kernel (far tiles)");
-    const KernelFn near_kernel =
+    const Newton3KernelFn near_kernel =
         pick(newton3::kMixedNear, a.jerk, a.potential, a.guard_zero, a.equal_mass, k_i);
     Newton3Grid square = g;
     square.n_tiles = (long long)g.nb * g.nb;

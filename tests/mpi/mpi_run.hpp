@@ -46,6 +46,7 @@ inline Result shell(const std::string& command, int limit_s = 120) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   setenv("OMP_NUM_THREADS", "1", 1);
+  setenv("OMP_WAIT_POLICY", "passive", 1);  // idle OpenMP threads sleep: ranks share the cores
   // Containers often forbid the cross-process memory attach (CMA) of Open MPI's shared-memory
   // transport for large messages: copy through the shared segment instead.
   setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
